@@ -1,0 +1,348 @@
+// Finds the ffmpeg executable once and reports what it can do (house-style.md §5 "Binary
+// resolution"). Order: CUA_FFMPEG → ffmpeg-static's binary → `ffmpeg` on PATH
+// (spec: platform-linux.md §5, §10). ffmpeg-static is an optionalDependency whose install script
+// downloads from GitHub, so on offline build machines it is usually absent: never assume it.
+import { execFile } from 'node:child_process';
+import { constants as fsConstants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { AppError } from '../../shared/errors';
+
+/** Where the ffmpeg binary came from. */
+export type FfmpegSource = 'env' | 'ffmpeg-static' | 'path';
+
+/** A resolved, verified ffmpeg executable and its capabilities. */
+export type FfmpegBinary = {
+  /** Absolute path of the ffmpeg executable. */
+  path: string;
+  /** Which resolution step found it. */
+  source: FfmpegSource;
+  /** Version from the first line of `ffmpeg -version`, e.g. `5.1.9-0+deb12u1`. */
+  version: string;
+  /** ffprobe next to the binary, else on PATH; null when there is none (probing falls back). */
+  ffprobePath: string | null;
+  /** True when `ffmpeg -devices` lists the x11grab input device (Linux screen capture). */
+  hasX11grab: boolean;
+  /** True when `ffmpeg -encoders` lists libx264. */
+  hasLibx264: boolean;
+};
+
+/** Test seams of {@link resolveFfmpeg}; production callers pass nothing. */
+export type ResolveFfmpegOptions = {
+  /** Returns ffmpeg-static's binary path, or null when the package is not installed. */
+  locateStaticBinary?: () => string | null;
+  /** Platform whose conventions (`.exe`, install hints) apply; default `process.platform`. */
+  platform?: NodeJS.Platform;
+};
+
+/** Environment variable naming an explicit ffmpeg executable. */
+export const FFMPEG_ENV_VAR = 'CUA_FFMPEG';
+/** Limit for each capability query (`-version`, `-devices`, `-encoders`), in ms. */
+const QUERY_TIMEOUT_MS = 15_000;
+/** Output cap of a capability query, in bytes (the encoder list is ~30 KB). */
+const QUERY_MAX_BUFFER_BYTES = 4 * 1024 * 1024;
+
+type Capabilities = Pick<FfmpegBinary, 'version' | 'hasX11grab' | 'hasLibx264'>;
+
+/** Capability probes per binary identity (path + mtime + size), shared by concurrent callers. */
+const capabilityCache = new Map<string, Promise<Capabilities>>();
+
+// Finds and verifies ffmpeg (CUA_FFMPEG → ffmpeg-static → PATH); throws FFMPEG_NOT_FOUND.
+export async function resolveFfmpeg(
+  env: NodeJS.ProcessEnv = process.env,
+  options: ResolveFfmpegOptions = {},
+): Promise<FfmpegBinary> {
+  const platform = options.platform ?? process.platform;
+  const tried: string[] = [];
+
+  const envPath = env[FFMPEG_ENV_VAR];
+  if (envPath !== undefined && envPath.trim() !== '') {
+    // an explicit setting that is wrong is a configuration error, not a reason to fall through
+    return await resolveFromEnv(envPath.trim(), env, platform);
+  }
+  tried.push(`${FFMPEG_ENV_VAR}: not set`);
+
+  const staticPath = (options.locateStaticBinary ?? locateFfmpegStatic)();
+  if (staticPath === null) {
+    tried.push('ffmpeg-static: package not installed (its install needs GitHub access)');
+  } else {
+    const found = await tryCandidate(staticPath, 'ffmpeg-static', env, platform, tried);
+    if (found) {
+      return found;
+    }
+  }
+
+  const pathDirs = searchPathDirs(env);
+  const onPath = await findExecutableOnPath('ffmpeg', pathDirs, platform);
+  if (onPath === null) {
+    tried.push(
+      pathDirs.length === 0
+        ? 'PATH: empty'
+        : `PATH: no executable 'ffmpeg' in ${pathDirs.join(path.delimiter)}`,
+    );
+  } else {
+    const found = await tryCandidate(onPath, 'path', env, platform, tried);
+    if (found) {
+      return found;
+    }
+  }
+
+  throw new AppError(
+    'FFMPEG_NOT_FOUND',
+    `ffmpeg was not found. Tried: ${tried.join('; ')}. ${installHint(platform)}`,
+    { tried },
+  );
+}
+
+// Forgets cached capability probes (e.g. after the user installs or replaces ffmpeg).
+export function clearFfmpegBinaryCache(): void {
+  capabilityCache.clear();
+}
+
+// Version from the first line of `ffmpeg -version` ("ffmpeg version 5.1.9-0+deb12u1 …"), or null.
+export function parseFfmpegVersion(versionOutput: string): string | null {
+  const firstLine = versionOutput.split(/\r?\n/, 1)[0] ?? '';
+  const match = /^ffmpeg version (\S+)/.exec(firstLine.trim());
+  return match?.[1] ?? null;
+}
+
+// True when `ffmpeg -devices` output lists `device` with demuxing (input) support.
+export function hasInputDevice(devicesOutput: string, device: string): boolean {
+  // rows look like " D  x11grab         X11 screen capture, using XCB" (flags D/E, then names)
+  for (const line of devicesOutput.split(/\r?\n/)) {
+    const match = /^ ([D.\s])([E.\s]) (\S+)/.exec(line);
+    if (match?.[1] === 'D' && (match[3] ?? '').split(',').includes(device)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// True when `ffmpeg -encoders` output lists the encoder `name`.
+export function hasEncoder(encodersOutput: string, name: string): boolean {
+  // rows look like " V....D libx264              libx264 H.264 / AVC / …"
+  return encodersOutput
+    .split(/\r?\n/)
+    .some((line) => /^\s*[VAS][.A-Z]{5}\s+(\S+)/.exec(line)?.[1] === name);
+}
+
+async function resolveFromEnv(
+  envPath: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+): Promise<FfmpegBinary> {
+  const absolute = path.resolve(envPath);
+  const problem = await executableProblem(absolute);
+  const unsetHint = `Point ${FFMPEG_ENV_VAR} at an ffmpeg executable, or unset it to use ffmpeg from PATH. ${installHint(platform)}`;
+  if (problem !== null) {
+    throw new AppError(
+      'FFMPEG_NOT_FOUND',
+      `${FFMPEG_ENV_VAR} is set to '${envPath}', but ${describeProblem(problem, absolute)}. ${unsetHint}`,
+      { envVar: FFMPEG_ENV_VAR, path: envPath, problem },
+    );
+  }
+  try {
+    return await describeBinary(absolute, 'env', env, platform);
+  } catch (error) {
+    throw new AppError(
+      'FFMPEG_NOT_FOUND',
+      `${FFMPEG_ENV_VAR} is set to '${envPath}', but it did not run as ffmpeg: ${errorMessage(error)}. ${unsetHint}`,
+      { envVar: FFMPEG_ENV_VAR, path: envPath },
+    );
+  }
+}
+
+async function tryCandidate(
+  candidate: string,
+  source: FfmpegSource,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+  tried: string[],
+): Promise<FfmpegBinary | null> {
+  const problem = await executableProblem(candidate);
+  if (problem !== null) {
+    tried.push(`${source}: ${describeProblem(problem, candidate)}`);
+    return null;
+  }
+  try {
+    return await describeBinary(candidate, source, env, platform);
+  } catch (error) {
+    tried.push(`${source}: '${candidate}' did not run as ffmpeg (${errorMessage(error)})`);
+    return null;
+  }
+}
+
+async function describeBinary(
+  binaryPath: string,
+  source: FfmpegSource,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+): Promise<FfmpegBinary> {
+  const capabilities = await cachedCapabilities(binaryPath);
+  return {
+    path: binaryPath,
+    source,
+    ...capabilities,
+    ffprobePath: await findFfprobe(binaryPath, env, platform),
+  };
+}
+
+async function cachedCapabilities(binaryPath: string): Promise<Capabilities> {
+  const info = await stat(binaryPath);
+  const key = `${binaryPath}\0${info.mtimeMs}\0${info.size}`;
+  let pending = capabilityCache.get(key);
+  if (!pending) {
+    pending = queryCapabilities(binaryPath);
+    capabilityCache.set(key, pending);
+  }
+  try {
+    return await pending;
+  } catch (error) {
+    capabilityCache.delete(key);
+    throw error;
+  }
+}
+
+async function queryCapabilities(binaryPath: string): Promise<Capabilities> {
+  const [versionOutput, devicesOutput, encodersOutput] = await Promise.all([
+    runQuery(binaryPath, ['-version']),
+    runQuery(binaryPath, ['-hide_banner', '-devices']),
+    runQuery(binaryPath, ['-hide_banner', '-encoders']),
+  ]);
+  const version = parseFfmpegVersion(versionOutput);
+  if (version === null) {
+    const firstLine = versionOutput.split(/\r?\n/, 1)[0] ?? '';
+    throw new Error(`'-version' printed ${firstLine ? `'${firstLine}'` : 'nothing'}`);
+  }
+  return {
+    version,
+    hasX11grab: hasInputDevice(devicesOutput, 'x11grab'),
+    hasLibx264: hasEncoder(encodersOutput, 'libx264'),
+  };
+}
+
+/** Runs one capability query; resolves stdout, rejects with the exit status and stderr tail. */
+async function runQuery(binaryPath: string, args: string[]): Promise<string> {
+  return await new Promise<string>((resolve, reject) => {
+    execFile(
+      binaryPath,
+      args,
+      {
+        timeout: QUERY_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+        maxBuffer: QUERY_MAX_BUFFER_BYTES,
+        windowsHide: true,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          const tail = stderr.trim().split(/\r?\n/).slice(-3).join(' | ');
+          reject(
+            new Error(`'${args.join(' ')}' failed: ${error.message}${tail ? ` (${tail})` : ''}`),
+          );
+          return;
+        }
+        resolve(stdout);
+      },
+    );
+  });
+}
+
+/** ffmpeg-static's exported path (asar-unpacked), or null when the package is absent. */
+function locateFfmpegStatic(): string | null {
+  const requireFromHere = createRequire(import.meta.url);
+  let exported: unknown;
+  try {
+    exported = requireFromHere('ffmpeg-static');
+  } catch {
+    return null;
+  }
+  if (typeof exported !== 'string' || exported === '') {
+    // the package exports null on platforms it has no binary for
+    return null;
+  }
+  // packaged apps: binaries live in app.asar.unpacked, but the module reports the asar path
+  return exported.replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`);
+}
+
+async function findFfprobe(
+  ffmpegPath: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+): Promise<string | null> {
+  const extension = platform === 'win32' ? path.extname(ffmpegPath) : '';
+  const sibling = path.join(path.dirname(ffmpegPath), `ffprobe${extension}`);
+  if ((await executableProblem(sibling)) === null) {
+    return sibling;
+  }
+  return await findExecutableOnPath('ffprobe', searchPathDirs(env), platform);
+}
+
+type ExecutableProblem = 'missing' | 'not-a-file' | 'not-executable';
+
+async function executableProblem(file: string): Promise<ExecutableProblem | null> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) {
+      return 'not-a-file';
+    }
+  } catch {
+    return 'missing';
+  }
+  try {
+    await access(file, fsConstants.X_OK);
+    return null;
+  } catch {
+    return 'not-executable';
+  }
+}
+
+function describeProblem(problem: ExecutableProblem, file: string): string {
+  switch (problem) {
+    case 'missing':
+      return `'${file}' does not exist`;
+    case 'not-a-file':
+      return `'${file}' is not a file`;
+    case 'not-executable':
+      return `'${file}' is not executable (chmod +x '${file}')`;
+  }
+}
+
+function searchPathDirs(env: NodeJS.ProcessEnv): string[] {
+  // Windows spells it "Path"; a copied env object is not case-insensitive like process.env
+  const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH');
+  const value = key === undefined ? '' : (env[key] ?? '');
+  return value.split(path.delimiter).filter((dir) => dir !== '');
+}
+
+async function findExecutableOnPath(
+  name: string,
+  dirs: readonly string[],
+  platform: NodeJS.Platform,
+): Promise<string | null> {
+  const names = platform === 'win32' ? [`${name}.exe`, name] : [name];
+  for (const dir of dirs) {
+    for (const candidateName of names) {
+      const candidate = path.resolve(dir, candidateName);
+      if ((await executableProblem(candidate)) === null) {
+        return candidate;
+      }
+    }
+  }
+  return null;
+}
+
+function installHint(platform: NodeJS.Platform): string {
+  const install =
+    platform === 'darwin'
+      ? 'brew install ffmpeg'
+      : platform === 'win32'
+        ? 'winget install Gyan.FFmpeg'
+        : 'sudo apt-get install ffmpeg';
+  return `Install ffmpeg (${install}) or set ${FFMPEG_ENV_VAR}=/path/to/ffmpeg.`;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

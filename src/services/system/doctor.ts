@@ -1,0 +1,506 @@
+// `doctor`: checks what recording needs on this machine (X display, RECORD, ffmpeg with x11grab
+// and libx264, AT-SPI, a writable library) and says exactly how to fix each problem
+// (spec: platform-linux.md §1, §2, §3, §5).
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { access, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ProcessStartError, runProcess, tailLines } from '../../pipeline/media/run-process';
+import type { RunProcessResult } from '../../pipeline/media/run-process';
+import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
+import type { FfmpegBinary, ResolveFfmpegOptions } from '../../recorder/screen/ffmpeg-binary';
+import { isAppError } from '../../shared/errors';
+
+/** Identifier of one doctor check. */
+export type DoctorCheckId =
+  'display' | 'xrecord' | 'xtest' | 'ffmpeg' | 'x11grab' | 'libx264' | 'atspi' | 'library';
+
+/** Result of one check. */
+export type DoctorCheck = {
+  /** Which check this is. */
+  id: DoctorCheckId;
+  /** True when the requirement is met. */
+  ok: boolean;
+  /** How bad a failure is: `error` blocks recording, `warning` degrades it. */
+  severity: 'error' | 'warning';
+  /** One line saying what was found. */
+  summary: string;
+  /** What to install, enable or run when `ok` is false. */
+  fix?: string;
+};
+
+/** Everything `doctor` found. */
+export type DoctorReport = {
+  /** True when no check of severity `error` failed. */
+  ok: boolean;
+  /** Platform the checks ran for. */
+  platform: NodeJS.Platform;
+  /** The checks in a stable order. */
+  checks: DoctorCheck[];
+};
+
+/** Options of {@link runDoctor}. */
+export type DoctorOptions = {
+  /** Library folder to check (exists or creatable, and writable); the check is skipped if unset. */
+  libraryDir?: string;
+  /** Platform whose checks run; default `process.platform`. X11 and AT-SPI checks are Linux-only. */
+  platform?: NodeJS.Platform;
+  /** Limit for each external command (xdpyinfo, dbus-send), in ms; default 5 000. */
+  commandTimeoutMs?: number;
+  /** Passed to `resolveFfmpeg` (test seam). */
+  ffmpeg?: ResolveFfmpegOptions;
+};
+
+/** Default limit for each external command, in ms. */
+const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
+
+const XVFB_FIX =
+  'apt-get install xvfb x11-utils, then start a virtual display: ' +
+  '`Xvfb :99 -screen 0 1280x800x24 -nolisten tcp &` and `export DISPLAY=:99` ' +
+  '(or run from a logged-in X11 desktop session)';
+const XDPYINFO_FIX = 'apt-get install x11-utils (provides xdpyinfo)';
+const ATSPI_LAUNCH =
+  '/usr/libexec/at-spi-bus-launcher --launch-immediately & (from a shell where DISPLAY and ' +
+  'DBUS_SESSION_BUS_ADDRESS are set)';
+
+// Runs every check for this machine and environment; never throws for a failed check.
+export async function runDoctor(
+  env: NodeJS.ProcessEnv = process.env,
+  options: DoctorOptions = {},
+): Promise<DoctorReport> {
+  const platform = options.platform ?? process.platform;
+  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const isLinux = platform === 'linux';
+
+  const [x11Checks, ffmpegChecks, atspiCheck, libraryCheck] = await Promise.all([
+    isLinux ? checkX11(env, timeoutMs) : Promise.resolve([]),
+    checkFfmpeg(env, platform, options.ffmpeg ?? {}),
+    isLinux ? checkAtspi(env, timeoutMs) : Promise.resolve(null),
+    options.libraryDir === undefined ? Promise.resolve(null) : checkLibrary(options.libraryDir),
+  ]);
+
+  const checks = [...x11Checks, ...ffmpegChecks];
+  if (atspiCheck) {
+    checks.push(atspiCheck);
+  }
+  if (libraryCheck) {
+    checks.push(libraryCheck);
+  }
+  return {
+    ok: checks.every((check) => check.ok || check.severity === 'warning'),
+    platform,
+    checks,
+  };
+}
+
+// Renders a report for the terminal: one ✓/✗/! line per check, fixes indented below.
+export function formatDoctorReport(report: DoctorReport): string {
+  const idWidth = Math.max(0, ...report.checks.map((check) => check.id.length));
+  const lines: string[] = [];
+  for (const check of report.checks) {
+    const mark = check.ok ? '✓' : check.severity === 'error' ? '✗' : '!';
+    lines.push(`${mark} ${check.id.padEnd(idWidth)}  ${check.summary}`);
+    if (!check.ok && check.fix) {
+      lines.push(`    fix: ${check.fix}`);
+    }
+  }
+  const errors = report.checks.filter((check) => !check.ok && check.severity === 'error').length;
+  const warnings = report.checks.filter((check) => !check.ok && check.severity === 'warning');
+  const warningText = warnings.length === 1 ? '1 warning' : `${warnings.length} warnings`;
+  if (errors === 0) {
+    lines.push(
+      warnings.length === 0
+        ? 'All checks passed.'
+        : `Ready to record (${warningText}: some data will be missing).`,
+    );
+  } else {
+    lines.push(
+      `${errors} required ${errors === 1 ? 'check' : 'checks'} failed` +
+        (warnings.length > 0 ? `, ${warningText}.` : '.'),
+    );
+  }
+  return lines.join('\n');
+}
+
+async function checkX11(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DoctorCheck[]> {
+  const display = env.DISPLAY?.trim() ?? '';
+  // RECORD and XTEST are only known once the display answers: point at the display fix
+  const dependents = (reason: string): DoctorCheck[] =>
+    (['xrecord', 'xtest'] as const).map((id) => ({
+      id,
+      ok: false,
+      severity: id === 'xrecord' ? 'error' : 'warning',
+      summary: `not checked: ${reason}`,
+      fix: 'fix the display check first',
+    }));
+
+  if (display === '') {
+    const onWayland = (env.WAYLAND_DISPLAY ?? '') !== '';
+    return [
+      {
+        id: 'display',
+        ok: false,
+        severity: 'error',
+        summary: onWayland
+          ? 'DISPLAY is not set (Wayland session without Xwayland): capture needs X11'
+          : 'DISPLAY is not set: no X display to record',
+        fix: onWayland ? `log in to an X11 (Xorg) session, or ${XVFB_FIX}` : XVFB_FIX,
+      },
+      ...dependents('no X display'),
+    ];
+  }
+
+  let result: RunProcessResult;
+  try {
+    result = await runProcess('xdpyinfo', ['-display', display], { env, timeoutMs });
+  } catch (error) {
+    if (error instanceof ProcessStartError) {
+      return [
+        {
+          id: 'display',
+          ok: false,
+          severity: 'error',
+          summary: `cannot query DISPLAY=${display}: xdpyinfo is not installed`,
+          fix: XDPYINFO_FIX,
+        },
+        ...dependents('xdpyinfo is not installed'),
+      ];
+    }
+    throw error;
+  }
+
+  if (result.code !== 0 || result.isTimedOut) {
+    const reason = result.isTimedOut
+      ? 'xdpyinfo timed out'
+      : tailLines(result.stderr, 1) || `xdpyinfo exited with ${result.code ?? result.signal}`;
+    const fix =
+      `start the X server for DISPLAY=${display} or point DISPLAY at a running one ` +
+      `(check XAUTHORITY if access is refused); for a virtual display: ${XVFB_FIX}`;
+    return [
+      {
+        id: 'display',
+        ok: false,
+        severity: 'error',
+        summary: `X display ${display} does not answer (${reason})`,
+        fix,
+      },
+      ...dependents(`X display ${display} does not answer`),
+    ];
+  }
+
+  const info = parseXdpyinfo(result.stdout);
+  const details = [info.vendor, info.dimensions].filter((part) => part !== null).join(', ');
+  const hasRecord = info.extensions.includes('RECORD');
+  const hasXtest = info.extensions.includes('XTEST');
+  return [
+    {
+      id: 'display',
+      ok: true,
+      severity: 'error',
+      summary: `X display ${display} answers${details ? ` (${details})` : ''}`,
+    },
+    {
+      id: 'xrecord',
+      ok: hasRecord,
+      severity: 'error',
+      summary: hasRecord
+        ? 'RECORD extension present (global input capture works)'
+        : `RECORD extension missing on ${display}: the input hook cannot capture mouse and keys`,
+      ...(hasRecord
+        ? {}
+        : {
+            fix:
+              'enable RECORD: Xorg: add `Section "Extensions"` / `Option "RECORD" "Enable"` / ' +
+              '`EndSection` to xorg.conf and restart X; Xvfb: drop `-extension RECORD` ' +
+              "(Debian's Xvfb enables it by default)",
+          }),
+    },
+    {
+      id: 'xtest',
+      ok: hasXtest,
+      severity: 'warning',
+      summary: hasXtest
+        ? 'XTEST extension present (synthetic input for tests and replay)'
+        : `XTEST extension missing on ${display}: synthetic input (xdotool, replay) will not work`,
+      ...(hasXtest
+        ? {}
+        : {
+            fix:
+              'enable XTEST: Xorg: `Option "XTEST" "Enable"` in `Section "Extensions"`; ' +
+              'Xvfb: drop `-extension XTEST`',
+          }),
+    },
+  ];
+}
+
+type XdpyinfoFacts = {
+  vendor: string | null;
+  dimensions: string | null;
+  extensions: string[];
+};
+
+function parseXdpyinfo(output: string): XdpyinfoFacts {
+  const lines = output.split(/\r?\n/);
+  const extensions: string[] = [];
+  const start = lines.findIndex((line) => line.startsWith('number of extensions:'));
+  if (start >= 0) {
+    // the extension names follow, one per indented line
+    for (const line of lines.slice(start + 1)) {
+      if (!/^\s+\S/.test(line)) {
+        break;
+      }
+      extensions.push(line.trim());
+    }
+  }
+  const vendor = lines.find((line) => line.startsWith('vendor string:'));
+  const dimensions = /^\s*dimensions:\s+(\d+x\d+) pixels/m.exec(output);
+  return {
+    vendor: vendor === undefined ? null : vendor.slice('vendor string:'.length).trim(),
+    dimensions: dimensions?.[1] ?? null,
+    extensions,
+  };
+}
+
+async function checkFfmpeg(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+  ffmpegOptions: ResolveFfmpegOptions,
+): Promise<DoctorCheck[]> {
+  const installFfmpeg =
+    platform === 'darwin'
+      ? 'brew install ffmpeg'
+      : platform === 'win32'
+        ? 'winget install Gyan.FFmpeg'
+        : 'apt-get install ffmpeg';
+  let binary: FfmpegBinary;
+  try {
+    binary = await resolveFfmpeg(env, { ...ffmpegOptions, platform });
+  } catch (error) {
+    if (!isAppError(error, 'FFMPEG_NOT_FOUND')) {
+      throw error;
+    }
+    const isEnvProblem = error.details?.envVar !== undefined;
+    const fix = isEnvProblem
+      ? `fix or unset CUA_FFMPEG (currently '${env.CUA_FFMPEG ?? ''}'); without it ffmpeg is taken from PATH (${installFfmpeg})`
+      : `${installFfmpeg}, or set CUA_FFMPEG=/path/to/ffmpeg`;
+    const skipped = (id: DoctorCheckId): DoctorCheck => ({
+      id,
+      ok: false,
+      severity: 'error',
+      summary: 'not checked: no usable ffmpeg',
+      fix,
+    });
+    const checks: DoctorCheck[] = [
+      { id: 'ffmpeg', ok: false, severity: 'error', summary: error.message, fix },
+    ];
+    if (platform === 'linux') {
+      checks.push(skipped('x11grab'));
+    }
+    checks.push(skipped('libx264'));
+    return checks;
+  }
+
+  const sourceText =
+    binary.source === 'env'
+      ? 'from CUA_FFMPEG'
+      : binary.source === 'ffmpeg-static'
+        ? 'from ffmpeg-static'
+        : 'from PATH';
+  const probeText =
+    binary.ffprobePath === null
+      ? 'no ffprobe (probing falls back to ffmpeg)'
+      : `ffprobe ${binary.ffprobePath}`;
+  const otherBuild =
+    binary.source === 'path'
+      ? `${installFfmpeg} (Debian's build has it)`
+      : `unset CUA_FFMPEG and ${installFfmpeg} (Debian's build has it)`;
+  const checks: DoctorCheck[] = [
+    {
+      id: 'ffmpeg',
+      ok: true,
+      severity: 'error',
+      summary: `ffmpeg ${binary.version} at ${binary.path} (${sourceText}); ${probeText}`,
+    },
+  ];
+  if (platform === 'linux') {
+    checks.push({
+      id: 'x11grab',
+      ok: binary.hasX11grab,
+      severity: 'error',
+      summary: binary.hasX11grab
+        ? 'ffmpeg has the x11grab input device'
+        : `${binary.path} was built without x11grab: it cannot capture the X screen`,
+      ...(binary.hasX11grab
+        ? {}
+        : { fix: `${otherBuild}, or point CUA_FFMPEG at a build configured with --enable-libxcb` }),
+    });
+  }
+  checks.push({
+    id: 'libx264',
+    ok: binary.hasLibx264,
+    severity: 'error',
+    summary: binary.hasLibx264
+      ? 'ffmpeg has the libx264 encoder'
+      : `${binary.path} was built without libx264: recordings cannot be encoded as H.264`,
+    ...(binary.hasLibx264
+      ? {}
+      : { fix: `${otherBuild}, or point CUA_FFMPEG at a build configured with --enable-libx264` }),
+  });
+  return checks;
+}
+
+async function checkAtspi(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DoctorCheck> {
+  const base = { id: 'atspi', severity: 'warning' } as const;
+  const consequence = 'recordings will have no accessibility tree';
+  const address = env.DBUS_SESSION_BUS_ADDRESS?.trim() ?? '';
+  if (address === '') {
+    return {
+      ...base,
+      ok: false,
+      summary: `DBUS_SESSION_BUS_ADDRESS is not set: no session D-Bus, ${consequence}`,
+      fix:
+        'apt-get install dbus-x11 at-spi2-core, start a session bus with ' +
+        '`eval "$(dbus-launch --sh-syntax)"`, then ' +
+        ATSPI_LAUNCH,
+    };
+  }
+
+  let result: RunProcessResult;
+  try {
+    result = await runProcess(
+      'dbus-send',
+      [
+        '--session',
+        '--print-reply',
+        `--reply-timeout=${Math.max(1, timeoutMs - 500)}`,
+        '--dest=org.a11y.Bus',
+        '/org/a11y/bus',
+        'org.a11y.Bus.GetAddress',
+      ],
+      { env, timeoutMs },
+    );
+  } catch (error) {
+    if (error instanceof ProcessStartError) {
+      return {
+        ...base,
+        ok: false,
+        summary: `cannot ask the session bus for AT-SPI: dbus-send is not installed (${consequence})`,
+        fix: 'apt-get install dbus-bin at-spi2-core (dbus-bin provides dbus-send)',
+      };
+    }
+    throw error;
+  }
+
+  if (result.code === 0 && !result.isTimedOut) {
+    const busAddress = /string "([^"]*)"/.exec(result.stdout)?.[1];
+    return {
+      ...base,
+      ok: true,
+      summary: `AT-SPI bus answers${busAddress ? ` at ${busAddress}` : ''}`,
+    };
+  }
+
+  const reason = result.isTimedOut ? 'dbus-send timed out' : tailLines(result.stderr, 1);
+  if (/ServiceUnknown|was not provided/.test(result.stderr)) {
+    return {
+      ...base,
+      ok: false,
+      summary: `the session bus has no org.a11y.Bus (AT-SPI is not running): ${consequence}`,
+      fix: `apt-get install at-spi2-core, then ${ATSPI_LAUNCH}`,
+    };
+  }
+  return {
+    ...base,
+    ok: false,
+    summary: `session D-Bus at ${address} does not answer (${reason || 'no reply'}): ${consequence}`,
+    fix:
+      'start a session bus and export its address: ' +
+      '`dbus-daemon --session --fork --address=unix:path=$XDG_RUNTIME_DIR/bus` and ' +
+      '`export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus` ' +
+      '(or `eval "$(dbus-launch --sh-syntax)"`), then ' +
+      ATSPI_LAUNCH,
+  };
+}
+
+async function checkLibrary(libraryDir: string): Promise<DoctorCheck> {
+  const absolute = path.resolve(libraryDir);
+  const base = { id: 'library', severity: 'error' } as const;
+  const chooseOther = 'or choose another library folder';
+
+  let isDirectory: boolean | null = null;
+  try {
+    isDirectory = (await stat(absolute)).isDirectory();
+  } catch {
+    isDirectory = null;
+  }
+
+  if (isDirectory === false) {
+    return {
+      ...base,
+      ok: false,
+      summary: `library path ${absolute} exists but is not a folder`,
+      fix: `move that file away, ${chooseOther}`,
+    };
+  }
+
+  if (isDirectory === true) {
+    // a real write: access(W_OK) says yes to root even where writes fail (read-only mounts, ACLs)
+    const probe = path.join(absolute, `.doctor-write-test-${randomBytes(6).toString('hex')}`);
+    try {
+      await writeFile(probe, '');
+      await unlink(probe);
+      return { ...base, ok: true, summary: `library folder ${absolute} is writable` };
+    } catch (error) {
+      return {
+        ...base,
+        ok: false,
+        summary: `library folder ${absolute} is not writable (${errnoOf(error)})`,
+        fix: `make it writable for this user (chmod u+w '${absolute}'), ${chooseOther}`,
+      };
+    }
+  }
+
+  const ancestor = await nearestExistingAncestor(absolute);
+  try {
+    if (ancestor === null || !(await stat(ancestor)).isDirectory()) {
+      throw new Error('ENOTDIR');
+    }
+    await access(ancestor, fsConstants.W_OK | fsConstants.X_OK);
+    return {
+      ...base,
+      ok: true,
+      summary: `library folder ${absolute} does not exist yet; it can be created in ${ancestor}`,
+    };
+  } catch (error) {
+    return {
+      ...base,
+      ok: false,
+      summary: `library folder ${absolute} cannot be created (${ancestor ?? 'no parent'}: ${errnoOf(error)})`,
+      fix: `create it with \`mkdir -p '${absolute}'\` as a user allowed to and make it writable for this user, ${chooseOther}`,
+    };
+  }
+}
+
+async function nearestExistingAncestor(dir: string): Promise<string | null> {
+  let current = path.dirname(dir);
+  for (;;) {
+    try {
+      await stat(current);
+      return current;
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) {
+        return null;
+      }
+      current = parent;
+    }
+  }
+}
+
+function errnoOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code ?? error.message;
+  }
+  return String(error);
+}

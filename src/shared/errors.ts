@@ -1,0 +1,39 @@
+// Coded application errors: every failure that crosses a boundary carries a stable code.
+
+/** Stable error codes shared by every host (CLI exit mapping, HTTP, IPC). */
+export const ERROR_CODES = [
+  'UNKNOWN_METHOD',
+  'INVALID_PAYLOAD',
+  'INTERNAL',
+  'NOT_FOUND',
+  'USAGE',
+  'LIBRARY_UNWRITABLE',
+  'DB_FROM_FUTURE',
+  'DB_CORRUPT',
+  'IMPORT_INVALID',
+  'IMPORT_DUPLICATE',
+  'LEGACY_ENCRYPTED_UNSUPPORTED',
+  'VIDEO_UNREADABLE',
+  'FFMPEG_NOT_FOUND',
+  'FFMPEG_FAILED',
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Error with a stable code and optional structured details (safe to serialise). */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** True when `e` is an {@link AppError} (optionally with the given code). */
+export function isAppError(e: unknown, code?: ErrorCode): e is AppError {
+  return e instanceof AppError && (code === undefined || e.code === code);
+}

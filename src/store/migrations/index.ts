@@ -1,0 +1,14 @@
+// Ordered list of schema migrations; append only, never edit a released one.
+import type { Db } from '../db';
+import { migration0001 } from './0001-initial';
+
+/** One schema migration. */
+export type Migration = {
+  /** 1-based version this migration produces. */
+  version: number;
+  name: string;
+  up: (db: Db) => void;
+};
+
+/** All migrations, index i producing version i + 1. */
+export const MIGRATIONS: readonly Migration[] = [migration0001];

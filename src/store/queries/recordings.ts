@@ -1,0 +1,290 @@
+// Recordings and their videos: rows ↔ domain objects.
+import type {
+  PlatformInfo,
+  RecordingDetail,
+  RecordingSource,
+  RecordingStatus,
+  RecordingSummary,
+  ReviewStatus,
+  ScreenInfo,
+  VideoInfo,
+} from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import type { Db } from '../db';
+import { countEvents } from './events';
+
+/** Everything needed to create a recording row. */
+export type NewRecording = {
+  id: string;
+  source: RecordingSource;
+  task: string;
+  description: string;
+  status: RecordingStatus;
+  platform: PlatformInfo;
+  screen: ScreenInfo;
+  /** Recording-clock ms of video frame 0 (null until known). */
+  videoStartMs: number | null;
+  videoStartMethod: string | null;
+  durationMs: number | null;
+  appVersion: string;
+  /** Folder of the recording's files, relative to the library root. */
+  dir: string;
+  startedAt: string | null;
+  stoppedAt: string | null;
+  sourceMetadata: Record<string, unknown> | null;
+  capture: Record<string, unknown> | null;
+  warnings: string[];
+  nowMs: number;
+};
+
+type RecordingRow = {
+  seq: number;
+  id: string;
+  source: string;
+  task: string;
+  description: string;
+  status: string;
+  review_status: string;
+  os: string;
+  platform_json: string;
+  screen_width: number;
+  screen_height: number;
+  scale_factor: number;
+  monitors_json: string;
+  video_start_ms: number | null;
+  video_start_method: string | null;
+  duration_ms: number | null;
+  app_version: string;
+  dir: string;
+  started_at: string | null;
+  stopped_at: string | null;
+  source_metadata_json: string | null;
+  capture_json: string | null;
+  warnings_json: string;
+  created_at_ms: number;
+  updated_at_ms: number;
+  step_count?: number;
+  event_count?: number;
+};
+
+/** Inserts a recording and returns its internal sequence number. */
+export function insertRecording(db: Db, r: NewRecording): number {
+  const info = db
+    .prepare(
+      `INSERT INTO recordings (id, source, task, description, status, os, platform_json,
+        screen_width, screen_height, scale_factor, monitors_json, video_start_ms,
+        video_start_method, duration_ms, app_version, dir, started_at, stopped_at,
+        source_metadata_json, capture_json, warnings_json, created_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      r.id,
+      r.source,
+      r.task,
+      r.description,
+      r.status,
+      r.platform.os,
+      JSON.stringify(r.platform),
+      r.screen.width,
+      r.screen.height,
+      r.screen.scale,
+      JSON.stringify(r.screen.monitors),
+      r.videoStartMs,
+      r.videoStartMethod,
+      r.durationMs,
+      r.appVersion,
+      r.dir,
+      r.startedAt,
+      r.stoppedAt,
+      r.sourceMetadata === null ? null : JSON.stringify(r.sourceMetadata),
+      r.capture === null ? null : JSON.stringify(r.capture),
+      JSON.stringify(r.warnings),
+      r.nowMs,
+      r.nowMs,
+    );
+  return Number(info.lastInsertRowid);
+}
+
+/** Inserts one video row. */
+export function insertVideo(db: Db, recordingSeq: number, ord: number, v: VideoInfo): void {
+  db.prepare(
+    `INSERT INTO videos (recording_seq, ord, path, width, height, fps, frame_count, duration_ms,
+      start_ms, start_method, codec, size_bytes, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    recordingSeq,
+    ord,
+    v.path,
+    v.width,
+    v.height,
+    v.fps,
+    v.frameCount,
+    v.durationMs,
+    v.startMs,
+    v.startMethod,
+    v.codec,
+    v.sizeBytes,
+    v.sha256,
+  );
+}
+
+const SUMMARY_SELECT = `SELECT r.*,
+  (SELECT COUNT(*) FROM steps s WHERE s.recording_seq = r.seq) AS step_count,
+  (SELECT COUNT(*) FROM events e WHERE e.recording_seq = r.seq) AS event_count
+  FROM recordings r`;
+
+function toSummary(row: RecordingRow): RecordingSummary {
+  return {
+    id: row.id,
+    task: row.task,
+    status: row.status as RecordingStatus,
+    reviewStatus: row.review_status as ReviewStatus,
+    source: row.source as RecordingSource,
+    os: row.os,
+    createdAtMs: row.created_at_ms,
+    durationMs: row.duration_ms,
+    stepCount: row.step_count ?? 0,
+    eventCount: row.event_count ?? 0,
+  };
+}
+
+/** Filter for {@link listRecordings}. */
+export type RecordingFilter = {
+  status?: RecordingStatus;
+  reviewStatus?: ReviewStatus;
+  /** Case-insensitive substring of the task instruction. */
+  search?: string;
+  limit?: number;
+};
+
+/** Lists recordings, newest first. */
+export function listRecordings(db: Db, filter: RecordingFilter = {}): RecordingSummary[] {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.status) {
+    where.push('r.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.reviewStatus) {
+    where.push('r.review_status = ?');
+    params.push(filter.reviewStatus);
+  }
+  if (filter.search) {
+    where.push(`r.task LIKE ? ESCAPE '\\'`);
+    params.push(`%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  }
+  const sql =
+    SUMMARY_SELECT +
+    (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
+    ' ORDER BY r.created_at_ms DESC, r.seq DESC' +
+    (filter.limit ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '');
+  return (db.prepare(sql).all(...params) as RecordingRow[]).map(toSummary);
+}
+
+/** Finds a recording's sequence number by full id or unique id prefix (≥ 4 chars). */
+export function resolveRecordingSeq(db: Db, idOrPrefix: string): { seq: number; id: string } {
+  const exact = db.prepare(`SELECT seq, id FROM recordings WHERE id = ?`).get(idOrPrefix) as
+    { seq: number; id: string } | undefined;
+  if (exact) {
+    return exact;
+  }
+  if (idOrPrefix.length >= 4) {
+    const rows = db
+      .prepare(`SELECT seq, id FROM recordings WHERE id LIKE ? ESCAPE '\\' LIMIT 3`)
+      .all(`${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as { seq: number; id: string }[];
+    if (rows.length === 1 && rows[0]) {
+      return rows[0];
+    }
+    if (rows.length > 1) {
+      throw new AppError(
+        'NOT_FOUND',
+        `Recording id prefix "${idOrPrefix}" is ambiguous (${rows.map((r) => r.id).join(', ')}…); give more characters.`,
+      );
+    }
+  }
+  throw new AppError(
+    'NOT_FOUND',
+    `No recording with id "${idOrPrefix}". Run \`cua-annotator list\` to see the ids.`,
+  );
+}
+
+/** Reads the videos of a recording in order. */
+export function listVideos(db: Db, recordingSeq: number): VideoInfo[] {
+  const rows = db
+    .prepare(`SELECT * FROM videos WHERE recording_seq = ? ORDER BY ord`)
+    .all(recordingSeq) as {
+    path: string;
+    width: number;
+    height: number;
+    fps: number;
+    frame_count: number | null;
+    duration_ms: number;
+    start_ms: number;
+    start_method: string;
+    codec: string | null;
+    size_bytes: number;
+    sha256: string | null;
+  }[];
+  return rows.map((v) => ({
+    path: v.path,
+    width: v.width,
+    height: v.height,
+    fps: v.fps,
+    frameCount: v.frame_count,
+    durationMs: v.duration_ms,
+    startMs: v.start_ms,
+    startMethod: v.start_method,
+    codec: v.codec,
+    sizeBytes: v.size_bytes,
+    sha256: v.sha256,
+  }));
+}
+
+/** Reads one recording with everything `show` needs. */
+export function getRecording(db: Db, idOrPrefix: string): RecordingDetail & { seq: number } {
+  const { seq } = resolveRecordingSeq(db, idOrPrefix);
+  const row = db.prepare(`${SUMMARY_SELECT} WHERE r.seq = ?`).get(seq) as RecordingRow;
+  const summary = toSummary(row);
+  return {
+    ...summary,
+    seq,
+    description: row.description,
+    platform: JSON.parse(row.platform_json) as PlatformInfo,
+    screen: {
+      width: row.screen_width,
+      height: row.screen_height,
+      scale: row.scale_factor,
+      monitors: JSON.parse(row.monitors_json) as ScreenInfo['monitors'],
+    },
+    videos: listVideos(db, seq),
+    appVersion: row.app_version,
+    updatedAtMs: row.updated_at_ms,
+    startedAt: row.started_at,
+    stoppedAt: row.stopped_at,
+    sourceMetadata:
+      row.source_metadata_json === null
+        ? null
+        : (JSON.parse(row.source_metadata_json) as Record<string, unknown>),
+    warnings: JSON.parse(row.warnings_json) as string[],
+    eventCounts: countEvents(db, seq),
+    dir: row.dir,
+  };
+}
+
+/** Deletes a recording row and everything that references it (files are the caller's job). */
+export function deleteRecordingRow(db: Db, seq: number): void {
+  db.prepare(`DELETE FROM recordings WHERE seq = ?`).run(seq);
+}
+
+/** Sets the capture status of a recording. */
+export function setRecordingStatus(
+  db: Db,
+  seq: number,
+  status: RecordingStatus,
+  nowMs: number,
+): void {
+  db.prepare(`UPDATE recordings SET status = ?, updated_at_ms = ? WHERE seq = ?`).run(
+    status,
+    nowMs,
+    seq,
+  );
+}

@@ -1,0 +1,128 @@
+// Local ESLint rule: which src/ folder may import which (house-style.md §2).
+// Imports are resolved relative to the importing file; bare module names are checked against the
+// per-module allow-list (native/effectful modules live in exactly one adapter each).
+import path from 'node:path';
+
+/** Folder → src/ folders it may import (itself always allowed). */
+export const LAYERS = {
+  shared: [],
+  store: ['shared'],
+  axtree: ['shared'],
+  recorder: ['shared', 'axtree'],
+  pipeline: ['shared'],
+  services: ['shared', 'store', 'recorder', 'axtree', 'pipeline'],
+  main: ['shared', 'services'],
+  preload: ['shared'],
+  server: ['shared', 'services'],
+  cli: ['shared', 'services', 'server', 'store', 'recorder', 'axtree', 'pipeline'],
+  renderer: ['shared'],
+};
+
+/** Extra allowances for composition roots. */
+const COMPOSITION_ROOTS = {
+  'src/main/index.ts': ['store', 'recorder', 'axtree', 'pipeline', 'server'],
+};
+
+/** Bare modules that only one adapter (file or folder prefix) may import. */
+export const ADAPTER_ONLY = {
+  electron: ['src/main/', 'src/preload/'],
+  'better-sqlite3': ['src/store/db.ts'],
+  'uiohook-napi': ['src/recorder/input/hook-child.ts'],
+  'dbus-next': ['src/axtree/platform/linux/'],
+  'node:child_process': ['src/recorder/', 'src/pipeline/media/', 'src/services/system/'],
+  child_process: [],
+};
+
+/** Folders where no node: builtin may be imported. */
+const NO_NODE = ['shared', 'renderer', 'preload'];
+/** pipeline may use node: only in these sub-folders. */
+const PIPELINE_NODE_OK = ['src/pipeline/io/', 'src/pipeline/media/'];
+
+function srcFolder(rel) {
+  const m = /^src\/([^/]+)\//.exec(rel);
+  return m ? m[1] : null;
+}
+
+export const layeringRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Enforce the src/ layering of house-style.md §2' },
+    schema: [
+      { type: 'object', properties: { root: { type: 'string' } }, additionalProperties: false },
+    ],
+    messages: {
+      layer: "'{{from}}' must not import from '{{to}}' (allowed: {{allowed}}).",
+      adapter: "'{{module}}' may only be imported in {{where}}.",
+      node: "'{{module}}': node builtins are not allowed in src/{{from}}{{hint}}.",
+    },
+  },
+  create(context) {
+    const root = context.options[0]?.root ?? context.cwd;
+    const file = path.relative(root, context.filename).split(path.sep).join('/');
+    const from = srcFolder(file);
+    if (!from) {
+      return {};
+    }
+    function check(node, spec) {
+      if (typeof spec !== 'string') {
+        return;
+      }
+      if (spec.startsWith('.')) {
+        const target = path
+          .relative(root, path.resolve(path.dirname(context.filename), spec))
+          .split(path.sep)
+          .join('/');
+        const to = srcFolder(target + '/');
+        if (!to || to === from) {
+          return;
+        }
+        const allowed = [...(LAYERS[from] ?? []), ...(COMPOSITION_ROOTS[file] ?? [])];
+        if (!allowed.includes(to)) {
+          context.report({
+            node,
+            messageId: 'layer',
+            data: { from: `src/${from}`, to: `src/${to}`, allowed: allowed.join(', ') || 'none' },
+          });
+        }
+        return;
+      }
+      const bare = spec.startsWith('node:')
+        ? spec
+        : spec
+            .split('/')
+            .slice(0, spec.startsWith('@') ? 2 : 1)
+            .join('/');
+      const owners = ADAPTER_ONLY[bare];
+      if (owners && !owners.some((o) => file === o || (o.endsWith('/') && file.startsWith(o)))) {
+        context.report({
+          node,
+          messageId: 'adapter',
+          data: { module: bare, where: owners.join(', ') || 'nowhere' },
+        });
+        return;
+      }
+      const isNode = spec.startsWith('node:');
+      if (isNode && NO_NODE.includes(from)) {
+        context.report({ node, messageId: 'node', data: { module: spec, from, hint: '' } });
+      } else if (
+        isNode &&
+        from === 'pipeline' &&
+        !PIPELINE_NODE_OK.some((p) => file.startsWith(p))
+      ) {
+        context.report({
+          node,
+          messageId: 'node',
+          data: { module: spec, from, hint: ' outside pipeline/io and pipeline/media' },
+        });
+      }
+    }
+    return {
+      ImportDeclaration: (n) => check(n, n.source.value),
+      ExportNamedDeclaration: (n) => n.source && check(n, n.source.value),
+      ExportAllDeclaration: (n) => check(n, n.source.value),
+      ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value),
+    };
+  },
+};
+
+export const localPlugin = { rules: { layering: layeringRule } };
