@@ -16,6 +16,23 @@ export const ERROR_CODES = [
   'VIDEO_UNREADABLE',
   'FFMPEG_NOT_FOUND',
   'FFMPEG_FAILED',
+  // accessibility capture (src/axtree, src/recorder/accessibility)
+  'ACCESSIBILITY_UNAVAILABLE',
+  'ACCESSIBILITY_TIMEOUT',
+  'HELPER_START_TIMEOUT',
+  'HELPER_PROTOCOL_ERROR',
+  'HELPER_EXITED',
+  'HELPER_REQUEST_FAILED',
+  // active-window timeline (src/recorder/windows)
+  'ACTIVE_WINDOW_UNAVAILABLE',
+  // global input hook (src/recorder/input)
+  'INPUT_HOOK_UNAVAILABLE',
+  'INPUT_HOOK_FAILED',
+  'HOTKEY_INVALID',
+  // frame decoding and images (src/pipeline/media)
+  'FFMPEG_START_TIMEOUT',
+  'ABORTED',
+  'IMAGE_INVALID',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -5,6 +5,8 @@ import { migrate } from './migrate';
 
 /** An open library database handle. */
 export type Db = Database.Database;
+/** A prepared statement taking positional parameters. */
+export type Statement = Database.Statement<unknown[]>;
 
 /** Options for {@link openDatabase}. */
 export type OpenDatabaseOptions = {

@@ -114,10 +114,11 @@ class Parser {
         column: start.column,
       };
     }
+    const value = this.expression();
     if (previous.some((arg) => arg.keyword !== null)) {
       throw codeSyntaxError(start, 'positional argument follows keyword argument');
     }
-    return { keyword: null, value: this.expression(), line: start.line, column: start.column };
+    return { keyword: null, value, line: start.line, column: start.column };
   }
 
   private expression(): PyValue {

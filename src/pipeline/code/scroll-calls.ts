@@ -6,8 +6,17 @@ import { pyIntFromText } from './py-number-text';
 import { pyNumberFromJson } from './py-value';
 import type { ScreenSize } from './screen-size';
 
-/** One scroll tick of a complete row's `trace` (pixels; dy > 0 = up, dx > 0 = right). */
-export type ScrollTick = { x: number; y: number; dx: number; dy: number };
+/** One scroll tick of a complete row's `trace`. */
+export type ScrollTick = {
+  /** Pointer x in screen pixels. */
+  x: number;
+  /** Pointer y in screen pixels. */
+  y: number;
+  /** Horizontal notches (> 0 = right). */
+  dx: number;
+  /** Vertical notches (> 0 = up). */
+  dy: number;
+};
 
 type Cardinal = { up: number; down: number; left: number; right: number };
 

@@ -64,7 +64,7 @@ const OS_BY_SYSTEM: Record<string, string> = {
 };
 
 function platformOf(meta: Record<string, unknown>): PlatformInfo {
-  const s = (k: string) => (typeof meta[k] === 'string' ? (meta[k]) : '');
+  const s = (k: string) => (typeof meta[k] === 'string' ? meta[k] : '');
   const system = s('system');
   return {
     os: OS_BY_SYSTEM[system.toLowerCase()] ?? (system.toLowerCase() || 'unknown'),

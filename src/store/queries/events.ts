@@ -1,7 +1,7 @@
 // Raw input events: batched inserts and time-range reads.
 import type { EventCounts, MouseButton, RawEvent, RawEventKind } from '../../shared/domain';
 import { MOUSE_BUTTONS, RAW_EVENT_KINDS } from '../../shared/domain';
-import type { Db } from '../db';
+import type { Db, Statement } from '../db';
 
 const KIND_CODE = new Map<RawEventKind, number>(RAW_EVENT_KINDS.map((k, i) => [k, i]));
 const BUTTON_CODE = new Map<MouseButton, number>(MOUSE_BUTTONS.map((b, i) => [b, i]));
@@ -26,13 +26,13 @@ type EventRow = {
 const INSERT_SQL = `INSERT INTO events (recording_seq, idx, t_ms, kind, x, y, button, keycode, key,
   char, key_raw, modifiers, dx, dy, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-const insertStatements = new WeakMap<Db, ReturnType<Db['prepare']>>();
+const insertStatements = new WeakMap<Db, Statement>();
 
 /** Inserts events; call inside a transaction for throughput (the caller owns batching). */
 export function insertEvents(db: Db, recordingSeq: number, events: readonly RawEvent[]): void {
   let stmt = insertStatements.get(db);
   if (!stmt) {
-    stmt = db.prepare(INSERT_SQL);
+    stmt = db.prepare<unknown[]>(INSERT_SQL);
     insertStatements.set(db, stmt);
   }
   for (const e of events) {

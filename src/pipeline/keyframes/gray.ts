@@ -1,0 +1,82 @@
+// Grayscale conversion and frame similarity exactly as the OpenCUA reference computes them with
+// OpenCV 4.6 (spec: keyframes.md §4): 8-bit gray from RGB24, pixel-exact equality counts.
+
+/** A probe differs from its reference iff their similarity is below this (spec §1.1). */
+export const SIMILARITY_THRESHOLD = 0.99;
+
+/** OpenCV's fixed-point BT.601 luma weights (sum 2^15) and rounding term (spec §4). */
+const WEIGHT_R = 9798;
+const WEIGHT_G = 19235;
+const WEIGHT_B = 3735;
+const ROUNDING = 16384;
+
+// One pixel's 8-bit gray value: (9798·R + 19235·G + 3735·B + 16384) >> 15 (OpenCV BGR2GRAY).
+export function grayValue(r: number, g: number, b: number): number {
+  return (WEIGHT_R * r + WEIGHT_G * g + WEIGHT_B * b + ROUNDING) >> 15;
+}
+
+// Converts a packed RGB24 frame (3 bytes per pixel, R first) to 8-bit gray (1 byte per pixel).
+export function rgbToGray(rgb: Uint8Array, out?: Uint8Array): Uint8Array {
+  if (rgb.length % 3 !== 0) {
+    throw new RangeError(`rgbToGray: RGB24 data must hold 3 bytes per pixel, got ${rgb.length}`);
+  }
+  const pixelCount = rgb.length / 3;
+  const gray = out ?? new Uint8Array(pixelCount);
+  if (gray.length !== pixelCount) {
+    throw new RangeError(`rgbToGray: output holds ${gray.length} pixels, expected ${pixelCount}`);
+  }
+  for (let pixel = 0, byte = 0; pixel < pixelCount; pixel += 1, byte += 3) {
+    // the maximum sum is 255 · 2^15 + 16384 < 2^31, so the int32 shift is exact
+    gray[pixel] =
+      (WEIGHT_R * (rgb[byte] as number) +
+        WEIGHT_G * (rgb[byte + 1] as number) +
+        WEIGHT_B * (rgb[byte + 2] as number) +
+        ROUNDING) >>
+      15;
+  }
+  return gray;
+}
+
+// Counts the pixels whose gray values differ; stops early once the count exceeds `stopAbove`.
+export function countDifferentPixels(
+  grayA: Uint8Array,
+  grayB: Uint8Array,
+  stopAbove = Number.POSITIVE_INFINITY,
+): number {
+  assertSameSize(grayA, grayB);
+  let diff = 0;
+  for (let i = 0; i < grayA.length; i += 1) {
+    if (grayA[i] !== grayB[i]) {
+      diff += 1;
+      if (diff > stopAbove) {
+        return diff;
+      }
+    }
+  }
+  return diff;
+}
+
+// Similarity of two gray frames: 1 − (pixels that differ) / (W·H), in float64 (spec §1.1).
+export function similarity(grayA: Uint8Array, grayB: Uint8Array): number {
+  const diff = countDifferentPixels(grayA, grayB);
+  return 1 - diff / grayA.length;
+}
+
+// True iff similarity(grayA, grayB) < 0.99, with the early exit spec §4 allows.
+export function grayFramesDiffer(grayA: Uint8Array, grayB: Uint8Array): boolean {
+  const pixelCount = grayA.length;
+  // beyond 1.1 % differing pixels the similarity is < 0.989 whatever the rounding (spec §4)
+  const diff = countDifferentPixels(grayA, grayB, 0.011 * pixelCount);
+  return 1 - diff / pixelCount < SIMILARITY_THRESHOLD;
+}
+
+function assertSameSize(grayA: Uint8Array, grayB: Uint8Array): void {
+  if (grayA.length !== grayB.length) {
+    throw new RangeError(
+      `gray frames differ in size: ${grayA.length} vs ${grayB.length} pixels (same video?)`,
+    );
+  }
+  if (grayA.length === 0) {
+    throw new RangeError('gray frames are empty');
+  }
+}
