@@ -1,0 +1,205 @@
+// Steps → line-aligned `reduced_events_complete.jsonl` / `reduced_events_vis.jsonl` rows
+// (agentnet-raw-format.md §10, §11, §13; keyframes.md §7).
+import { msToSeconds } from '../../shared/clock';
+import type { RawEvent, Step } from '../../shared/domain';
+
+/** One pair of rows; `null` when the step cannot be represented (with the reason). */
+export type AgentNetRowPair =
+  { complete: Record<string, unknown>; vis: Record<string, unknown> } | { skipped: string };
+
+/** What row building needs besides the step. */
+export type RowContext = {
+  /** Raw events by idx (for pre-move, drag and scroll traces, key names). */
+  eventsByIdx: ReadonlyMap<number, RawEvent>;
+  /** Raw idx → exported `event_idx`. */
+  rowOfIdx: ReadonlyMap<number, number>;
+  /** Video frame 0 on the clock, seconds: pre-move points earlier than this are dropped. */
+  videoStartS: number;
+  /** Row id to write. */
+  id: number;
+};
+
+type AgentNetExtra = { complete?: Record<string, unknown>; vis?: Record<string, unknown> };
+
+function importedRows(step: Step): AgentNetExtra | null {
+  const a = step.extra.agentnet as AgentNetExtra | undefined;
+  return a?.complete && a.vis ? a : null;
+}
+
+function ownedRange(step: Step): [number, number] | null {
+  const r = step.extra.ownedIdx;
+  return Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'number'
+    ? [r[0], r[1]]
+    : null;
+}
+
+function eventsIn(step: Step, ctx: RowContext, kinds: RawEvent['kind'][]): RawEvent[] {
+  const range = ownedRange(step);
+  const out: RawEvent[] = [];
+  for (const e of ctx.eventsByIdx.values()) {
+    const inside = range
+      ? e.idx >= range[0] && e.idx <= range[1]
+      : e.tMs >= step.startMs && e.tMs <= step.endMs;
+    if (inside && kinds.includes(e.kind)) {
+      out.push(e);
+    }
+  }
+  return out.sort((a, b) => a.idx - b.idx);
+}
+
+function preMoveRow(step: Step, ctx: RowContext): Record<string, unknown> | null {
+  if (!step.preMove) {
+    return null;
+  }
+  const moves: RawEvent[] = [];
+  for (let i = 0; i < step.preMove.count; i += 1) {
+    const e = ctx.eventsByIdx.get(step.preMove.eventStartIdx + i);
+    if (e && e.kind === 'move' && msToSeconds(e.tMs) >= ctx.videoStartS) {
+      moves.push(e);
+    }
+  }
+  const first = moves[0];
+  const last = moves[moves.length - 1];
+  if (!first || !last) {
+    return null;
+  }
+  return {
+    action: 'move',
+    event_start_idx: ctx.rowOfIdx.get(first.idx) ?? first.idx,
+    complete: true,
+    start_time: msToSeconds(first.tMs),
+    end_time: msToSeconds(last.tMs),
+    vis: false,
+    exception: false,
+    depth: 0,
+    trace: moves.map((m) => [m.x, m.y]),
+    time_trace: moves.map((m) => msToSeconds(m.tMs)),
+  };
+}
+
+const CLICK_TYPE: Partial<Record<Step['kind'], number>> = {
+  click: 1,
+  doubleClick: 2,
+  tripleClick: 3,
+  rightClick: 1,
+  middleClick: 1,
+};
+
+function buttonOf(step: Step): string {
+  if (step.kind === 'rightClick') {
+    return 'right';
+  }
+  if (step.kind === 'middleClick') {
+    return 'middle';
+  }
+  return typeof step.extra.button === 'string' ? step.extra.button : 'left';
+}
+
+function visRow(step: Step, id: number, description: string): Record<string, unknown> {
+  const target = step.target && Object.keys(step.target).length ? step.target : { mark: false };
+  return {
+    action: step.label,
+    axtree: null,
+    depth: 0,
+    description,
+    end_time: msToSeconds(step.endMs),
+    id,
+    start_time: msToSeconds(step.startMs),
+    target,
+  };
+}
+
+/** Builds the complete/vis rows of one step (imported rows are re-emitted with the current label). */
+export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
+  const imported = importedRows(step);
+  if (imported?.complete && imported.vis) {
+    return { complete: imported.complete, vis: { ...imported.vis, action: step.label } };
+  }
+  if (!step.description) {
+    return { skipped: `AGENTNET_UNREPRESENTABLE_STEP: ${step.kind} has no AgentNet description` };
+  }
+  const startS = msToSeconds(step.startMs);
+  const endS = msToSeconds(step.endMs);
+  const firstIdx = step.eventStartIdx ?? -1;
+  const common = {
+    event_start_idx: ctx.rowOfIdx.get(firstIdx) ?? firstIdx,
+    complete: true,
+    start_time: startS,
+    end_time: endS,
+    description: step.description,
+    vis: true,
+    exception: false,
+    depth: 0,
+  };
+  let complete: Record<string, unknown>;
+  const coordinate = step.coordinate ? { x: step.coordinate.x, y: step.coordinate.y } : null;
+  switch (step.kind) {
+    case 'click':
+    case 'doubleClick':
+    case 'tripleClick':
+    case 'rightClick':
+    case 'middleClick':
+    case 'dragTo': {
+      const isDrag = step.kind === 'dragTo';
+      const isLong = step.extra.longPress === true;
+      complete = {
+        action: isDrag ? 'drag' : isLong ? 'mouse_press' : 'click',
+        ...common,
+        click_type: CLICK_TYPE[step.kind] ?? 1,
+        button: buttonOf(step),
+        pressed: true,
+        coordinate,
+        coordinates: coordinate ? [coordinate] : [],
+        time_trace: [{ start_time: startS, end_time: endS }],
+      };
+      if (isDrag) {
+        const hold = eventsIn(step, ctx, ['move']);
+        complete.drag_trace = hold.map((m) => [m.x, m.y]);
+        complete.drag_time_trace = hold.map((m) => msToSeconds(m.tMs));
+      }
+      break;
+    }
+    case 'scroll':
+    case 'hscroll': {
+      const ticks = eventsIn(step, ctx, ['wheel']);
+      complete = {
+        action: 'scroll',
+        ...common,
+        trace: ticks.map((t) => ({ x: t.x, y: t.y, dx: t.dx ?? 0, dy: t.dy ?? 0 })),
+        time_trace: ticks.map((t) => msToSeconds(t.tMs)),
+      };
+      break;
+    }
+    case 'write':
+    case 'press': {
+      const keys = eventsIn(step, ctx, ['keydown']);
+      complete = {
+        action: 'type',
+        ...common,
+        key_names: keys.map((k) => k.key),
+        time_trace: keys.map((k) => msToSeconds(k.tMs)),
+      };
+      break;
+    }
+    case 'hotkey': {
+      const keys = eventsIn(step, ctx, ['keydown']);
+      complete = {
+        action: 'press',
+        ...common,
+        key_name: keys.map((k) => k.key).join('+'),
+        pressed: true,
+      };
+      break;
+    }
+    default:
+      return {
+        skipped: `AGENTNET_UNREPRESENTABLE_STEP: ${step.kind} cannot be written as an AgentNet row`,
+      };
+  }
+  complete.id = ctx.id;
+  const pre = preMoveRow(step, ctx);
+  if (pre) {
+    complete.pre_move = pre;
+  }
+  return { complete, vis: visRow(step, ctx.id, step.description) };
+}
