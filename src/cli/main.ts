@@ -5,6 +5,7 @@ import { UsageError } from './args';
 import type { Command } from './command';
 import { deleteCommand } from './commands/delete';
 import { doctorCommand } from './commands/doctor';
+import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly Command[] = [
   listCommand,
   showCommand,
   deleteCommand,
+  exportCommand,
   doctorCommand,
 ];
 

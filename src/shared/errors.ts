@@ -16,6 +16,11 @@ export const ERROR_CODES = [
   'VIDEO_UNREADABLE',
   'FFMPEG_NOT_FOUND',
   'FFMPEG_FAILED',
+  // exports
+  'EXPORT_INVALID',
+  'EXPORT_TARGET_EXISTS',
+  // lifecycle objects called in the wrong state (src/recorder/screen: "call stop() before start()")
+  'INVALID_STATE',
   // accessibility capture (src/axtree, src/recorder/accessibility)
   'ACCESSIBILITY_UNAVAILABLE',
   'ACCESSIBILITY_TIMEOUT',
