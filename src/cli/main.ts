@@ -8,6 +8,7 @@ import { doctorCommand } from './commands/doctor';
 import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { listCommand } from './commands/list';
+import { reduceCommand } from './commands/reduce';
 import { showCommand } from './commands/show';
 import { errLine, out } from './output';
 import { APP_VERSION } from './version';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   listCommand,
   showCommand,
   deleteCommand,
+  reduceCommand,
   exportCommand,
   doctorCommand,
 ];

@@ -1,0 +1,70 @@
+// `cua-annotator reduce <id>`: (re)runs the reducer over a recording's raw events.
+import { reduceRecording } from '../../services/reduce-service';
+import { stepCode } from '../../services/recordings';
+import { parseCommandArgs, UsageError } from '../args';
+import type { Command } from '../command';
+import { withLibrary } from '../context';
+import { out, outJson } from '../output';
+
+const HELP = `Usage: cua-annotator reduce <id> [--dry-run] [--replace-imported] [--json] [--library DIR]
+
+Reduces the recording's raw events to PyAutoGUI-style steps (click, doubleClick, tripleClick,
+rightClick, middleClick, dragTo, scroll, hscroll, write, press, hotkey) and stores them. Raw
+events never change. Steps keep stable ids, so labels survive a re-run where the step still
+exists.
+
+Options:
+  --dry-run            print the steps without storing them
+  --replace-imported   replace the steps of an AgentNet import (its annotator deletions are lost)
+  --json               print JSON
+  --library DIR        library folder
+  -h, --help           show this help`;
+
+/** The `reduce` command. */
+export const reduceCommand: Command = {
+  name: 'reduce',
+  summary: 're-run action reduction over a recording',
+  help: HELP,
+  run: async (argv) => {
+    const { values, positionals } = parseCommandArgs(argv, {
+      'dry-run': { type: 'boolean' },
+      'replace-imported': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    if (values.help) {
+      out(HELP);
+      return 0;
+    }
+    if (positionals.length !== 1 || !positionals[0]) {
+      throw new UsageError('reduce takes exactly one recording id');
+    }
+    const id = positionals[0];
+    const r = await withLibrary(values.library, (lib) =>
+      reduceRecording(lib, id, {
+        dryRun: values['dry-run'],
+        replaceImported: values['replace-imported'],
+      }),
+    );
+    const steps = r.steps.map((s) => ({
+      index: s.index,
+      id: s.id,
+      type: s.kind,
+      description: s.description,
+      code: stepCode(s),
+      startMs: s.startMs,
+      endMs: s.endMs,
+      diagnostics: s.diagnostics,
+    }));
+    if (values.json) {
+      outJson({ ...r, steps });
+      return 0;
+    }
+    for (const s of steps) {
+      out(`${String(s.index).padStart(3)}  ${s.type.padEnd(11)} ${s.code.replace(/\n/g, ' ; ')}`);
+    }
+    out(
+      `${r.stored ? 'stored' : 'computed (dry run)'} ${steps.length} steps for ${r.id} (reducer ${r.reducerVersion}, ${r.unowned} unowned events, ${r.labelsKept} labels kept)`,
+    );
+    return 0;
+  },
+};
