@@ -1,6 +1,9 @@
-// Opens the library for a command (resolving --library / CUA_ANNOTATOR_LIBRARY / default).
+// Opens the library for a command (resolving --library / CUA_ANNOTATOR_LIBRARY / default) and
+// first recovers recordings a crashed recorder left `active`.
 import { openLibrary, type Library } from '../services/library/library';
 import { resolveLibraryDir } from '../services/library/library-path';
+import { recoverActiveRecordings } from '../services/recording/crash-recovery';
+import { errLine } from './output';
 
 /** Opens the library named by the flag/env/default and runs `fn`, always closing it. */
 export async function withLibrary<T>(
@@ -10,6 +13,16 @@ export async function withLibrary<T>(
   const { dir } = resolveLibraryDir({ flag });
   const lib = openLibrary(dir);
   try {
+    try {
+      for (const r of await recoverActiveRecordings(lib)) {
+        errLine(
+          `recovered ${r.id} after a crash: ${r.status}, ${r.frames} frames, ${r.steps} steps` +
+            (r.warnings.length ? ` (${r.warnings.join('; ')})` : ''),
+        );
+      }
+    } catch (e) {
+      errLine(`warning: could not recover interrupted recordings yet: ${(e as Error).message}`);
+    }
     return await fn(lib);
   } finally {
     lib.close();

@@ -8,6 +8,7 @@ import { doctorCommand } from './commands/doctor';
 import { exportCommand } from './commands/export';
 import { importCommand } from './commands/import';
 import { listCommand } from './commands/list';
+import { recordCommand } from './commands/record';
 import { reduceCommand } from './commands/reduce';
 import { showCommand } from './commands/show';
 import { errLine, out } from './output';
@@ -15,6 +16,7 @@ import { APP_VERSION } from './version';
 
 /** Every command, in help order. */
 export const COMMANDS: readonly Command[] = [
+  recordCommand,
   importCommand,
   listCommand,
   showCommand,

@@ -154,3 +154,38 @@ export function listWindows(db: Db, recordingSeq: number): WindowRecord[] {
     windowId: r.window_id,
   }));
 }
+
+/** A timeline mark (pause, input gap, hotkey, note). */
+export type MarkRecord = {
+  tMs: number;
+  endMs: number | null;
+  kind: string;
+  data: Record<string, unknown>;
+};
+
+/** Inserts one timeline mark. */
+export function insertMark(db: Db, recordingSeq: number, mark: MarkRecord): void {
+  db.prepare(
+    `INSERT INTO marks (recording_seq, t_ms, end_ms, kind, data_json) VALUES (?, ?, ?, ?, ?)`,
+  ).run(recordingSeq, mark.tMs, mark.endMs, mark.kind, JSON.stringify(mark.data));
+}
+
+/** Reads a recording's marks in time order. */
+export function listMarks(db: Db, recordingSeq: number): MarkRecord[] {
+  const rows = db
+    .prepare(
+      `SELECT t_ms, end_ms, kind, data_json FROM marks WHERE recording_seq = ? ORDER BY t_ms, id`,
+    )
+    .all(recordingSeq) as {
+    t_ms: number;
+    end_ms: number | null;
+    kind: string;
+    data_json: string;
+  }[];
+  return rows.map((r) => ({
+    tMs: r.t_ms,
+    endMs: r.end_ms,
+    kind: r.kind,
+    data: JSON.parse(r.data_json) as Record<string, unknown>,
+  }));
+}

@@ -288,3 +288,58 @@ export function setRecordingStatus(
     seq,
   );
 }
+
+/** Fields a capture may update on its recording row. */
+export type RecordingUpdate = {
+  status?: RecordingStatus;
+  videoStartMs?: number | null;
+  videoStartMethod?: string | null;
+  durationMs?: number | null;
+  stoppedAt?: string | null;
+  capture?: Record<string, unknown>;
+  warnings?: string[];
+};
+
+const UPDATE_COLUMNS: Record<keyof RecordingUpdate, string> = {
+  status: 'status',
+  videoStartMs: 'video_start_ms',
+  videoStartMethod: 'video_start_method',
+  durationMs: 'duration_ms',
+  stoppedAt: 'stopped_at',
+  capture: 'capture_json',
+  warnings: 'warnings_json',
+};
+
+/** Updates the given fields of a recording row. */
+export function updateRecording(db: Db, seq: number, update: RecordingUpdate, nowMs: number): void {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const [key, column] of Object.entries(UPDATE_COLUMNS) as [keyof RecordingUpdate, string][]) {
+    if (key in update) {
+      const v = update[key];
+      sets.push(`${column} = ?`);
+      params.push(key === 'capture' || key === 'warnings' ? JSON.stringify(v) : (v ?? null));
+    }
+  }
+  sets.push('updated_at_ms = ?');
+  params.push(nowMs, seq);
+  db.prepare(`UPDATE recordings SET ${sets.join(', ')} WHERE seq = ?`).run(...params);
+}
+
+/** Capture settings of a recording (`capture_json`), or null. */
+export function getCapture(db: Db, seq: number): Record<string, unknown> | null {
+  const row = db.prepare(`SELECT capture_json FROM recordings WHERE seq = ?`).get(seq) as
+    { capture_json: string | null } | undefined;
+  return row?.capture_json ? (JSON.parse(row.capture_json) as Record<string, unknown>) : null;
+}
+
+/** Recordings whose capture never finished (status `active`). */
+export function listActiveRecordings(db: Db): { seq: number; id: string; dir: string }[] {
+  return db
+    .prepare(`SELECT seq, id, dir FROM recordings WHERE status = 'active' ORDER BY seq`)
+    .all() as {
+    seq: number;
+    id: string;
+    dir: string;
+  }[];
+}

@@ -1,0 +1,117 @@
+// `cua-annotator record --task "…"`: records screen, input, windows and accessibility.
+import { recordSession } from '../../services/recording/record-service';
+import { parseCommandArgs, UsageError } from '../args';
+import type { Command } from '../command';
+import { withLibrary } from '../context';
+import { errLine, out, outJson } from '../output';
+import { APP_VERSION } from '../version';
+import { formatDuration } from './list';
+
+const HELP = `Usage: cua-annotator record --task "<instruction>" [--fps 30] [--duration S] [--display :N]
+                            [--no-a11y] [--stop-hotkey CHORD] [--pause-hotkey CHORD] [--json]
+                            [--library DIR]
+
+Records the X display: screen video (ffmpeg x11grab, constant frame rate, crash-safe fragmented
+MP4), every keyboard and mouse event (uiohook in a child process), the active window and the
+accessibility tree around each action (AT-SPI), all on one monotonic clock. Prints the new
+recording id, records until Ctrl+C / SIGTERM, the stop hotkey or --duration, then finalises,
+reduces the input to steps and prints a one-line summary.
+
+Options:
+  --task TEXT          the task instruction (required)
+  --fps N              frames per second (default 30)
+  --duration S         stop after S seconds
+  --display :N         X display (default $DISPLAY)
+  --no-a11y            do not capture the accessibility tree
+  --stop-hotkey C      stop chord (default ctrl+alt+shift+r); never recorded
+  --pause-hotkey C     pause/resume chord (default ctrl+alt+shift+p); never recorded
+  --json               print the summary as JSON
+  --library DIR        library folder
+  -h, --help           show this help
+
+Run \`cua-annotator doctor\` first if recording refuses to start.`;
+
+/** The `record` command. */
+export const recordCommand: Command = {
+  name: 'record',
+  summary: 'record screen, input, windows and accessibility into the library',
+  help: HELP,
+  run: async (argv) => {
+    const { values, positionals } = parseCommandArgs(argv, {
+      task: { type: 'string' },
+      fps: { type: 'string' },
+      duration: { type: 'string' },
+      display: { type: 'string' },
+      'no-a11y': { type: 'boolean' },
+      'stop-hotkey': { type: 'string' },
+      'pause-hotkey': { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (values.help) {
+      out(HELP);
+      return 0;
+    }
+    if (positionals.length) {
+      throw new UsageError(
+        `record takes no arguments (got "${positionals.join(' ')}"); put the task in --task`,
+      );
+    }
+    if (!values.task?.trim()) {
+      throw new UsageError('--task "<instruction>" is required');
+    }
+    const fps = values.fps === undefined ? 30 : Number(values.fps);
+    if (!Number.isInteger(fps) || fps < 1 || fps > 120) {
+      throw new UsageError(`--fps must be an integer from 1 to 120 (got "${values.fps}")`);
+    }
+    const durationS = values.duration === undefined ? undefined : Number(values.duration);
+    if (durationS !== undefined && !(durationS > 0)) {
+      throw new UsageError(
+        `--duration must be a positive number of seconds (got "${values.duration}")`,
+      );
+    }
+    const abort = new AbortController();
+    const onSignal = () => abort.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const r = await withLibrary(values.library, (lib) =>
+        recordSession(lib, {
+          task: values.task!,
+          fps,
+          durationS,
+          display: values.display,
+          noA11y: values['no-a11y'],
+          hotkeys: {
+            ...(values['stop-hotkey'] ? { stop: values['stop-hotkey'] } : {}),
+            ...(values['pause-hotkey'] ? { pause: values['pause-hotkey'] } : {}),
+          },
+          appVersion: APP_VERSION,
+          signal: abort.signal,
+          onStarted: ({ id }) => {
+            if (values.json) {
+              errLine(`recording ${id}`);
+            } else {
+              out(id);
+            }
+          },
+          onStateChange: (state) => errLine(`recorder: ${state}`),
+          onWarning: (m) => errLine(`warning: ${m}`),
+        }),
+      );
+      if (values.json) {
+        outJson(r);
+      } else {
+        out(
+          `recorded ${r.id}: ${formatDuration(r.durationMs)}, ${r.frames} frames, ${r.events} events, ${r.steps} steps (${r.status})`,
+        );
+        for (const w of r.warnings) {
+          errLine(`warning: ${w}`);
+        }
+      }
+      return r.status === 'complete' ? 0 : 2;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,546 @@
+// FfmpegRecorder: the lifecycle object around one ffmpeg screen-capture process
+// (house-style.md §5 "Process class"): start → first frame (readiness) → stop ('q', then SIGTERM,
+// then SIGKILL) → done, with coded errors that carry the binary, exit status and stderr tail.
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { AppError } from '../../shared/errors';
+import { monotonicNowMs, sampleWallClockOffset } from '../clock';
+import type { WallClockOffset } from '../clock';
+import { buildCaptureArgs } from './ffmpeg-args';
+import type { CaptureArgsOptions } from './ffmpeg-args';
+import {
+  LineSplitter,
+  ProgressParser,
+  emptyFinalCounts,
+  parseFinalCountsLine,
+  parseInputStartLine,
+} from './ffmpeg-progress';
+import type { FfmpegFinalCounts, FfmpegProgress, InputStart } from './ffmpeg-progress';
+import { estimateVideoStart } from './video-start';
+import type { VideoStartEstimate } from './video-start';
+
+/** Options of {@link FfmpegRecorder.start}: what to capture plus process settings. */
+export type FfmpegRecorderStartOptions = CaptureArgsOptions & {
+  /** ffmpeg executable (`resolveFfmpeg().path`). */
+  ffmpegPath: string;
+  /** ms to wait for the first frame before failing with FFMPEG_START_TIMEOUT; default 10 000. */
+  startTimeoutMs?: number;
+  /** stderr lines kept for error messages and the result; default 50. */
+  stderrTailLines?: number;
+  /** Called for every `-progress` block (every `progressIntervalMs`, plus the final one). */
+  onProgress?: (progress: FfmpegProgress) => void;
+  /** Debug logger (`recorder:ffmpeg`): receives lifecycle messages and every stderr line. */
+  log?: (message: string) => void;
+  /** Environment of the child; default the parent's `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Linux: signal ffmpeg gets when the recorder process dies (via `setpriv --pdeathsig`), so a
+   * killed recorder never leaves ffmpeg running; default none (spawn ffmpeg directly).
+   */
+  parentDeathSignal?: NodeJS.Signals;
+  /** setpriv executable (util-linux); default `setpriv` on PATH. */
+  setprivPath?: string;
+};
+
+/** Options of {@link FfmpegRecorder.stop}. */
+export type FfmpegStopOptions = {
+  /** ms to wait after `q` before SIGTERM; 0 skips `q` and sends SIGTERM at once; default 5 000. */
+  quitGraceMs?: number;
+  /** ms to wait after SIGTERM before SIGKILL; default 3 000. */
+  termGraceMs?: number;
+};
+
+/** Lifecycle state of a {@link FfmpegRecorder} (single use: idle → … → exited). */
+export type FfmpegRecorderState = 'idle' | 'starting' | 'recording' | 'stopping' | 'exited';
+
+/** What {@link FfmpegRecorder.start} resolves with once the first frame is captured. */
+export type FfmpegStarted = {
+  /** Process id of ffmpeg. */
+  pid: number;
+  /** The exact argument list ffmpeg was started with. */
+  args: string[];
+  /** Session-clock time of video time 0, with method and uncertainty. */
+  videoStart: VideoStartEstimate;
+  /** Session-clock ms just before spawning. */
+  spawnedAtMs: number;
+  /** Session-clock ms when the first frame was reported. */
+  readyAtMs: number;
+};
+
+/** How the ffmpeg process ended. */
+export type FfmpegStopReason =
+  /** It read `q` from stdin and finished the file. */
+  | 'quit'
+  /** Our SIGTERM (exit 255 with a finished file, or death by the signal). */
+  | 'SIGTERM'
+  /** Our SIGKILL after the grace periods: the last fragment (≤ 1 s) may be missing. */
+  | 'SIGKILL'
+  /** It exited 0 on its own (e.g. a duration limit). */
+  | 'self';
+
+/** Final outcome of a recording (what {@link FfmpegRecorder.done} resolves with). */
+export type FfmpegRecordingResult = {
+  /** The output file. */
+  outputPath: string;
+  /** Exit code, or null when ended by a signal. */
+  exitCode: number | null;
+  /** Signal that ended the process, or null. */
+  signal: NodeJS.Signals | null;
+  /** Why it ended. */
+  stoppedBy: FfmpegStopReason;
+  /** True when ffmpeg finalised the file itself; false after a kill (remux before publishing). */
+  isComplete: boolean;
+  /** The last progress block (frames written, fps, …); null if none arrived. */
+  lastProgress: FfmpegProgress | null;
+  /** Capture/filter/encoder totals from the verbose end-of-run summary. */
+  finalCounts: FfmpegFinalCounts;
+  /** Session-clock time of video time 0; null when ffmpeg never reported a frame. */
+  videoStart: VideoStartEstimate | null;
+  /** The last stderr lines. */
+  stderrTail: string[];
+};
+
+/** Default limit for the first frame, in ms (ffmpeg starts in 0.1–0.4 s on the build machine). */
+export const DEFAULT_START_TIMEOUT_MS = 10_000;
+/** Default wait after `q` before SIGTERM, in ms (flushing x264 takes well under 1 s). */
+export const DEFAULT_QUIT_GRACE_MS = 5_000;
+/** Default wait after SIGTERM before SIGKILL, in ms. */
+export const DEFAULT_TERM_GRACE_MS = 3_000;
+/** Default number of stderr lines kept. */
+export const DEFAULT_STDERR_TAIL_LINES = 50;
+/** Grace between SIGTERM and SIGKILL when aborting a start that timed out, in ms. */
+const START_ABORT_GRACE_MS = 1_000;
+
+/** ffmpeg processes still running, signalled when the host process exits. */
+const liveChildren = new Set<ChildProcessWithoutNullStreams>();
+let isExitHookInstalled = false;
+
+function trackChild(child: ChildProcessWithoutNullStreams): void {
+  liveChildren.add(child);
+  if (!isExitHookInstalled) {
+    isExitHookInstalled = true;
+    // 'exit' handlers must be synchronous: a signal is all we can do. SIGTERM (not SIGKILL) lets
+    // ffmpeg finish the file on its own (exit 255, spec: platform-linux.md §5). Hosts that die
+    // by a signal do not run 'exit' handlers; they should call process.exit() from theirs.
+    process.on('exit', () => {
+      for (const live of liveChildren) {
+        live.kill('SIGTERM');
+      }
+    });
+  }
+}
+
+/** One ffmpeg screen recording: `start()`, then `stop()`; `done` settles when ffmpeg has ended. */
+export class FfmpegRecorder {
+  /** Settles when ffmpeg has ended: resolves on success, rejects with FFMPEG_FAILED (or the
+   * start error). Never settles if start() is never called. */
+  readonly done: Promise<FfmpegRecordingResult>;
+
+  private currentState: FfmpegRecorderState = 'idle';
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private options: FfmpegRecorderStartOptions | null = null;
+  private captureArgs: string[] = [];
+  private tail: string[] = [];
+  private tailLimit = DEFAULT_STDERR_TAIL_LINES;
+  private latestProgress: FfmpegProgress | null = null;
+  private readonly finalCounts = emptyFinalCounts();
+  private inputStart: InputStart | null = null;
+  private headerAtMs: number | null = null;
+  private spawnedAtMs = 0;
+  private readonly wallOffsets: WallClockOffset[] = [];
+  private estimate: VideoStartEstimate | null = null;
+  private readonly signalsSent = new Set<NodeJS.Signals>();
+  private hasSentQuit = false;
+  private failure: AppError | null = null;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private resolveStart: ((started: FfmpegStarted) => void) | null = null;
+  private rejectStart: ((error: AppError) => void) | null = null;
+  private resolveDone: (result: FfmpegRecordingResult) => void = () => undefined;
+  private rejectDone: (error: AppError) => void = () => undefined;
+
+  constructor() {
+    this.done = new Promise<FfmpegRecordingResult>((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    // callers that only await start()/stop() must not see an unhandled rejection of `done`
+    this.done.catch(() => undefined);
+  }
+
+  /** Current lifecycle state. */
+  get state(): FfmpegRecorderState {
+    return this.currentState;
+  }
+
+  /** Process id while ffmpeg runs (or ran); null before start(). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** The argument list ffmpeg was started with (empty before start()). */
+  get args(): readonly string[] {
+    return this.captureArgs;
+  }
+
+  /** The most recent progress block; null before the first. */
+  get lastProgress(): FfmpegProgress | null {
+    return this.latestProgress;
+  }
+
+  /** Session-clock time of video time 0; null until start() resolved. */
+  get videoStart(): VideoStartEstimate | null {
+    return this.estimate;
+  }
+
+  // Spawns ffmpeg and resolves once it has captured and reported its first frame.
+  async start(options: FfmpegRecorderStartOptions): Promise<FfmpegStarted> {
+    if (this.currentState !== 'idle') {
+      throw new AppError(
+        'INVALID_STATE',
+        this.currentState === 'exited'
+          ? 'This FfmpegRecorder has finished; create a new FfmpegRecorder for the next recording.'
+          : `FfmpegRecorder is already ${this.currentState}; call stop() before start().`,
+        { state: this.currentState },
+      );
+    }
+    // validate everything before spawning (argument errors throw here)
+    this.captureArgs = buildCaptureArgs(options);
+    this.options = options;
+    this.tailLimit = Math.max(1, options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    this.currentState = 'starting';
+
+    const startPromise = new Promise<FfmpegStarted>((resolve, reject) => {
+      this.resolveStart = resolve;
+      this.rejectStart = reject;
+    });
+
+    this.wallOffsets.push(sampleWallClockOffset());
+    this.spawnedAtMs = monotonicNowMs();
+    this.log(`spawn ${options.ffmpegPath} ${this.captureArgs.join(' ')}`);
+    // With a parent-death signal, ffmpeg ends (and finishes its fragments) even when the
+    // recorder itself is SIGKILLed: util-linux setpriv sets PR_SET_PDEATHSIG and execs ffmpeg.
+    const [command, args] =
+      options.parentDeathSignal && process.platform === 'linux'
+        ? [
+            options.setprivPath ?? 'setpriv',
+            [
+              '--pdeathsig',
+              options.parentDeathSignal.replace(/^SIG/, ''),
+              '--',
+              options.ffmpegPath,
+              ...this.captureArgs,
+            ],
+          ]
+        : [options.ffmpegPath, this.captureArgs];
+    const child = spawn(command, args, {
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    this.child = child;
+
+    const stdoutLines = new LineSplitter();
+    const progress = new ProgressParser();
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      for (const line of stdoutLines.push(chunk)) {
+        const block = progress.push(line);
+        if (block) {
+          this.onProgressBlock(block);
+        }
+      }
+    });
+    const stderrLines = new LineSplitter();
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      for (const line of stderrLines.push(chunk)) {
+        this.onStderrLine(line);
+      }
+    });
+    child.stderr.on('end', () => {
+      for (const line of stderrLines.flush()) {
+        this.onStderrLine(line);
+      }
+    });
+    // writing 'q' to an ffmpeg that already exited raises EPIPE: not a failure of ours
+    child.stdin.on('error', (error) => this.log(`stdin: ${error.message}`));
+
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) {
+        // the spawn itself failed; no 'exit' may follow
+        const code =
+          error.code === 'ENOENT' || error.code === 'EACCES' ? 'FFMPEG_NOT_FOUND' : 'FFMPEG_FAILED';
+        this.finish(
+          null,
+          null,
+          new AppError(
+            code,
+            `Could not start ffmpeg '${options.ffmpegPath}' (${error.code ?? 'error'}): ${error.message}.`,
+            { ffmpegPath: options.ffmpegPath, errno: error.code },
+          ),
+        );
+      } else {
+        this.log(`process error: ${error.message}`);
+      }
+    });
+    child.once('close', (code, signal) => this.finish(code, signal, null));
+    if (child.pid !== undefined) {
+      trackChild(child);
+    }
+
+    const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    this.addTimer(startTimeoutMs, () => {
+      if (this.currentState !== 'starting') {
+        return;
+      }
+      this.failure = new AppError(
+        'FFMPEG_START_TIMEOUT',
+        `ffmpeg '${options.ffmpegPath}' did not capture a first frame within ${startTimeoutMs} ms` +
+          ` (recording to '${options.outputPath}').${this.tailText()}`,
+        this.errorDetails(null, null),
+      );
+      this.failStart(this.failure);
+      this.currentState = 'stopping';
+      this.sendSignal('SIGTERM');
+      this.addTimer(START_ABORT_GRACE_MS, () => this.sendSignal('SIGKILL'));
+    });
+
+    return await startPromise;
+  }
+
+  // Stops gracefully ('q'), then SIGTERM, then SIGKILL; resolves with the final result.
+  async stop(options: FfmpegStopOptions = {}): Promise<FfmpegRecordingResult> {
+    if (this.currentState === 'idle') {
+      throw new AppError(
+        'INVALID_STATE',
+        'FfmpegRecorder has not been started; call start() before stop().',
+        { state: this.currentState },
+      );
+    }
+    if (this.currentState === 'starting' || this.currentState === 'recording') {
+      this.currentState = 'stopping';
+      const quitGraceMs = options.quitGraceMs ?? DEFAULT_QUIT_GRACE_MS;
+      const termGraceMs = options.termGraceMs ?? DEFAULT_TERM_GRACE_MS;
+      const escalate = (): void => {
+        this.sendSignal('SIGTERM');
+        this.addTimer(termGraceMs, () => this.sendSignal('SIGKILL'));
+      };
+      if (quitGraceMs > 0 && this.child?.stdin.writable) {
+        this.log('stop: q');
+        this.hasSentQuit = true;
+        this.child.stdin.write('q');
+        this.addTimer(quitGraceMs, escalate);
+      } else {
+        escalate();
+      }
+    }
+    return await this.done;
+  }
+
+  private onProgressBlock(block: FfmpegProgress): void {
+    this.latestProgress = block;
+    if (this.currentState === 'starting' && block.frame >= 1) {
+      this.checkReady();
+    }
+    try {
+      this.options?.onProgress?.(block);
+    } catch (error) {
+      this.log(`onProgress threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private onStderrLine(line: string): void {
+    this.log(line);
+    if (line.trim() !== '') {
+      this.tail.push(line);
+      if (this.tail.length > this.tailLimit) {
+        this.tail.splice(0, this.tail.length - this.tailLimit);
+      }
+    }
+    if (this.headerAtMs === null) {
+      const start = parseInputStartLine(line);
+      if (start) {
+        this.headerAtMs = monotonicNowMs();
+        this.inputStart = start;
+        // sample the wall clock right next to the stamp it converts (x11grab: av_gettime())
+        this.wallOffsets.push(sampleWallClockOffset());
+        this.checkReady();
+        return;
+      }
+    }
+    parseFinalCountsLine(line, this.finalCounts);
+  }
+
+  private checkReady(): void {
+    const options = this.options;
+    const frame = this.latestProgress?.frame ?? 0;
+    // ddagrab is a filter source: there is no input header to wait for
+    const hasHeader = this.headerAtMs !== null || options?.source.kind === 'ddagrab';
+    if (this.currentState !== 'starting' || frame < 1 || !hasHeader || !options || !this.child) {
+      return;
+    }
+    const readyAtMs = monotonicNowMs();
+    this.estimate = estimateVideoStart({
+      device: options.source.kind,
+      inputStart: this.inputStart,
+      spawnedAtMs: this.spawnedAtMs,
+      headerAtMs: this.headerAtMs,
+      readyAtMs,
+      wallOffsets: this.wallOffsets,
+    });
+    this.currentState = 'recording';
+    this.log(
+      `ready: video start ${this.estimate.monotonicMs.toFixed(3)} ms ±${this.estimate.uncertaintyMs.toFixed(3)} (${this.estimate.method})`,
+    );
+    const resolve = this.resolveStart;
+    this.resolveStart = null;
+    this.rejectStart = null;
+    resolve?.({
+      pid: this.child.pid ?? -1,
+      args: [...this.captureArgs],
+      videoStart: this.estimate,
+      spawnedAtMs: this.spawnedAtMs,
+      readyAtMs,
+    });
+  }
+
+  private finish(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    spawnError: AppError | null,
+  ): void {
+    if (this.currentState === 'exited') {
+      return;
+    }
+    const wasStarting = this.currentState === 'starting';
+    this.currentState = 'exited';
+    for (const timer of this.timers) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    if (this.child) {
+      liveChildren.delete(this.child);
+    }
+    this.log(`exit code=${String(code)} signal=${String(signal)}`);
+
+    const stoppedBy = spawnError ? null : this.classifyExit(code, signal);
+    let error = spawnError ?? this.failure;
+    if (!error && stoppedBy === null) {
+      error = this.exitError(code, signal, wasStarting);
+    }
+    if (wasStarting) {
+      this.failStart(
+        error ??
+          new AppError(
+            'FFMPEG_FAILED',
+            `ffmpeg '${this.options?.ffmpegPath ?? 'ffmpeg'}' ended (${describeExit(code, signal)}) before capturing a first frame because stop() was called.${this.tailText()}`,
+            this.errorDetails(code, signal),
+          ),
+      );
+    }
+    if (error || stoppedBy === null) {
+      this.rejectDone(error ?? this.exitError(code, signal, wasStarting));
+      return;
+    }
+    this.resolveDone({
+      outputPath: this.options?.outputPath ?? '',
+      exitCode: code,
+      signal,
+      stoppedBy,
+      // exit 0, or 255 after our SIGTERM: ffmpeg wrote the trailer itself
+      isComplete: signal === null,
+      lastProgress: this.latestProgress,
+      finalCounts: { ...this.finalCounts },
+      videoStart: this.estimate,
+      stderrTail: [...this.tail],
+    });
+  }
+
+  /** Why ffmpeg ended, when that counts as success; null for a failure. */
+  private classifyExit(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): FfmpegStopReason | null {
+    if (signal !== null) {
+      // death by a signal is only fine when the signal was ours
+      if (!this.signalsSent.has(signal)) {
+        return null;
+      }
+      return signal === 'SIGKILL' ? 'SIGKILL' : 'SIGTERM';
+    }
+    if (code === 0) {
+      return this.hasSentQuit ? 'quit' : this.signalsSent.size > 0 ? 'SIGTERM' : 'self';
+    }
+    // ffmpeg exits 255 after SIGINT/SIGTERM with a finished file (spec: platform-linux.md §5)
+    if (code === 255 && (this.signalsSent.has('SIGTERM') || this.signalsSent.has('SIGINT'))) {
+      return 'SIGTERM';
+    }
+    return null;
+  }
+
+  private exitError(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    wasStarting: boolean,
+  ): AppError {
+    const ffmpegPath = this.options?.ffmpegPath ?? 'ffmpeg';
+    const phase = wasStarting ? 'before capturing a first frame' : 'while recording';
+    return new AppError(
+      'FFMPEG_FAILED',
+      `ffmpeg '${ffmpegPath}' failed ${phase} to '${this.options?.outputPath ?? ''}': ${describeExit(code, signal)}.${this.tailText()}`,
+      this.errorDetails(code, signal),
+    );
+  }
+
+  private errorDetails(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): Record<string, unknown> {
+    return {
+      ffmpegPath: this.options?.ffmpegPath,
+      args: [...this.captureArgs],
+      exitCode: code,
+      signal,
+      stderrTail: [...this.tail],
+    };
+  }
+
+  private tailText(): string {
+    return this.tail.length === 0
+      ? ' ffmpeg printed nothing on stderr.'
+      : ` Last stderr lines:\n${this.tail.join('\n')}`;
+  }
+
+  private failStart(error: AppError): void {
+    const reject = this.rejectStart;
+    this.resolveStart = null;
+    this.rejectStart = null;
+    reject?.(error);
+  }
+
+  private sendSignal(signal: NodeJS.Signals): void {
+    const child = this.child;
+    if (!child || this.currentState === 'exited' || child.exitCode !== null) {
+      return;
+    }
+    this.log(`stop: ${signal}`);
+    this.signalsSent.add(signal);
+    child.kill(signal);
+  }
+
+  private addTimer(delayMs: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      action();
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private log(message: string): void {
+    this.options?.log?.(message);
+  }
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal !== null ? `killed by ${signal}` : `exit code ${String(code)}`;
+}

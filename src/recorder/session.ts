@@ -1,0 +1,381 @@
+// One recording session: an explicit state machine over the shared monotonic clock that drives
+// screen video (ffmpeg), input (hook child), the active-window timeline and accessibility, and
+// hands everything to a sink (implemented by services; the recorder never touches the store).
+import path from 'node:path';
+import type { AccessibilityAdapter } from '../axtree/adapter';
+import type { AxElementRecord, AxSnapshot } from '../axtree/model';
+import { AppError } from '../shared/errors';
+import { monotonicNowMs } from './clock';
+import type { DisplayInfo } from './display-info';
+import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
+import type { HotkeyAction, HotkeyBindings } from './input/hotkeys';
+import type { InputEvent } from './input/normalize-input-event';
+import { FfmpegRecorder, type FfmpegRecordingResult } from './screen/ffmpeg-process';
+import type { VideoStartEstimate } from './screen/video-start';
+import { ActiveWindowTracker, type ActiveWindowEntry } from './windows/active-window';
+
+/** Session states (house-style.md §5). */
+export type SessionState =
+  'idle' | 'starting' | 'recording' | 'paused' | 'stopping' | 'done' | 'failed';
+
+/** One video segment (a pause ends a segment; resume starts the next). */
+export type VideoSegment = {
+  /** Absolute path of the fragmented MP4. */
+  path: string;
+  videoStart: VideoStartEstimate;
+  result: FfmpegRecordingResult | null;
+};
+
+/** A timeline mark (pause, input gap, hotkey, note). */
+export type SessionMark = {
+  tMs: number;
+  endMs?: number | null;
+  kind: string;
+  data?: Record<string, unknown>;
+};
+
+/** Where a session's data goes; services implement it on top of the store. */
+export interface RecordingSink {
+  /** A batch of input events in capture order (the sink assigns idx). */
+  events(batch: InputEvent[]): void;
+  window(entry: ActiveWindowEntry): void;
+  element(record: AxElementRecord): void;
+  snapshot(snapshot: AxSnapshot): void;
+  mark(mark: SessionMark): void;
+  /** A video segment started: its file and where frame 0 sits on the clock. */
+  segmentStarted(index: number, segment: VideoSegment): void;
+}
+
+/** Options of {@link RecordingSession}. */
+export type RecordingSessionOptions = {
+  /** Folder for the video segments (`video-<n>.mp4`). */
+  outputDir: string;
+  display: DisplayInfo;
+  ffmpegPath: string;
+  /** Frames per second; default 30. */
+  fps?: number;
+  /** Accessibility adapter, or null (`--no-a11y`, or no bus). */
+  accessibility: AccessibilityAdapter | null;
+  sink: RecordingSink;
+  hotkeys?: HotkeyBindings;
+  /** Environment of the children (DISPLAY, DBUS…); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Settling time after the last pointer/key action before a window snapshot, ms; default 600. */
+  snapshotSettleMs?: number;
+  /** Called when a recorder hotkey is pressed (stop/pause handled here too). */
+  onHotkey?: (action: HotkeyAction) => void;
+  /** Non-fatal problems for the log (a11y timeouts, input diagnostics). */
+  onWarning?: (message: string) => void;
+  /** Test seam for the input hook. */
+  inputHookOptions?: Partial<InputHookOptions>;
+};
+
+/** What a finished session reports. */
+export type SessionResult = {
+  state: 'done' | 'failed';
+  startedAtMs: number;
+  stoppedAtMs: number;
+  segments: VideoSegment[];
+  events: number;
+  gaps: InputGap[];
+  error: AppError | null;
+};
+
+/** A recording session: `start()`, optionally `pause()`/`resume()`, then `stop()`. */
+export class RecordingSession {
+  private stateValue: SessionState = 'idle';
+  private ffmpeg: FfmpegRecorder | null = null;
+  private hook: InputHook | null = null;
+  private windows: ActiveWindowTracker | null = null;
+  private readonly segments: VideoSegment[] = [];
+  private readonly gaps: InputGap[] = [];
+  private eventCount = 0;
+  private startedAtMs = 0;
+  private pausedAtMs: number | null = null;
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private snapshotBusy = false;
+  private readonly pending = new Set<Promise<unknown>>();
+  private resolveDone: (r: SessionResult) => void = () => undefined;
+  /** Settles when the session is done or failed. */
+  readonly done: Promise<SessionResult>;
+
+  constructor(private readonly options: RecordingSessionOptions) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  /** Current state. */
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  /** Starts every capture; resolves once video frame 0 exists and input is hooked. */
+  async start(): Promise<{ startedAtMs: number; videoStart: VideoStartEstimate }> {
+    if (this.stateValue !== 'idle') {
+      throw new AppError(
+        'INVALID_STATE',
+        `start() needs an idle session (state: ${this.stateValue}); create a new session.`,
+      );
+    }
+    this.stateValue = 'starting';
+    const o = this.options;
+    try {
+      this.hook = new InputHook({
+        env: o.env,
+        hotkeys: o.hotkeys,
+        onEvents: (batch) => this.onInput(batch),
+        onGap: (gap) => {
+          this.gaps.push(gap);
+          o.sink.mark({
+            tMs: gap.startMs,
+            endMs: gap.endMs,
+            kind: 'input-gap',
+            data: { reason: gap.reason, detail: gap.detail },
+          });
+        },
+        onHotkey: (action, tMs) => this.onHotkey(action, tMs),
+        onDiagnostic: (d) => o.onWarning?.(`input: ${d.code}: ${d.message}`),
+        onFatal: (e) => o.onWarning?.(`input hook gave up: ${e.message}`),
+        ...o.inputHookOptions,
+      });
+      await this.hook.start();
+      if (o.accessibility) {
+        try {
+          await o.accessibility.start();
+          o.accessibility.onFocusChanged?.(() => this.track(this.refreshMask()));
+        } catch (e) {
+          o.onWarning?.(`accessibility unavailable, recording without it: ${(e as Error).message}`);
+          o.sink.mark({
+            tMs: monotonicNowMs(),
+            kind: 'a11y-unavailable',
+            data: { message: (e as Error).message },
+          });
+          this.options.accessibility = null;
+        }
+      }
+      this.windows = new ActiveWindowTracker({ env: o.env, now: monotonicNowMs });
+      this.windows.onChange((entry) => o.sink.window(entry));
+      try {
+        o.sink.window(await this.windows.start());
+      } catch (e) {
+        o.onWarning?.(`active-window tracking unavailable: ${(e as Error).message}`);
+        this.windows = null;
+      }
+      const videoStart = await this.startSegment();
+      this.startedAtMs = videoStart.monotonicMs;
+      this.stateValue = 'recording';
+      return { startedAtMs: this.startedAtMs, videoStart };
+    } catch (e) {
+      await this.teardown();
+      this.stateValue = 'failed';
+      const error = e instanceof AppError ? e : new AppError('INTERNAL', (e as Error).message);
+      this.resolveDone(this.result('failed', error));
+      throw error;
+    }
+  }
+
+  /** Pauses: the video segment ends and no input is kept until resume(). */
+  async pause(): Promise<void> {
+    if (this.stateValue !== 'recording') {
+      throw new AppError(
+        'INVALID_STATE',
+        `pause() needs a recording session (state: ${this.stateValue}).`,
+      );
+    }
+    this.stateValue = 'paused';
+    this.pausedAtMs = monotonicNowMs();
+    await this.endSegment();
+  }
+
+  /** Resumes after pause(): a new video segment starts; the pause goes into the timeline. */
+  async resume(): Promise<void> {
+    if (this.stateValue !== 'paused') {
+      throw new AppError(
+        'INVALID_STATE',
+        `resume() needs a paused session (state: ${this.stateValue}).`,
+      );
+    }
+    const videoStart = await this.startSegment();
+    this.options.sink.mark({
+      tMs: this.pausedAtMs ?? videoStart.monotonicMs,
+      endMs: videoStart.monotonicMs,
+      kind: 'pause',
+    });
+    this.pausedAtMs = null;
+    this.stateValue = 'recording';
+  }
+
+  /** Stops every capture and finalises the video; resolves with the session result. */
+  async stop(): Promise<SessionResult> {
+    if (
+      this.stateValue === 'done' ||
+      this.stateValue === 'failed' ||
+      this.stateValue === 'stopping'
+    ) {
+      return await this.done;
+    }
+    if (this.stateValue !== 'recording' && this.stateValue !== 'paused') {
+      throw new AppError(
+        'INVALID_STATE',
+        `stop() needs a started session (state: ${this.stateValue}).`,
+      );
+    }
+    if (this.stateValue === 'paused' && this.pausedAtMs !== null) {
+      this.options.sink.mark({ tMs: this.pausedAtMs, endMs: monotonicNowMs(), kind: 'pause' });
+    }
+    this.stateValue = 'stopping';
+    let error: AppError | null = null;
+    try {
+      await this.teardown();
+    } catch (e) {
+      error = e instanceof AppError ? e : new AppError('INTERNAL', (e as Error).message);
+    }
+    this.stateValue = error ? 'failed' : 'done';
+    const result = this.result(this.stateValue, error);
+    this.resolveDone(result);
+    return result;
+  }
+
+  private result(state: 'done' | 'failed', error: AppError | null): SessionResult {
+    return {
+      state,
+      startedAtMs: this.startedAtMs,
+      stoppedAtMs: monotonicNowMs(),
+      segments: [...this.segments],
+      events: this.eventCount,
+      gaps: [...this.gaps],
+      error,
+    };
+  }
+
+  private async startSegment(): Promise<VideoStartEstimate> {
+    const o = this.options;
+    const index = this.segments.length;
+    const file = path.join(o.outputDir, `video-${index}.mp4`);
+    const ffmpeg = new FfmpegRecorder();
+    const started = await ffmpeg.start({
+      ffmpegPath: o.ffmpegPath,
+      source: { kind: 'x11grab', display: o.display.display },
+      outputPath: file,
+      fps: o.fps ?? 30,
+      env: o.env,
+      parentDeathSignal: 'SIGTERM',
+    });
+    this.ffmpeg = ffmpeg;
+    const segment: VideoSegment = { path: file, videoStart: started.videoStart, result: null };
+    this.segments.push(segment);
+    o.sink.segmentStarted(index, segment);
+    return started.videoStart;
+  }
+
+  private async endSegment(): Promise<void> {
+    const ffmpeg = this.ffmpeg;
+    this.ffmpeg = null;
+    if (ffmpeg) {
+      const segment = this.segments[this.segments.length - 1];
+      await ffmpeg.stop();
+      const result = await ffmpeg.done;
+      if (segment) {
+        segment.result = result;
+      }
+    }
+  }
+
+  private async teardown(): Promise<void> {
+    if (this.snapshotTimer) {
+      clearTimeout(this.snapshotTimer);
+      this.snapshotTimer = null;
+    }
+    const hook = this.hook;
+    this.hook = null;
+    const windows = this.windows;
+    this.windows = null;
+    const video = this.endSegment();
+    await Promise.allSettled([hook?.stop(), windows?.stop()]);
+    await Promise.allSettled([...this.pending]);
+    await this.options.accessibility?.stop();
+    await video;
+  }
+
+  private onInput(batch: InputEvent[]): void {
+    if (this.stateValue !== 'recording' && this.stateValue !== 'starting') {
+      return; // nothing is captured while paused or stopping
+    }
+    this.eventCount += batch.length;
+    this.options.sink.events(batch);
+    const ax = this.options.accessibility;
+    let acted = false;
+    for (const e of batch) {
+      if (e.kind === 'down' || e.kind === 'up' || e.kind === 'keydown' || e.kind === 'wheel') {
+        acted = true;
+      }
+      if (ax && e.kind === 'down' && e.x !== null && e.y !== null) {
+        this.track(this.captureElement(ax, e.x, e.y));
+      }
+    }
+    if (ax && acted) {
+      this.scheduleSnapshot(ax);
+    }
+  }
+
+  private async captureElement(ax: AccessibilityAdapter, x: number, y: number): Promise<void> {
+    try {
+      const record = await ax.elementAt(x, y);
+      if (record) {
+        this.hook?.setMaskKeys(record.isSecure);
+        this.options.sink.element(record);
+      }
+      await this.refreshMask();
+    } catch (e) {
+      this.options.onWarning?.(`element at (${x}, ${y}) not captured: ${(e as Error).message}`);
+    }
+  }
+
+  private async refreshMask(): Promise<void> {
+    const ax = this.options.accessibility;
+    if (!ax || !this.hook) {
+      return;
+    }
+    try {
+      this.hook.setMaskKeys(await ax.focusedIsSecure());
+    } catch {
+      // keep the previous mask state when the query fails
+    }
+  }
+
+  private scheduleSnapshot(ax: AccessibilityAdapter): void {
+    if (this.snapshotTimer) {
+      clearTimeout(this.snapshotTimer);
+    }
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = null;
+      if (this.snapshotBusy || this.stateValue !== 'recording') {
+        return;
+      }
+      this.snapshotBusy = true;
+      this.track(
+        (async () => {
+          try {
+            const snap = await ax.snapshotFocusedWindow();
+            this.options.sink.snapshot(snap);
+          } catch (e) {
+            this.options.onWarning?.(`window snapshot skipped: ${(e as Error).message}`);
+          } finally {
+            this.snapshotBusy = false;
+          }
+        })(),
+      );
+    }, this.options.snapshotSettleMs ?? 600);
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  private onHotkey(action: HotkeyAction, tMs: number): void {
+    this.options.sink.mark({ tMs, kind: `hotkey:${action}` });
+    this.options.onHotkey?.(action);
+  }
+}

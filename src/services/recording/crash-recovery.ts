@@ -1,0 +1,59 @@
+// Finds recordings left `active` by a recorder that died (crash, SIGKILL, power loss), makes
+// their video playable, keeps every committed event and marks them `recovered` (or `corrupt`).
+import { resolveFfmpeg, type FfmpegBinary } from '../../recorder/screen/ffmpeg-binary';
+import { getCapture, listActiveRecordings } from '../../store';
+import type { Library } from '../library/library';
+import { finalizeCapture } from './finalize';
+
+/** One recovered recording. */
+export type RecoveredRecording = {
+  id: string;
+  status: string;
+  frames: number;
+  steps: number;
+  warnings: string[];
+};
+
+function isAlive(pid: unknown): boolean {
+  if (typeof pid !== 'number' || pid <= 0) {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Recovers every `active` recording whose recorder process is gone. */
+export async function recoverActiveRecordings(
+  lib: Library,
+  options: { ffmpeg?: FfmpegBinary } = {},
+): Promise<RecoveredRecording[]> {
+  const stale = listActiveRecordings(lib.db).filter((r) => {
+    const capture = getCapture(lib.db, r.seq);
+    // a row whose recorder is still running is a live recording, not a crash
+    return !isAlive(capture?.pid);
+  });
+  if (!stale.length) {
+    return [];
+  }
+  const ffmpeg = options.ffmpeg ?? (await resolveFfmpeg());
+  const out: RecoveredRecording[] = [];
+  for (const r of stale) {
+    const result = await finalizeCapture(lib, r, ffmpeg, {
+      remux: true,
+      okStatus: 'recovered',
+      stoppedAt: null,
+    });
+    out.push({
+      id: r.id,
+      status: result.status,
+      frames: result.frames,
+      steps: result.steps,
+      warnings: result.warnings,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+// Turns a capture's video segments into video rows (remuxing files a killed recorder left) and
+// re-reduces the steps: shared by a normal stop and by crash recovery.
+import fs from 'node:fs/promises';
+import { probeVideo } from '../../pipeline/media/probe';
+import { sha256File } from '../../pipeline/io/hash';
+import type { FfmpegBinary } from '../../recorder/screen/ffmpeg-binary';
+import { remuxRecording } from '../../recorder/screen/remux';
+import type { RecordingStatus } from '../../shared/domain';
+import { getCapture, insertVideo, updateRecording } from '../../store';
+import type { Library } from '../library/library';
+import { reduceRecording } from '../reduce-service';
+
+/** One segment as stored in `capture_json.segments`. */
+export type StoredSegment = {
+  path: string;
+  videoStartMs: number;
+  method: string;
+  uncertaintyMs: number;
+};
+
+/** Outcome of {@link finalizeCapture}. */
+export type FinalizeResult = {
+  status: RecordingStatus;
+  frames: number;
+  durationMs: number;
+  steps: number;
+  warnings: string[];
+};
+
+/** Probes (and if needed remuxes) every segment, stores video rows, reduces, sets the status. */
+export async function finalizeCapture(
+  lib: Library,
+  rec: { seq: number; id: string },
+  ffmpeg: FfmpegBinary,
+  options: { remux: boolean; okStatus: RecordingStatus; stoppedAt: string | null },
+): Promise<FinalizeResult> {
+  const capture = getCapture(lib.db, rec.seq) ?? {};
+  const segments = (Array.isArray(capture.segments) ? capture.segments : []) as StoredSegment[];
+  const warnings: string[] = [];
+  let frames = 0;
+  let durationMs = 0;
+  let ord = 0;
+  const videos: Parameters<typeof insertVideo>[3][] = [];
+  for (const seg of segments) {
+    const file = lib.resolve(seg.path);
+    try {
+      await fs.access(file);
+    } catch {
+      warnings.push(`video segment ${seg.path} is missing`);
+      continue;
+    }
+    try {
+      if (options.remux) {
+        await remuxRecording(file, file, { ffmpegPath: ffmpeg.path });
+      }
+      const probe = await probeVideo(file, ffmpeg);
+      if (!probe.frameCount || !probe.fps) {
+        warnings.push(`video segment ${seg.path} has no frames`);
+        continue;
+      }
+      const segDuration = probe.durationMs ?? (probe.frameCount / probe.fps) * 1000;
+      frames += probe.frameCount;
+      durationMs += segDuration;
+      videos.push({
+        path: seg.path,
+        width: probe.width,
+        height: probe.height,
+        fps: probe.fps,
+        frameCount: probe.frameCount,
+        durationMs: segDuration,
+        startMs: seg.videoStartMs,
+        startMethod: seg.method,
+        codec: probe.codec,
+        sizeBytes: probe.sizeBytes,
+        sha256: await sha256File(file),
+      });
+    } catch (e) {
+      warnings.push(`video segment ${seg.path} is unreadable: ${(e as Error).message}`);
+    }
+  }
+  const status: RecordingStatus = videos.length ? options.okStatus : 'corrupt';
+  lib.db.transaction(() => {
+    lib.db.prepare(`DELETE FROM videos WHERE recording_seq = ?`).run(rec.seq);
+    for (const v of videos) {
+      insertVideo(lib.db, rec.seq, ord, v);
+      ord += 1;
+    }
+    updateRecording(
+      lib.db,
+      rec.seq,
+      { status, durationMs, stoppedAt: options.stoppedAt, warnings },
+      Date.now(),
+    );
+  })();
+  let steps = 0;
+  try {
+    steps = reduceRecording(lib, rec.id).steps.length;
+  } catch (e) {
+    warnings.push(`reduction failed: ${(e as Error).message}`);
+  }
+  return { status, frames, durationMs, steps, warnings };
+}
