@@ -1,0 +1,128 @@
+// A recorder killed with SIGKILL mid-recording: the next command recovers the recording, the
+// video plays up to at most 1 s before the kill, and no committed event is lost.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLibrary } from '../../../src/services/library/library';
+import { showRecording } from '../../../src/services/recordings';
+import { readEvents } from '../../../src/store';
+import { runCli } from '../../helpers/cli';
+import { startDesktop, type Desktop } from '../../helpers/desktop';
+import { REPO_ROOT } from '../../helpers/paths';
+
+const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('recorder killed with SIGKILL', () => {
+  let desktop: Desktop;
+  const lib = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-crash-'));
+  let id = '';
+  let killAtMs = 0;
+  const clicks: [number, number][] = [];
+  let recover: Awaited<ReturnType<typeof runCli>>;
+
+  beforeAll(async () => {
+    desktop = await startDesktop();
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+        'record',
+        '--task',
+        'crash me',
+        '--no-a11y',
+        '--library',
+        lib,
+      ],
+      { env: desktop.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    id = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /^([0-9a-f-]{36})$/m.exec(out);
+        if (m) {
+          resolve(m[1]!);
+        }
+      });
+      child.once('close', () => reject(new Error(err)));
+    });
+    const exited = new Promise((r) => child.once('close', r));
+    for (let i = 0; i < 12; i += 1) {
+      const p: [number, number] = [100 + i * 40, 200 + i * 20];
+      clicks.push(p);
+      await desktop.run('xdotool', ['mousemove', String(p[0]), String(p[1]), 'click', '1']);
+      await sleep(250);
+    }
+    await sleep(400); // > one batch interval: every click above is committed
+    killAtMs = monotonicMs();
+    child.kill('SIGKILL');
+    await exited;
+    await sleep(1500); // ffmpeg (parent-death SIGTERM) and the hook child wind down
+    recover = await runCli(['list', '--json', '--library', lib], desktop.env);
+  }, 120_000);
+
+  afterAll(async () => {
+    await desktop?.stop();
+    fs.rmSync(lib, { recursive: true, force: true });
+  });
+
+  it('the next command recovers the recording', () => {
+    expect(recover.code, recover.stderr).toBe(0);
+    expect(recover.stderr).toContain(`recovered ${id} after a crash: recovered`);
+    const rows = JSON.parse(recover.stdout);
+    expect(rows[0]).toMatchObject({ id, status: 'recovered' });
+  });
+
+  it('the video plays up to at most 1 s before the kill', async () => {
+    const l = openLibrary(lib);
+    try {
+      const v = showRecording(l, id).video!;
+      expect(v.frameCount).toBeGreaterThan(0);
+      const playableUntilMs = v.startMs + (v.frameCount! / v.fps) * 1000;
+      expect(playableUntilMs).toBeGreaterThanOrEqual(killAtMs - 1000);
+      // the recovered file is a regular MP4 that ffprobe reads
+      const probe = await runCliProbe(l.resolve(v.path));
+      expect(probe).toBe(v.frameCount);
+    } finally {
+      l.close();
+    }
+  });
+
+  it('keeps every committed event', () => {
+    const l = openLibrary(lib);
+    try {
+      const seq = (
+        l.db.prepare('SELECT seq FROM recordings WHERE id = ?').get(id) as { seq: number }
+      ).seq;
+      const downs = readEvents(l.db, seq).filter((e) => e.kind === 'down');
+      expect(downs.map((e) => [e.x, e.y])).toEqual(clicks);
+      expect(showRecording(l, id).steps.filter((s) => s.type === 'click')).toHaveLength(12);
+    } finally {
+      l.close();
+    }
+  });
+});
+
+async function runCliProbe(file: string): Promise<number> {
+  const child = spawn('ffprobe', [
+    '-v',
+    'error',
+    '-count_frames',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=nb_read_frames',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((r) => child.once('close', r));
+  return Number(out.trim());
+}
