@@ -127,7 +127,7 @@ function describeCut(reason: TruncationReason, count: number, budget: Required<A
     case 'nodes':
       return `node budget ${budget.maxNodes} reached (${count} nodes left out)`;
     case 'time':
-      return `time budget ${budget.maxMs} ms reached (${count} nodes left out)`;
+      return `time budget ${budget.maxMs} ms reached (${count} nodes not read or not walked)`;
     case 'children':
       return `child budget ${budget.maxChildrenPerNode} per node reached (${count} children left out)`;
     case 'errors':

@@ -137,6 +137,10 @@ export class RecordingSession {
         onHotkey: (action, tMs) => this.onHotkey(action, tMs),
         onDiagnostic: (d) => o.onWarning?.(`input: ${d.code}: ${d.message}`),
         onFatal: (e) => o.onWarning?.(`input hook gave up: ${e.message}`),
+        // one SQLite transaction per 100 ms at most (the issue's cadence) and a calmer heartbeat
+        // keep the recorder's own CPU small next to ffmpeg's (bench/recorder.ts)
+        flushIntervalMs: 100,
+        heartbeatIntervalMs: 500,
         ...o.inputHookOptions,
       });
       await this.hook.start();

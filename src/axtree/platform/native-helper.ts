@@ -78,7 +78,7 @@ export function parseHelperLine(line: string): HelperMessage {
     if (!Array.isArray(capabilities) || !capabilities.every((c) => typeof c === 'string')) {
       throw protocolError(`hello without a capabilities string array: ${excerpt(line)}`);
     }
-    return { type: 'hello', protocol, capabilities: capabilities as string[] };
+    return { type: 'hello', protocol, capabilities };
   }
   if (value.type === 'event') {
     if (typeof value.event !== 'string') {
@@ -207,39 +207,53 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
   // Spawns the helper and resolves on its hello line; HELPER_START_TIMEOUT after the limit.
   async start(): Promise<AccessibilityInfo> {
     if (this.state !== 'idle') {
-      throw new Error(`NativeHelperAdapter.start() called in state '${this.state}'; create a new one`);
+      throw new Error(
+        `NativeHelperAdapter.start() called in state '${this.state}'; create a new one`,
+      );
     }
     this.state = 'starting';
-    const hello = new Promise<HelperHello>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(
-          new AppError(
-            'HELPER_START_TIMEOUT',
-            `accessibility helper ${this.channel.name} sent no hello line within ` +
-              `${this.startTimeoutMs} ms`,
-            { helper: this.channel.name, timeoutMs: this.startTimeoutMs },
-          ),
-        );
-      }, this.startTimeoutMs);
-      this.onHello = (h) => {
-        clearTimeout(timer);
-        resolve(h);
-      };
-      this.onStartFailure = (error) => {
-        clearTimeout(timer);
-        reject(error);
-      };
-    });
     try {
       await this.channel.open();
-      const h = await hello;
+      const hello = await this.waitForHello();
       this.state = 'ready';
-      return { backend: 'native-helper', capabilities: h.capabilities };
+      return { backend: 'native-helper', capabilities: hello.capabilities };
     } catch (error) {
       this.state = 'failed';
       this.failure = toAppError(error, 'HELPER_EXITED');
       await this.channel.close();
       throw this.failure;
+    }
+  }
+
+  private async waitForHello(): Promise<HelperHello> {
+    // the hello line (or a failure) may already have arrived while open() settled
+    if (this.hello) {
+      return this.hello;
+    }
+    if (this.failure) {
+      throw this.failure;
+    }
+    try {
+      return await new Promise<HelperHello>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(
+            new AppError(
+              'HELPER_START_TIMEOUT',
+              `accessibility helper ${this.channel.name} sent no hello line within ` +
+                `${this.startTimeoutMs} ms`,
+              { helper: this.channel.name, timeoutMs: this.startTimeoutMs },
+            ),
+          );
+        }, this.startTimeoutMs);
+        this.onHello = (h) => {
+          clearTimeout(timer);
+          resolve(h);
+        };
+        this.onStartFailure = (error) => {
+          clearTimeout(timer);
+          reject(error);
+        };
+      });
     } finally {
       this.onHello = null;
       this.onStartFailure = null;
@@ -401,10 +415,14 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
       ? (message.error.code as ErrorCode)
       : 'HELPER_REQUEST_FAILED';
     pending.reject(
-      new AppError(code, `accessibility helper failed '${pending.method}': ${message.error.message}`, {
-        helperCode: message.error.code,
-        method: pending.method,
-      }),
+      new AppError(
+        code,
+        `accessibility helper failed '${pending.method}': ${message.error.message}`,
+        {
+          helperCode: message.error.code,
+          method: pending.method,
+        },
+      ),
     );
   }
 

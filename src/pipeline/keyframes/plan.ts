@@ -82,6 +82,7 @@ export type KeyframeStepPlan =
   | {
       /** Case A: backward search (click-family action with a pre-move, spec §1.2). */
       rule: 'A';
+      /** The backward search from hi down to lo. */
       search: KeyframeSearchPlan;
     }
   | {
@@ -98,6 +99,7 @@ export type KeyframeTerminatePlan =
   | {
       /** Forward search from the last step's end to the video end. */
       rule: 'forward';
+      /** The forward search from lo up to hi. */
       search: KeyframeSearchPlan;
     }
   | {
@@ -258,7 +260,12 @@ function planBackwardSearch(loS: number, hiS: number, video: VideoFacts): Keyfra
         break;
       }
       const resultTimeS = clampToVideo(t + PROBE_STEP_S, video);
-      probes.push({ timeS: t, frame, resultTimeS, resultFrame: frameIndexAt(resultTimeS, video.fps) });
+      probes.push({
+        timeS: t,
+        frame,
+        resultTimeS,
+        resultFrame: frameIndexAt(resultTimeS, video.fps),
+      });
     }
   }
   return {
@@ -292,7 +299,12 @@ function planTerminate(lastEndS: number, video: VideoFacts): KeyframeTerminatePl
     return { rule: 'forward', search: planForwardSearch(loS, hiS, video) };
   }
   const timeS = Math.max(0, durationS - END_MARGIN_S);
-  return { rule: 'fixed', reason: 'video-ends-first', timeS, frame: frameIndexAt(timeS, video.fps) };
+  return {
+    rule: 'fixed',
+    reason: 'video-ends-first',
+    timeS,
+    frame: frameIndexAt(timeS, video.fps),
+  };
 }
 
 function planForwardSearch(loS: number, hiS: number, video: VideoFacts): KeyframeSearchPlan {
@@ -309,7 +321,12 @@ function planForwardSearch(loS: number, hiS: number, video: VideoFacts): Keyfram
         break;
       }
       const resultTimeS = t + PROBE_STEP_S;
-      probes.push({ timeS: t, frame, resultTimeS, resultFrame: frameIndexAt(resultTimeS, video.fps) });
+      probes.push({
+        timeS: t,
+        frame,
+        resultTimeS,
+        resultFrame: frameIndexAt(resultTimeS, video.fps),
+      });
     }
   }
   return {

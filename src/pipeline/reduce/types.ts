@@ -204,8 +204,8 @@ export type ReducedStepExtra = {
   keystrokes?: KeystrokeRecord[];
   /** Hotkey keys (modifiers in canonical order + base key). */
   keys?: string[];
-  /** The pre-move path. */
-  preMovePath?: PathPoint[];
+  /** Raw idx of the pre-move's moves (positions and times are in `agentnet.pre_move`). */
+  preMoveIdx?: number[];
   /** Exporter fields in AgentNet shape (seconds). */
   agentnet: AgentNetRowFields;
 };

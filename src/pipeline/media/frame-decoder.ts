@@ -1,0 +1,618 @@
+// One ffmpeg child that decodes a sorted set of frame indices of a video in a single pass and
+// streams them as raw RGB24 frames, bit-exact with the OpenCV frames the OpenCUA reference uses
+// (spec: keyframes.md §3). Lifecycle object per house-style.md §5: start() resolves on readiness,
+// start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's stderr tail.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AppError } from '../../shared/errors';
+import { tailLines } from './run-process';
+
+/** Default limit between spawning ffmpeg and its readiness line, in ms. */
+export const DEFAULT_DECODER_START_TIMEOUT_MS = 30_000;
+/** Default delay between SIGTERM and SIGKILL when the decoder kills ffmpeg, in ms. */
+export const DEFAULT_DECODER_KILL_GRACE_MS = 1_000;
+/** The colour conversion OpenCV applies: BT.601 matrix, bicubic flags, file tags ignored (§3). */
+export const OPENCV_SCALE_FILTER = 'scale=in_color_matrix=bt601:flags=bicubic';
+
+/** Characters of stderr kept for error messages. */
+const STDERR_TAIL_CHARS = 16 * 1024;
+/** Lines of stderr quoted in error messages. */
+const ERROR_TAIL_LINES = 8;
+
+/** The ffmpeg executable to run (structurally a subset of the recorder's `FfmpegBinary`). */
+export type FfmpegExecutable = {
+  /** Path of the ffmpeg executable. */
+  path: string;
+};
+
+/** One decoded frame handed to {@link FrameDecoderOptions.onFrame}. */
+export type DecodedFrame = {
+  /** Frame index n (presentation order from 0, spec §2). */
+  index: number;
+  /** Position of this frame among the requested frames (0-based). */
+  ordinal: number;
+  /** Packed RGB24 pixels, width · height · 3 bytes; the callback may keep the buffer. */
+  rgb: Buffer;
+  /** Frame width in px. */
+  width: number;
+  /** Frame height in px. */
+  height: number;
+};
+
+/** Return 'stop' from the frame callback to end decoding early (the result is still success). */
+export type FrameCallbackResult = void | 'stop';
+
+/** Options of {@link FrameDecoder} and {@link decodeFrames}. */
+export type FrameDecoderOptions = {
+  /** ffmpeg to run (the caller resolves it; pipeline code cannot import the recorder). */
+  ffmpeg: FfmpegExecutable;
+  /** Video file to decode. */
+  videoPath: string;
+  /** Frame indices to decode (any order, duplicates ignored; each ≥ 0). */
+  frames: Iterable<number>;
+  /** Video width in px (output frames have the video's resolution). */
+  width: number;
+  /** Video height in px. */
+  height: number;
+  /** Called once per decoded frame, in ascending index order; awaited before the next frame. */
+  onFrame: (frame: DecodedFrame) => FrameCallbackResult | Promise<FrameCallbackResult>;
+  /** Aborts decoding: ffmpeg is killed and `done` rejects with code ABORTED. */
+  signal?: AbortSignal;
+  /** ms until ffmpeg must have opened the video; default {@link DEFAULT_DECODER_START_TIMEOUT_MS}. */
+  startTimeoutMs?: number;
+  /** ms between SIGTERM and SIGKILL; default {@link DEFAULT_DECODER_KILL_GRACE_MS}. */
+  killGraceMs?: number;
+  /** Debug logger (`pipeline:frames`): spawn arguments, readiness, kills and the exit status. */
+  log?: (message: string) => void;
+};
+
+/** Outcome of a finished decode. */
+export type FrameDecodeResult = {
+  /** The requested frame indices, ascending and unique. */
+  frames: number[];
+  /** Number of frames delivered to the callback. */
+  decodedCount: number;
+  /** Requested frames the video did not have (past its last frame); [] when stopped early. */
+  missingFrames: number[];
+  /** True when the callback returned 'stop' or stop() was called before the end. */
+  isStoppedEarly: boolean;
+  /** Wall-clock time from spawn to exit, in ms (0 when nothing had to be decoded). */
+  durationMs: number;
+};
+
+/** Options of {@link buildFrameDecoderArgs}. */
+export type FrameDecoderArgsOptions = {
+  /** Video file to decode. */
+  videoPath: string;
+  /** File holding the filtergraph (see {@link buildFrameFilterScript}). */
+  filterScriptPath: string;
+  /** Number of frames selected; ffmpeg stops after emitting that many. */
+  frameCount: number;
+};
+
+// Builds the select expression matching exactly `frames` (ascending, unique), as a balanced
+// if/lt tree over runs, so that thousands of indices cost O(log n) per decoded frame.
+export function buildSelectExpression(frames: readonly number[]): string {
+  const runs: { first: number; last: number }[] = [];
+  for (const frame of frames) {
+    const run = runs.at(-1);
+    if (run !== undefined && frame === run.last + 1) {
+      run.last = frame;
+    } else {
+      runs.push({ first: frame, last: frame });
+    }
+  }
+  if (runs.length === 0) {
+    return '0';
+  }
+  const build = (from: number, to: number): string => {
+    if (from === to) {
+      const run = runs[from] as { first: number; last: number };
+      return run.first === run.last ? `eq(n,${run.first})` : `between(n,${run.first},${run.last})`;
+    }
+    const middle = Math.ceil((from + to) / 2);
+    const pivot = (runs[middle] as { first: number }).first;
+    return `if(lt(n,${pivot}),${build(from, middle - 1)},${build(middle, to)})`;
+  };
+  return build(0, runs.length - 1);
+}
+
+// The filtergraph of a decode: select the frames, then OpenCV's BT.601/bicubic conversion (§3).
+export function buildFrameFilterScript(frames: readonly number[]): string {
+  // single quotes keep the expression's commas away from the filtergraph parser
+  return `select='${buildSelectExpression(frames)}',${OPENCV_SCALE_FILTER}`;
+}
+
+// The ffmpeg argument list of a decode (the filtergraph comes from a script file so that
+// hundreds of indices never hit the command-line length limit).
+export function buildFrameDecoderArgs(options: FrameDecoderArgsOptions): string[] {
+  return [
+    // no banner, never read stdin (we stop ffmpeg with signals), no progress lines
+    ...['-hide_banner', '-nostdin', '-nostats'],
+    // info level prints "Stream mapping:" once the input is open: our readiness signal
+    ...['-loglevel', 'info'],
+    ...['-i', options.videoPath],
+    // the first video stream only: audio is neither demuxed into a decoder nor converted
+    ...['-map', '0:v:0'],
+    // select + scale=in_color_matrix=bt601:flags=bicubic (spec: keyframes.md §3)
+    ...['-filter_script:v', options.filterScriptPath],
+    // keep selected frames back to back without duplicating or dropping (= -vsync 0, §3)
+    ...['-fps_mode', 'passthrough'],
+    // end right after the last selected frame instead of decoding to the end of the file
+    ...['-frames:v', String(options.frameCount)],
+    // raw RGB24 on stdout, 3·W·H bytes per frame, in index order
+    ...['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+  ];
+}
+
+// Decodes `options.frames` in one ffmpeg pass, calling onFrame for each; resolves when done.
+export async function decodeFrames(options: FrameDecoderOptions): Promise<FrameDecodeResult> {
+  const decoder = new FrameDecoder(options);
+  await decoder.start();
+  return await decoder.done;
+}
+
+type DecoderState = 'idle' | 'starting' | 'running' | 'stopping' | 'done' | 'failed';
+
+/** Children still running, killed when the host process exits (house-style.md §5). */
+const liveChildren = new Set<ChildProcess>();
+let isExitHookInstalled = false;
+
+function trackChild(child: ChildProcess): void {
+  liveChildren.add(child);
+  if (!isExitHookInstalled) {
+    isExitHookInstalled = true;
+    process.once('exit', () => {
+      for (const running of liveChildren) {
+        running.kill('SIGKILL');
+      }
+    });
+  }
+}
+
+/** Lifecycle of one decoding ffmpeg child (create one per decode). */
+export class FrameDecoder {
+  /** The frames this decoder delivers, ascending and unique. */
+  readonly frames: readonly number[];
+  private readonly options: FrameDecoderOptions;
+  private readonly frameBytes: number;
+  private state: DecoderState = 'idle';
+  private child: ChildProcess | null = null;
+  private readonly donePromise: Promise<FrameDecodeResult>;
+  private resolveDone: (result: FrameDecodeResult) => void = () => undefined;
+  private rejectDone: (error: unknown) => void = () => undefined;
+  private readyWaiter: { resolve: () => void; reject: (error: unknown) => void } | null = null;
+  private isReady = false;
+  private failure: unknown = null;
+  private isStopRequested = false;
+  private decodedCount = 0;
+  private stderrTail = '';
+  private stderrPartialLine = '';
+  private isInOutputBanner = false;
+  private startTimer: NodeJS.Timeout | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+
+  constructor(options: FrameDecoderOptions) {
+    const { width, height } = options;
+    if (!(Number.isSafeInteger(width) && width > 0 && Number.isSafeInteger(height) && height > 0)) {
+      throw new RangeError(
+        `FrameDecoder: width and height must be positive integers, got ${width}×${height}`,
+      );
+    }
+    this.options = options;
+    this.frames = normalizeFrames(options.frames);
+    this.frameBytes = width * height * 3;
+    this.donePromise = new Promise<FrameDecodeResult>((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    // a failed start rejects both start() and done; callers awaiting only start() are not
+    // required to also handle done
+    this.donePromise.catch(() => undefined);
+  }
+
+  /** Settles when decoding ends: the summary, or the coded error that ended it. */
+  get done(): Promise<FrameDecodeResult> {
+    return this.donePromise;
+  }
+
+  /** Process id of the ffmpeg child, once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /**
+   * Spawns ffmpeg; resolves once it has opened the video (or delivered a frame). Rejects with
+   * ABORTED, FFMPEG_NOT_FOUND, VIDEO_UNREADABLE, FFMPEG_START_TIMEOUT or FFMPEG_FAILED.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'idle') {
+      throw new Error(
+        `FrameDecoder.start(): the decoder is already ${this.state}; create a new FrameDecoder ` +
+          'for every decode',
+      );
+    }
+    this.state = 'starting';
+    const { signal } = this.options;
+    if (signal?.aborted) {
+      const error = abortedError(this.options.videoPath);
+      this.finishWithError(error);
+      throw error;
+    }
+    if (this.frames.length === 0) {
+      this.state = 'done';
+      this.resolveDone({
+        frames: [],
+        decodedCount: 0,
+        missingFrames: [],
+        isStoppedEarly: false,
+        durationMs: 0,
+      });
+      return;
+    }
+
+    const scriptDir = await mkdtemp(path.join(os.tmpdir(), 'cua-frames-'));
+    const scriptPath = path.join(scriptDir, 'filter.txt');
+    const ready = new Promise<void>((resolve, reject) => {
+      this.readyWaiter = { resolve, reject };
+    });
+    try {
+      await writeFile(scriptPath, buildFrameFilterScript(this.frames), 'utf8');
+    } catch (error) {
+      await rm(scriptDir, { recursive: true, force: true });
+      this.finishWithError(error);
+      throw error;
+    }
+    void this.runGuarded(scriptPath, scriptDir);
+    await ready;
+  }
+
+  /** Stops decoding early (ffmpeg is killed); `done` then resolves with isStoppedEarly. */
+  async stop(): Promise<void> {
+    if (this.state === 'idle') {
+      throw new Error('FrameDecoder.stop(): call start() before stop()');
+    }
+    if (this.state === 'starting' || this.state === 'running') {
+      this.isStopRequested = true;
+      this.terminate();
+    }
+    try {
+      await this.donePromise;
+    } catch {
+      // stop() only ends the child; the failure, if any, is reported through done
+    }
+  }
+
+  private async runGuarded(scriptPath: string, scriptDir: string): Promise<void> {
+    try {
+      await this.run(scriptPath, scriptDir);
+    } catch (error) {
+      // spawn() can throw synchronously (e.g. a NUL byte in a path)
+      this.child?.kill('SIGKILL');
+      await rm(scriptDir, { recursive: true, force: true });
+      this.finishWithError(error);
+    }
+  }
+
+  private async run(scriptPath: string, scriptDir: string): Promise<void> {
+    const { ffmpeg, videoPath, signal } = this.options;
+    const args = buildFrameDecoderArgs({
+      videoPath,
+      filterScriptPath: scriptPath,
+      frameCount: this.frames.length,
+    });
+    this.startedAt = performance.now();
+    this.log(`spawn ${ffmpeg.path} ${args.join(' ')} (${this.frames.length} frames)`);
+    const child = spawn(ffmpeg.path, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    this.child = child;
+
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve) => {
+        child.once('close', (code, exitSignal) => resolve({ code, signal: exitSignal }));
+        child.once('error', (error: NodeJS.ErrnoException) => {
+          // 'error' without a pid means the spawn itself failed; 'close' may not follow
+          if (child.pid === undefined) {
+            this.failure ??= new AppError(
+              'FFMPEG_NOT_FOUND',
+              `Cannot start ffmpeg '${ffmpeg.path}' (${error.code ?? error.message}) to decode ` +
+                `'${videoPath}'. Install ffmpeg (apt-get install ffmpeg) or set CUA_FFMPEG.`,
+              { ffmpegPath: ffmpeg.path, videoPath },
+            );
+            resolve({ code: null, signal: null });
+          }
+        });
+      },
+    );
+    if (child.pid !== undefined) {
+      trackChild(child);
+    }
+
+    const onAbort = (): void => {
+      this.failure ??= abortedError(videoPath);
+      this.terminate();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) {
+      // aborted while the filter script was being written
+      onAbort();
+    } else if (this.isStopRequested) {
+      // stop() came while the filter script was being written
+      this.terminate();
+    }
+    const startTimeoutMs = this.options.startTimeoutMs ?? DEFAULT_DECODER_START_TIMEOUT_MS;
+    this.startTimer = setTimeout(() => {
+      if (!this.isReady) {
+        this.failure ??= new AppError(
+          'FFMPEG_START_TIMEOUT',
+          `ffmpeg did not open '${videoPath}' within ${startTimeoutMs} ms (killed)` +
+            this.tailSuffix(),
+          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderrTailLines() },
+        );
+        this.terminate();
+      }
+    }, startTimeoutMs);
+
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (text: string) => this.onStderr(text));
+    const pumped = child.stdout ? this.pump(child.stdout) : Promise.resolve(0);
+
+    const exit = await closed;
+    const pendingBytes = await pumped;
+    this.log(
+      `exit code ${exit.code} signal ${exit.signal}; ${this.decodedCount}/${this.frames.length} ` +
+        `frames in ${Math.round(performance.now() - this.startedAt)} ms`,
+    );
+    clearTimeout(this.startTimer);
+    clearTimeout(this.killTimer);
+    signal?.removeEventListener('abort', onAbort);
+    liveChildren.delete(child);
+    await rm(scriptDir, { recursive: true, force: true });
+    this.settle(exit, pendingBytes);
+  }
+
+  /** Reads stdout into frames and hands them to the callback; returns leftover bytes. */
+  private async pump(stdout: NodeJS.ReadableStream): Promise<number> {
+    let current: Buffer | null = null;
+    let filled = 0;
+    try {
+      for await (const chunk of stdout as AsyncIterable<Buffer>) {
+        this.markReady();
+        let offset = 0;
+        while (offset < chunk.length) {
+          current ??= Buffer.allocUnsafe(this.frameBytes);
+          const count = Math.min(this.frameBytes - filled, chunk.length - offset);
+          chunk.copy(current, filled, offset, offset + count);
+          filled += count;
+          offset += count;
+          if (filled < this.frameBytes) {
+            continue;
+          }
+          const frameBuffer: Buffer = current;
+          current = null;
+          filled = 0;
+          if (await this.deliver(frameBuffer)) {
+            return 0;
+          }
+        }
+      }
+    } catch {
+      // a broken pipe after a kill; the exit status decides what happened
+      return 0;
+    }
+    return filled;
+  }
+
+  /** Calls onFrame; true when reading must stop. */
+  private async deliver(rgb: Buffer): Promise<boolean> {
+    if (this.failure !== null || this.isStopRequested) {
+      return true;
+    }
+    const ordinal = this.decodedCount;
+    const index = this.frames[ordinal];
+    if (index === undefined) {
+      this.failure = new AppError(
+        'FFMPEG_FAILED',
+        `ffmpeg emitted more than the ${this.frames.length} frames selected from ` +
+          `'${this.options.videoPath}' (is the video really ${this.options.width}×` +
+          `${this.options.height}?)`,
+        { videoPath: this.options.videoPath },
+      );
+      this.terminate();
+      return true;
+    }
+    this.decodedCount += 1;
+    const { width, height } = this.options;
+    let verdict: FrameCallbackResult;
+    try {
+      verdict = await this.options.onFrame({ index, ordinal, rgb, width, height });
+    } catch (error) {
+      // a callback that throws ends the decode with its own error
+      this.failure ??= error;
+      this.terminate();
+      return true;
+    }
+    if (verdict === 'stop' && this.failure === null) {
+      this.isStopRequested = true;
+      this.terminate();
+      return true;
+    }
+    return this.failure !== null || this.isStopRequested;
+  }
+
+  private onStderr(text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
+    const lines = (this.stderrPartialLine + text).split(/\r?\n/);
+    this.stderrPartialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('Stream mapping:')) {
+        this.markReady();
+      } else if (line.startsWith('Output #0')) {
+        this.isInOutputBanner = true;
+      } else if (this.isInOutputBanner) {
+        this.checkOutputSize(line);
+      }
+    }
+  }
+
+  /** The output stream line names the frame size ffmpeg writes; it must be the one we read. */
+  private checkOutputSize(line: string): void {
+    const match = /^\s*Stream #0:0.*: Video: rawvideo\b.*?, (\d+)x(\d+)\b/.exec(line);
+    if (!match) {
+      return;
+    }
+    this.isInOutputBanner = false;
+    const width = Number(match[1]);
+    const height = Number(match[2]);
+    if (width !== this.options.width || height !== this.options.height) {
+      this.failure ??= new AppError(
+        'FFMPEG_FAILED',
+        `ffmpeg decodes '${this.options.videoPath}' as ${width}×${height}, but ` +
+          `${this.options.width}×${this.options.height} was expected (probe the video again)`,
+        { videoPath: this.options.videoPath, width, height },
+      );
+      this.terminate();
+    }
+  }
+
+  private markReady(): void {
+    if (this.isReady) {
+      return;
+    }
+    this.isReady = true;
+    this.log('ready');
+    clearTimeout(this.startTimer);
+    if (this.state === 'starting') {
+      this.state = 'running';
+    }
+    this.readyWaiter?.resolve();
+    this.readyWaiter = null;
+  }
+
+  /** SIGTERM now, SIGKILL after the grace period (ffmpeg ignores nothing, but be sure). */
+  private terminate(): void {
+    const child = this.child;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    if (this.state === 'starting' || this.state === 'running') {
+      this.state = 'stopping';
+    }
+    this.log('kill: SIGTERM');
+    child.kill('SIGTERM');
+    clearTimeout(this.killTimer);
+    this.killTimer = setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+      }
+    }, this.options.killGraceMs ?? DEFAULT_DECODER_KILL_GRACE_MS);
+  }
+
+  private settle(
+    exit: { code: number | null; signal: NodeJS.Signals | null },
+    pendingBytes: number,
+  ): void {
+    const { videoPath, ffmpeg } = this.options;
+    if (this.failure !== null) {
+      this.finishWithError(this.failure);
+      return;
+    }
+    const durationMs = performance.now() - this.startedAt;
+    if (this.isStopRequested) {
+      // killed on request: whatever the exit status, the frames delivered so far are good
+      this.finishWithResult({ missingFrames: [], durationMs });
+      return;
+    }
+    if (exit.code !== 0) {
+      const status = exit.code === null ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+      const details = {
+        ffmpegPath: ffmpeg.path,
+        videoPath,
+        exitCode: exit.code,
+        signal: exit.signal,
+        stderrTail: this.stderrTailLines(),
+      };
+      // before readiness ffmpeg could not even open the input: the file is the problem
+      this.finishWithError(
+        this.isReady
+          ? new AppError(
+              'FFMPEG_FAILED',
+              `ffmpeg failed while decoding '${videoPath}' (${status})${this.tailSuffix()}`,
+              details,
+            )
+          : new AppError(
+              'VIDEO_UNREADABLE',
+              `Cannot decode video '${videoPath}': ffmpeg failed with ${status}${this.tailSuffix()}`,
+              details,
+            ),
+      );
+      return;
+    }
+    if (pendingBytes !== 0) {
+      this.finishWithError(
+        new AppError(
+          'FFMPEG_FAILED',
+          `ffmpeg ended '${videoPath}' with a partial frame (${pendingBytes} of ` +
+            `${this.frameBytes} bytes)${this.tailSuffix()}`,
+          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderrTailLines() },
+        ),
+      );
+      return;
+    }
+    this.finishWithResult({ missingFrames: this.frames.slice(this.decodedCount), durationMs });
+  }
+
+  private finishWithResult(result: { missingFrames: number[]; durationMs: number }): void {
+    this.state = 'done';
+    this.readyWaiter?.resolve();
+    this.readyWaiter = null;
+    this.resolveDone({
+      frames: [...this.frames],
+      decodedCount: this.decodedCount,
+      missingFrames: result.missingFrames,
+      isStoppedEarly: this.isStopRequested && this.decodedCount < this.frames.length,
+      durationMs: result.durationMs,
+    });
+  }
+
+  private finishWithError(error: unknown): void {
+    this.state = 'failed';
+    this.readyWaiter?.reject(error);
+    this.readyWaiter = null;
+    this.rejectDone(error);
+  }
+
+  private log(message: string): void {
+    this.options.log?.(message);
+  }
+
+  private stderrTailLines(): string {
+    return tailLines(this.stderrTail + this.stderrPartialLine, ERROR_TAIL_LINES);
+  }
+
+  private tailSuffix(): string {
+    const tail = this.stderrTailLines();
+    return tail === '' ? '.' : `:\n${tail}`;
+  }
+}
+
+function abortedError(videoPath: string): AppError {
+  return new AppError('ABORTED', `Decoding frames of '${videoPath}' was aborted.`, { videoPath });
+}
+
+function normalizeFrames(frames: Iterable<number>): number[] {
+  const unique = new Set<number>();
+  for (const frame of frames) {
+    if (!(Number.isSafeInteger(frame) && frame >= 0)) {
+      throw new RangeError(`FrameDecoder: frame indices must be integers ≥ 0, got ${frame}`);
+    }
+    unique.add(frame);
+  }
+  return [...unique].sort((a, b) => a - b);
+}

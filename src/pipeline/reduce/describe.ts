@@ -1,0 +1,210 @@
+// AgentNet descriptions of drafts and the calls the OpenCUA conversion makes of them.
+// spec: agentnet-raw-format.md §13, §13.1; pyautogui-code.md §3
+import type { ActionCall } from '../../shared/domain/action';
+import type { StepKind } from '../../shared/domain/step';
+import { callsToCode, descriptionToCalls, pyReprFloat, stage1Description } from '../code';
+import type { ScreenSize, ScrollTick } from '../code';
+import type { HotkeyDraft, PointerDraft, RunDraft, ScrollDraft, TapDraft } from './drafts';
+import { hotkeyCall, pressCall, finalRunCalls } from './run-calls';
+
+/** What a draft becomes: kind, AgentNet strings and calls. */
+export type Described = {
+  kind: StepKind;
+  /** AgentNet description ('' when the exporter cannot represent the step). */
+  description: string;
+  /** Complete-row `action` (also the default label). */
+  agentnetAction: string;
+  calls: ActionCall[];
+};
+
+const KEYBOARD_ICON = '\u2328\uFE0F';
+const CLICK_WORDS = ['Single', 'Double', 'Triple'] as const;
+const MODIFIER_TOKENS: ReadonlySet<string> = new Set(['ctrl', 'alt', 'shift', 'cmd', 'win']);
+
+/** Python `str()` of a coordinate: ints bare, floats like `repr`. */
+function pyNumberText(value: number): string {
+  return Number.isInteger(value) ? String(value) : pyReprFloat(value);
+}
+
+function convert(
+  description: string,
+  screen: ScreenSize,
+  trace?: readonly ScrollTick[],
+): ActionCall[] | null {
+  try {
+    return descriptionToCalls(description, screen, trace);
+  } catch {
+    return null;
+  }
+}
+
+// ---- pointer ---------------------------------------------------------------------------------
+
+function pointerKind(draft: PointerDraft): StepKind {
+  if (draft.shape === 'drag') {
+    return 'dragTo';
+  }
+  if (draft.button === 'right') {
+    return 'rightClick';
+  }
+  if (draft.button === 'middle') {
+    return 'middleClick';
+  }
+  if (draft.button === 'left' && draft.shape === 'click') {
+    return draft.presses.length === 3
+      ? 'tripleClick'
+      : draft.presses.length === 2
+        ? 'doubleClick'
+        : 'click';
+  }
+  return 'click';
+}
+
+function pointerDescription(draft: PointerDraft): string {
+  const [first] = draft.presses;
+  if (first === undefined) {
+    return '';
+  }
+  if (draft.shape === 'drag') {
+    const from = `(${pyNumberText(first.x)}, ${pyNumberText(first.y)})`;
+    const to = `(${pyNumberText(first.upX)}, ${pyNumberText(first.upY)})`;
+    return `Drag from ${from} to ${to}`;
+  }
+  switch (draft.button) {
+    case 'x2':
+      // `Single x2 Click` aborts the OpenCUA conversion.
+      return '';
+    case 'x1':
+      // The conversion knows only `Single x1 Click` (→ click); a long x1 press is written so too.
+      return 'Single x1 Click';
+    default:
+      if (draft.shape === 'long') {
+        return `Mouse long press ${draft.button} button`;
+      }
+      return `${CLICK_WORDS[Math.min(draft.presses.length, 3) - 1] ?? 'Single'} ${draft.button} Click`;
+  }
+}
+
+// A click, multi-click, long press or drag.
+export function describePointer(draft: PointerDraft, screen: ScreenSize): Described {
+  const [first] = draft.presses;
+  const coordinate = { x: first?.x ?? 0, y: first?.y ?? 0 };
+  const agentnetAction =
+    draft.shape === 'drag' ? 'drag' : draft.shape === 'long' ? 'mouse_press' : 'click';
+  const description = pointerDescription(draft);
+  const written = description === '' ? 'Single left Click' : description;
+  const stage1 = stage1Description({ action: agentnetAction, description: written, coordinate });
+  // x2 clicks have no AgentNet form; their calls are those of a left click at the same point.
+  const calls = convert(stage1, screen) ?? [];
+  return { kind: pointerKind(draft), description, agentnetAction, calls };
+}
+
+// ---- scroll ----------------------------------------------------------------------------------
+
+function scrollIcon(dirX: number, dirY: number): string {
+  if (dirX === 0) {
+    return dirY > 0 ? '\u2B06\uFE0F' : '\u2B07\uFE0F';
+  }
+  if (dirY === 0) {
+    return dirX > 0 ? '\u27A1\uFE0F' : '\u2B05\uFE0F';
+  }
+  if (dirY > 0) {
+    return dirX > 0 ? '\u2197\uFE0F' : '\u2196';
+  }
+  return dirX > 0 ? '\u2198' : '\u2199';
+}
+
+// A scroll group: `Scroll <icon>×<notches>  ` plus the trace the conversion reads.
+export function describeScroll(
+  draft: ScrollDraft,
+  trace: readonly ScrollTick[],
+  screen: ScreenSize,
+): Described {
+  const sumX = trace.reduce((sum, tick) => sum + tick.dx, 0);
+  const sumY = trace.reduce((sum, tick) => sum + tick.dy, 0);
+  // Notches, not events (action-reduction.md §B.7); equal to the tick count for wheel mice.
+  const notches = Math.max(Math.abs(sumX), Math.abs(sumY));
+  const description = `Scroll ${scrollIcon(draft.dirX, draft.dirY)}×${notches}  `;
+  const calls = convert(description, screen, trace) ?? [];
+  return {
+    kind: draft.dirY !== 0 ? 'scroll' : 'hscroll',
+    description,
+    agentnetAction: 'scroll',
+    calls,
+  };
+}
+
+// ---- keyboard --------------------------------------------------------------------------------
+
+function typeTokens(calls: readonly ActionCall[]): string {
+  return calls
+    .map((call) => {
+      const args = Array.isArray(call.args) ? {} : call.args;
+      if (call.name === 'write') {
+        return typeof args.message === 'string' ? args.message : '';
+      }
+      const keys = Array.isArray(args.keys) ? args.keys : [];
+      return `$${keys.map(String).join('')}$`;
+    })
+    .join('');
+}
+
+/** `⌨️ Type: …` when the OpenCUA conversion gives back exactly `calls`, else ''. */
+function typeDescription(calls: readonly ActionCall[], screen: ScreenSize): string {
+  if (calls.length === 0) {
+    return '';
+  }
+  const description = `${KEYBOARD_ICON} Type: ${typeTokens(calls)}`;
+  const converted = convert(description, screen);
+  return converted !== null && callsToCode(converted) === callsToCode(calls) ? description : '';
+}
+
+// A keyboard run: write/press calls after backspace folding.
+export function describeRun(draft: RunDraft, screen: ScreenSize): Described {
+  const calls = finalRunCalls(draft);
+  return {
+    kind: calls.some((call) => call.name === 'write') ? 'write' : 'press',
+    description: typeDescription(calls, screen),
+    agentnetAction: 'type',
+    calls,
+  };
+}
+
+// A lone win/alt tap: press([key]).
+export function describeTap(draft: TapDraft, screen: ScreenSize): Described {
+  const calls = [pressCall(draft.key)];
+  return {
+    kind: 'press',
+    description: typeDescription(calls, screen),
+    agentnetAction: 'type',
+    calls,
+  };
+}
+
+function hotkeyToken(key: string): string {
+  return MODIFIER_TOKENS.has(key) || Array.from(key).length > 1 ? `$${key}$` : key;
+}
+
+// A hotkey (repeated once per auto-repeat); the description states the chord once.
+export function describeHotkey(draft: HotkeyDraft, screen: ScreenSize): Described {
+  const single = hotkeyCall(draft.keys);
+  const calls = Array.from({ length: draft.count }, () => hotkeyCall(draft.keys));
+  const isWritable = draft.keys.every(
+    (key) => key !== '' && !key.includes('$') && !key.includes(' + ') && !/[\n\r]/.test(key),
+  );
+  let description = isWritable
+    ? `${KEYBOARD_ICON} Press: ${draft.keys.map(hotkeyToken).join(' + ')}`
+    : '';
+  if (description !== '') {
+    const converted = convert(description, screen);
+    // The pipeline turns shift-only chords into text or plain presses (agentnet-raw-format.md
+    // §13.11): written anyway, as long as the conversion does not abort.
+    const isShiftOnly =
+      draft.keys[0] === 'shift' && !draft.keys.includes('ctrl') && !draft.keys.includes('cmd');
+    const isExact = converted !== null && callsToCode(converted) === callsToCode([single]);
+    if (!(isExact || (isShiftOnly && converted !== null))) {
+      description = '';
+    }
+  }
+  return { kind: 'hotkey', description, agentnetAction: 'press', calls };
+}

@@ -1,0 +1,60 @@
+// Keyboard-run calls built left to right with backspace folding (spec: action-reduction.md §C.6).
+import type { ActionCall } from '../../shared/domain/action';
+import type { RunDraft, StrokeDraft } from './drafts';
+import { LOCK_KEYS } from './key-names';
+
+// `write(message=…)` / `press(keys=[…])` in the keyword form the OpenCUA conversion produces.
+export function writeCall(message: string): ActionCall {
+  return { name: 'write', args: { message } };
+}
+
+// `press(keys=[key])`.
+export function pressCall(key: string): ActionCall {
+  return { name: 'press', args: { keys: [key] } };
+}
+
+// `hotkey(keys=[…])`.
+export function hotkeyCall(keys: readonly string[]): ActionCall {
+  return { name: 'hotkey', args: { keys: [...keys] } };
+}
+
+function flushText(run: RunDraft): void {
+  if (run.text !== '') {
+    run.calls.push(writeCall(run.text));
+    run.text = '';
+  }
+}
+
+/** Drops the last code point (a surrogate pair counts as one). */
+function dropLastCodePoint(text: string): string {
+  const last = text.codePointAt(text.length - 2);
+  const isPair = text.length >= 2 && last !== undefined && last > 0xffff;
+  return text.slice(0, isPair ? -2 : -1);
+}
+
+// Applies one keystroke to the run: text appends, backspace deletes, named keys press.
+export function applyKeystroke(run: RunDraft, stroke: StrokeDraft): void {
+  if (stroke.text !== '') {
+    run.text += stroke.text;
+    return;
+  }
+  if (stroke.key === 'backspace') {
+    if (run.text !== '') {
+      run.text = dropLastCodePoint(run.text);
+    } else {
+      run.calls.push(pressCall('backspace'));
+    }
+    return;
+  }
+  // Lock keys change nothing the OS text does not already show; unknown keys cannot be replayed.
+  if (LOCK_KEYS.has(stroke.key) || !stroke.isKnown || stroke.key === 'Unknown') {
+    return;
+  }
+  flushText(run);
+  run.calls.push(pressCall(stroke.key));
+}
+
+// The run's calls with the pending text flushed (the draft is left unchanged).
+export function finalRunCalls(run: RunDraft): ActionCall[] {
+  return run.text === '' ? [...run.calls] : [...run.calls, writeCall(run.text)];
+}

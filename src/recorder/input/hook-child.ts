@@ -1,0 +1,158 @@
+// The input-hook child process: the only module that loads uiohook-napi (platform-linux.md §3).
+// uiohook aborts the whole process (SIGABRT, uncatchable) without a display or without the X
+// RECORD extension, so it never runs inside the recorder; hook-process.ts spawns this file
+// (`node bin/run-ts.mjs src/recorder/input/hook-child.ts [--heartbeat-ms N]`) and reads the
+// JSON-lines protocol of hook-protocol.ts from its stdout. Logs go to stderr only.
+import { EventType, uIOhook } from 'uiohook-napi';
+import { monotonicNowMs } from '../clock';
+import { encodeEventLine, encodeLine, HOOK_PROTOCOL_VERSION } from './hook-protocol';
+import type { HookRequest } from './hook-protocol';
+
+const DEFAULT_HEARTBEAT_MS = 250;
+/** After a shutdown, give stdout this long to drain before exiting anyway (ms). */
+const EXIT_DRAIN_LIMIT_MS = 2000;
+
+function heartbeatIntervalMs(argv: readonly string[]): number {
+  const index = argv.indexOf('--heartbeat-ms');
+  const value = index >= 0 ? Number(argv[index + 1]) : DEFAULT_HEARTBEAT_MS;
+  return Number.isFinite(value) && value >= 10 ? value : DEFAULT_HEARTBEAT_MS;
+}
+
+let pending: string[] = [];
+let isFlushScheduled = false;
+let sentEvents = 0;
+let heartbeatSeq = 0;
+let isStopping = false;
+
+// Lines are queued and written once per event-loop turn: a burst of thousands of uiohook
+// callbacks becomes a few large writes instead of one syscall per event.
+function flush(): void {
+  isFlushScheduled = false;
+  if (pending.length === 0) {
+    return;
+  }
+  const chunk = pending.join('');
+  pending = [];
+  process.stdout.write(chunk);
+}
+
+function enqueue(line: string): void {
+  pending.push(line);
+  if (!isFlushScheduled) {
+    isFlushScheduled = true;
+    setImmediate(flush);
+  }
+}
+
+// liveness for the parent's watchdog, in order with the events (`sent` = event lines before it)
+const heartbeatTimer = setInterval(() => {
+  enqueue(
+    encodeLine({ type: 'heartbeat', t: monotonicNowMs(), seq: heartbeatSeq, sent: sentEvents }),
+  );
+  heartbeatSeq += 1;
+}, heartbeatIntervalMs(process.argv));
+
+function logError(message: string): void {
+  process.stderr.write(`hook-child: ${message}\n`);
+}
+
+function shutdown(exitCode: number, requestId?: number | string): void {
+  if (isStopping) {
+    return;
+  }
+  isStopping = true;
+  clearInterval(heartbeatTimer);
+  try {
+    uIOhook.stop();
+  } catch (error) {
+    logError(`uIOhook.stop failed: ${String(error)}`);
+  }
+  if (requestId !== undefined) {
+    pending.push(encodeLine({ id: requestId, ok: true, result: { sent: sentEvents } }));
+  }
+  const chunk = pending.join('');
+  pending = [];
+  const exit = (): void => process.exit(exitCode);
+  setTimeout(exit, EXIT_DRAIN_LIMIT_MS).unref();
+  process.stdout.write(chunk, exit);
+}
+
+function handleRequest(text: string): void {
+  let request: HookRequest;
+  try {
+    request = JSON.parse(text) as HookRequest;
+  } catch {
+    logError(`ignored a request that is not JSON: ${text.slice(0, 200)}`);
+    return;
+  }
+  const { id, method } = request;
+  if (typeof id !== 'number' && typeof id !== 'string') {
+    logError(`ignored a request without an id: ${text.slice(0, 200)}`);
+    return;
+  }
+  switch (method) {
+    case 'shutdown':
+      shutdown(0, id);
+      return;
+    case 'ping':
+      enqueue(encodeLine({ id, ok: true, result: { t: monotonicNowMs(), sent: sentEvents } }));
+      return;
+    default:
+      enqueue(
+        encodeLine({
+          id,
+          ok: false,
+          error: { code: 'UNKNOWN_METHOD', message: `unknown method ${JSON.stringify(method)}` },
+        }),
+      );
+  }
+}
+
+uIOhook.on('input', (event) => {
+  // stamp first: the session clock at the callback, before any other work
+  const tMs = monotonicNowMs();
+  // EVENT_MOUSE_CLICKED is derived from press/release: not forwarded
+  if (isStopping || event.type === EventType.EVENT_MOUSE_CLICKED) {
+    return;
+  }
+  sentEvents += 1;
+  enqueue(encodeEventLine(tMs, event));
+});
+
+// a parent that went away (EPIPE) cannot read anything more: stop quietly
+process.stdout.on('error', () => shutdown(0));
+
+let stdinBuffer = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk: string) => {
+  stdinBuffer += chunk;
+  let newline = stdinBuffer.indexOf('\n');
+  while (newline >= 0) {
+    const line = stdinBuffer.slice(0, newline).trim();
+    stdinBuffer = stdinBuffer.slice(newline + 1);
+    if (line !== '') {
+      handleRequest(line);
+    }
+    newline = stdinBuffer.indexOf('\n');
+  }
+});
+// stdin closing is the parent's "stop" (and what happens when the parent dies)
+process.stdin.on('end', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+process.on('SIGINT', () => shutdown(0));
+
+try {
+  uIOhook.start();
+} catch (error) {
+  logError(`uIOhook.start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
+enqueue(
+  encodeLine({
+    type: 'hello',
+    protocol: HOOK_PROTOCOL_VERSION,
+    capabilities: ['mouse', 'wheel', 'keyboard', 'server-time', 'heartbeat'],
+    t: monotonicNowMs(),
+    pid: process.pid,
+  }),
+);

@@ -1,0 +1,386 @@
+// Pure ffmpeg argument builders for screen capture (house-style.md §5 "Pure argument builders"):
+// typed options in, argument array out, one comment per flag saying why. The same list is what
+// FfmpegRecorder spawns and what a benchmark runs as "ffmpeg alone" (spec: platform-linux.md §5).
+import { AppError } from '../../shared/errors';
+
+/** A rectangle of the captured surface in physical px. */
+export type CaptureRegion = {
+  /** Left edge in px (x11grab: X screen coordinates; gdigrab: virtual-desktop, may be < 0). */
+  x: number;
+  /** Top edge in px (same space as `x`). */
+  y: number;
+  /** Width in px (odd sizes are cropped by 1 px for yuv420p). */
+  width: number;
+  /** Height in px (odd sizes are cropped by 1 px for yuv420p). */
+  height: number;
+};
+
+/** Linux: an X screen, or one RandR monitor of it given as a region. */
+export type X11grabSource = {
+  kind: 'x11grab';
+  /** X display name without the screen, e.g. `:99` or `host:0`. */
+  display: string;
+  /** X screen number; default 0. */
+  screen?: number;
+  /** RandR monitor rectangle; omitted = the whole X screen. */
+  region?: CaptureRegion;
+};
+
+/** macOS: a whole display through AVFoundation. */
+export type AvfoundationSource = {
+  kind: 'avfoundation';
+  /** Video device index of the screen ("Capture screen N" in `-list_devices true`). */
+  screenIndex: number;
+};
+
+/** Windows: GDI capture of the virtual desktop or a rectangle of it (every ffmpeg build). */
+export type GdigrabSource = {
+  kind: 'gdigrab';
+  /** Monitor rectangle in virtual-desktop px; omitted = the whole virtual desktop. */
+  region?: CaptureRegion;
+};
+
+/** Windows: Desktop Duplication API (ffmpeg ≥ 6 built with D3D11; cheaper than GDI). */
+export type DdagrabSource = {
+  kind: 'ddagrab';
+  /** DXGI output (monitor) index. */
+  outputIndex: number;
+  /** Rectangle relative to that output's top-left corner; omitted = the whole output. */
+  region?: CaptureRegion;
+};
+
+/** Where frames come from. */
+export type CaptureSource = X11grabSource | AvfoundationSource | GdigrabSource | DdagrabSource;
+
+/** Capture device name, as used in timestamp method names (`x11grab-pts-wallclock`). */
+export type CaptureDevice = CaptureSource['kind'];
+
+/** x264 speed presets the recorder allows (spec: platform-linux.md §5 cost table). */
+export type CapturePreset = 'ultrafast' | 'veryfast';
+
+/** Options of {@link buildCaptureArgs}. */
+export type CaptureArgsOptions = {
+  /** What to capture. */
+  source: CaptureSource;
+  /** Output file (fragmented MP4, whatever the extension); never overwritten. */
+  outputPath: string;
+  /** Constant frame rate of capture and file, in frames/s (integer 1–120); default 30. */
+  fps?: number;
+  /** x264 preset; default `ultrafast`. */
+  preset?: CapturePreset;
+  /** x264 constant rate factor (0–51, lower = better); default 23. */
+  crf?: number;
+  /** Draw the mouse pointer into the frames; default true. */
+  drawMouse?: boolean;
+  /** How often ffmpeg writes a `-progress` block, in ms; default 500. */
+  progressIntervalMs?: number;
+};
+
+/** Default capture frame rate, in frames/s. */
+export const DEFAULT_CAPTURE_FPS = 30;
+/**
+ * Default x264 preset. At 30 fps on the 2-core build machine ultrafast costs 18–24 % of a core
+ * against 29–30 % for veryfast (≈1.5×), for 3–5× larger files that still stay at 0.02–0.4 GB/h
+ * (spec: platform-linux.md §5). The recorder shares the CPU with the app being recorded, so CPU
+ * wins over bytes; veryfast stays selectable for long sessions on fast machines.
+ */
+export const DEFAULT_CAPTURE_PRESET: CapturePreset = 'ultrafast';
+/** Default x264 CRF: keeps small UI text legible for training (spec table: crf 23 rows). */
+export const DEFAULT_CAPTURE_CRF = 23;
+/** Default interval between `-progress` blocks, in ms (ffmpeg's own default). */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 500;
+
+// Full ffmpeg argument list for one screen recording (input, filters, encoder, muxer, progress).
+export function buildCaptureArgs(options: CaptureArgsOptions): string[] {
+  const fps = options.fps ?? DEFAULT_CAPTURE_FPS;
+  const preset = options.preset ?? DEFAULT_CAPTURE_PRESET;
+  const crf = options.crf ?? DEFAULT_CAPTURE_CRF;
+  const drawMouse = options.drawMouse ?? true;
+  const progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  checkInteger('fps', fps, 1, 120);
+  checkInteger('crf', crf, 0, 51);
+  checkInteger('progressIntervalMs', progressIntervalMs, 10, 60_000);
+  if (options.outputPath.trim() === '') {
+    throw invalid('outputPath', options.outputPath, 'a file path');
+  }
+  const filter = buildFrameFilter(fps);
+  return [
+    // no build banner: the kept stderr tail should hold diagnostics, not configure flags
+    '-hide_banner',
+    // no interactive stats on stderr; progress comes machine-readable from -progress below
+    '-nostats',
+    // info prints the input's `start:` (frame 0's capture timestamp, see video-start.ts);
+    // verbose adds the final demuxed/dropped/duplicated/encoded counts reconciled at stop
+    '-loglevel',
+    'verbose',
+    // key=value progress blocks (frame, fps, dup/drop, out_time) on stdout for onProgress
+    '-progress',
+    'pipe:1',
+    // progress cadence; the first block (frame=1) doubles as the readiness signal
+    '-stats_period',
+    formatSeconds(progressIntervalMs),
+    // never overwrite an existing recording
+    '-n',
+    ...buildInputArgs(options.source, fps, drawMouse, filter),
+    // ddagrab is a filter source: its chain (including the frame filter) is in -filter_complex
+    ...(options.source.kind === 'ddagrab' ? [] : ['-vf', filter]),
+    // keep every filtered frame at its slot: constant frame rate in the file
+    '-fps_mode',
+    'cfr',
+    // stream frame rate of the file (r_frame_rate = fps/1 for players and OpenCUA)
+    '-r',
+    String(fps),
+    '-c:v',
+    'libx264',
+    // CPU over bytes, see DEFAULT_CAPTURE_PRESET
+    '-preset',
+    preset,
+    '-crf',
+    String(crf),
+    // 4:2:0 8-bit: the only layout every player and browser decodes
+    '-pix_fmt',
+    'yuv420p',
+    // keyframe every second: each keyframe closes a fragment, so a crash loses ≤ 1 s
+    '-g',
+    String(fps),
+    // fragmented MP4: readable without a trailer after SIGKILL (spec: platform-linux.md §5)
+    '-movflags',
+    '+frag_keyframe+empty_moov+default_base_moof',
+    // write each fragment to disk at once; without it Debian 5.1 kept nothing after SIGKILL
+    '-flush_packets',
+    '1',
+    // the muxer, whatever the file extension
+    '-f',
+    'mp4',
+    options.outputPath,
+  ];
+}
+
+// Video filter chain: snap frames to the constant-rate grid and make the size yuv420p-safe.
+export function buildFrameFilter(fps: number): string {
+  checkInteger('fps', fps, 1, 120);
+  // fps= places each captured frame in the nearest slot of the 1/fps grid. Relying on `-r` alone
+  // lets ffmpeg's CFR logic run up to 1.1 frames behind after a start-up hiccup: measured +35 ms
+  // (one frame) between screen content and video time in every test run, so we never do that.
+  // crop to even sizes (pixel-exact, no scaling) because libx264 yuv420p needs them.
+  return `fps=${fps},crop=trunc(iw/2)*2:trunc(ih/2)*2:0:0`;
+}
+
+// Input (device) arguments for one source at `fps` frames/s.
+export function buildInputArgs(
+  source: CaptureSource,
+  fps: number,
+  drawMouse: boolean,
+  frameFilter: string = buildFrameFilter(fps),
+): string[] {
+  const mouse = drawMouse ? '1' : '0';
+  switch (source.kind) {
+    case 'x11grab': {
+      checkDisplay(source.display);
+      const screen = source.screen ?? 0;
+      checkInteger('screen', screen, 0, 255);
+      const region = source.region;
+      if (region) {
+        checkRegion(region, 0);
+      }
+      return [
+        // X11 capture through XCB (+SHM); its packets carry the capture time (video-start.ts)
+        '-f',
+        'x11grab',
+        // grab pacing; x11grab's default is NTSC 29.97, so always set it
+        '-framerate',
+        String(fps),
+        // cursor drawn into the frames, as the user saw it
+        '-draw_mouse',
+        mouse,
+        // a RandR monitor is a WxH rectangle at +X,Y of the X screen
+        ...(region ? ['-video_size', `${region.width}x${region.height}`] : []),
+        '-i',
+        `${source.display}.${screen}${region ? `+${region.x},${region.y}` : ''}`,
+      ];
+    }
+    case 'avfoundation':
+      checkInteger('screenIndex', source.screenIndex, 0, 1000);
+      return [
+        // macOS screen capture (needs the Screen Recording permission)
+        '-f',
+        'avfoundation',
+        // cursor drawn into the frames
+        '-capture_cursor',
+        mouse,
+        // capture pacing requested from AVFoundation
+        '-framerate',
+        String(fps),
+        // "<video device>:<audio device>": the screen, no audio
+        '-i',
+        `${source.screenIndex}:none`,
+      ];
+    case 'gdigrab': {
+      const region = source.region;
+      if (region) {
+        checkRegion(region, -1_000_000);
+      }
+      return [
+        // Windows GDI capture: available in every build, fallback when ddagrab is missing
+        '-f',
+        'gdigrab',
+        // capture pacing
+        '-framerate',
+        String(fps),
+        // cursor drawn into the frames
+        '-draw_mouse',
+        mouse,
+        // one monitor = a rectangle of the virtual desktop (offsets may be negative)
+        ...(region
+          ? [
+              '-offset_x',
+              String(region.x),
+              '-offset_y',
+              String(region.y),
+              '-video_size',
+              `${region.width}x${region.height}`,
+            ]
+          : []),
+        '-i',
+        'desktop',
+      ];
+    }
+    case 'ddagrab': {
+      checkInteger('outputIndex', source.outputIndex, 0, 64);
+      const region = source.region;
+      if (region) {
+        checkRegion(region, 0);
+      }
+      const grab = [
+        `output_idx=${source.outputIndex}`,
+        `framerate=${fps}`,
+        `draw_mouse=${mouse}`,
+        ...(region
+          ? [
+              `offset_x=${region.x}`,
+              `offset_y=${region.y}`,
+              `video_size=${region.width}x${region.height}`,
+            ]
+          : []),
+      ].join(':');
+      return [
+        // Desktop Duplication source filter; frames live in D3D11 memory, so download them
+        // and view them as BGRA before the CPU-side frame filter and libx264
+        '-filter_complex',
+        `ddagrab=${grab},hwdownload,format=bgra,${frameFilter}`,
+      ];
+    }
+  }
+}
+
+// Arguments that copy `inputPath` into a regular (faststart) MP4 at `outputPath`, overwriting it.
+export function buildRemuxArgs(inputPath: string, outputPath: string): string[] {
+  return [
+    '-hide_banner',
+    // stdin is not ours to read; a remux is not interactive
+    '-nostdin',
+    // only problems reach stderr
+    '-loglevel',
+    'error',
+    '-i',
+    inputPath,
+    // every stream, unchanged
+    '-map',
+    '0',
+    '-c',
+    'copy',
+    // moov in front: a normal progressive MP4 for players and HTTP range requests
+    '-movflags',
+    '+faststart',
+    // the temp name has no .mp4 extension
+    '-f',
+    'mp4',
+    // the caller passes a fresh temp path
+    '-y',
+    outputPath,
+  ];
+}
+
+// Arguments that decode the first video stream of `inputPath` and report the frame count.
+export function buildDecodeCheckArgs(inputPath: string): string[] {
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    // decode errors only; the count comes from the final -progress block
+    '-loglevel',
+    'error',
+    '-progress',
+    'pipe:1',
+    '-i',
+    inputPath,
+    '-map',
+    '0:v:0',
+    // decode everything, write nothing
+    '-f',
+    'null',
+    '-',
+  ];
+}
+
+/** A Windows monitor as the recorder enumerates it. */
+export type WindowsMonitor = {
+  /** DXGI output index (ddagrab's `output_idx`). */
+  outputIndex: number;
+  /** The monitor's bounds in virtual-desktop px (gdigrab offsets; may be negative). */
+  desktopRegion: CaptureRegion;
+};
+
+// The Windows source to use: ddagrab for one monitor when this ffmpeg has it, else gdigrab.
+export function pickWindowsSource(
+  hasDdagrab: boolean,
+  monitor?: WindowsMonitor,
+): DdagrabSource | GdigrabSource {
+  if (!monitor) {
+    // ddagrab sees one output at a time; only GDI spans the whole virtual desktop
+    return { kind: 'gdigrab' };
+  }
+  return hasDdagrab
+    ? { kind: 'ddagrab', outputIndex: monitor.outputIndex }
+    : { kind: 'gdigrab', region: monitor.desktopRegion };
+}
+
+// True when `ffmpeg -filters` output lists the filter `name` (e.g. ddagrab).
+export function hasFilter(filtersOutput: string, name: string): boolean {
+  // rows look like " ... ddagrab           |->V       Grab Windows Desktop images."
+  return filtersOutput
+    .split(/\r?\n/)
+    .some((line) => /^\s*[.TSC]{3}\s+(\w\S*)\s+\S+->/.exec(line)?.[1] === name);
+}
+
+function formatSeconds(ms: number): string {
+  return String(ms / 1000);
+}
+
+function checkInteger(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalid(name, value, `an integer from ${min} to ${max}`);
+  }
+}
+
+function checkRegion(region: CaptureRegion, minOffset: number): void {
+  checkInteger('region.x', region.x, minOffset, 1_000_000);
+  checkInteger('region.y', region.y, minOffset, 1_000_000);
+  checkInteger('region.width', region.width, 2, 1_000_000);
+  checkInteger('region.height', region.height, 2, 1_000_000);
+}
+
+function checkDisplay(display: string): void {
+  // `[host]:N`; the screen number comes from `screen`, so `:99.0` is rejected
+  if (!/^[A-Za-z0-9._/-]*:\d+$/.test(display)) {
+    throw invalid('display', display, "an X display name like ':99'");
+  }
+}
+
+function invalid(name: string, value: unknown, expected: string): AppError {
+  return new AppError(
+    'INVALID_PAYLOAD',
+    `Screen capture option '${name}' must be ${expected}; got ${JSON.stringify(value)}.`,
+    { option: name, value },
+  );
+}

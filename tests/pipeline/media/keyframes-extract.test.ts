@@ -1,0 +1,211 @@
+// extractKeyframes end to end on the fixture episode with the real ffmpeg: chosen times and
+// frames equal the golden table (keyframes.md §5) and the chosen pixels equal the single-frame
+// reference decode of §3 (written to PNG by ffmpeg, read back with our decoder).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAgentNetFolder } from '../../../src/pipeline/io/agentnet-read';
+import type { KeyframeStepInput } from '../../../src/pipeline/keyframes';
+import { extractKeyframes } from '../../../src/pipeline/media/keyframes-extract';
+import type { KeyframeExtraction } from '../../../src/pipeline/media/keyframes-extract';
+import { decodePng } from '../../../src/pipeline/media/png';
+import { probeVideo } from '../../../src/pipeline/media/probe';
+import { runProcess } from '../../../src/pipeline/media/run-process';
+import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { FIXTURE_DIR } from '../../helpers/paths';
+import {
+  GOLDEN_FPS,
+  GOLDEN_FRAME_COUNT,
+  GOLDEN_HEIGHT,
+  GOLDEN_ROWS,
+  GOLDEN_STEP_INPUTS,
+  GOLDEN_TERMINATE,
+  GOLDEN_VST,
+  GOLDEN_WIDTH,
+} from '../keyframes/golden';
+
+/** Frames compared against the §3 single-frame command (incl. the three verified upstream). */
+const REFERENCE_FRAMES = [187, 449, 811, 1232, 3216, 3479];
+
+let ffmpegPath = '';
+let tempDir = '';
+let videoPath = '';
+let steps: KeyframeStepInput[] = [];
+let extraction: KeyframeExtraction;
+
+/** Step inputs from the complete rows (action, pre_move) and the vis rows (press, end). */
+function stepInputs(complete: Record<string, unknown>[], vis: Record<string, unknown>[]) {
+  return complete.map((row, index): KeyframeStepInput => {
+    const visRow = vis[index]!;
+    const preMove = row.pre_move as { start_time: number } | undefined;
+    return {
+      action: row.action as string,
+      preMoveStartS: 'pre_move' in row ? preMove!.start_time : null,
+      pressStartS: visRow.start_time as number,
+      endS: visRow.end_time as number,
+    };
+  });
+}
+
+/** The spec §3 command for one frame, to a PNG, decoded with our PNG decoder. */
+async function referenceFrame(frame: number): Promise<Buffer> {
+  const png = path.join(tempDir, `reference-${frame}.png`);
+  const result = await runProcess(
+    ffmpegPath,
+    [
+      ...['-v', 'error', '-i', videoPath],
+      ...['-vf', `select=eq(n\\,${frame}),scale=in_color_matrix=bt601:flags=bicubic`],
+      ...['-vsync', '0', '-frames:v', '1', '-pix_fmt', 'rgb24', '-y', png],
+    ],
+    { timeoutMs: 120_000 },
+  );
+  expect(result.code).toBe(0);
+  const decoded = decodePng(await readFile(png));
+  expect([decoded.width, decoded.height]).toEqual([GOLDEN_WIDTH, GOLDEN_HEIGHT]);
+  return decoded.rgb;
+}
+
+beforeAll(async () => {
+  const binary = await resolveFfmpeg();
+  ffmpegPath = binary.path;
+  tempDir = await mkdtemp(path.join(os.tmpdir(), 'cua-keyframes-'));
+  const bundle = await readAgentNetFolder(FIXTURE_DIR);
+  videoPath = bundle.videoPath;
+  steps = stepInputs(bundle.reduced.complete, bundle.reduced.vis);
+  const probe = await probeVideo(videoPath, binary);
+  expect([probe.fps, probe.frameCount, probe.width, probe.height]).toEqual([
+    GOLDEN_FPS,
+    GOLDEN_FRAME_COUNT,
+    GOLDEN_WIDTH,
+    GOLDEN_HEIGHT,
+  ]);
+  expect(bundle.metadata.videoStartS).toBe(GOLDEN_VST);
+  extraction = await extractKeyframes({
+    videoPath,
+    ffmpegPath,
+    videoStartS: bundle.metadata.videoStartS,
+    fps: probe.fps!,
+    frameCount: probe.frameCount!,
+    width: probe.width,
+    height: probe.height,
+    steps,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await rm(tempDir, { recursive: true, force: true });
+});
+
+describe('extractKeyframes on win10-display-settings', () => {
+  it('reads the step inputs of the golden table from the fixture files', () => {
+    expect(steps).toEqual(GOLDEN_STEP_INPUTS);
+  });
+
+  it('chooses the golden times and frames bit-exactly, without diagnostics', () => {
+    expect(
+      extraction.steps.map((step) => ({
+        t: step.timeS,
+        frame: step.frame,
+        diagnostics: step.diagnostics,
+      })),
+    ).toEqual(GOLDEN_ROWS.map((row) => ({ t: row.chosenT, frame: row.frame, diagnostics: [] })));
+    expect(extraction.steps.map((step) => step.differingProbe)).toEqual(
+      GOLDEN_ROWS.map((row) => (row.rule === 'A' ? (row.differing?.k ?? null) : null)),
+    );
+    expect(extraction.terminate).toMatchObject({
+      timeS: GOLDEN_TERMINATE.chosenT,
+      frame: GOLDEN_TERMINATE.frame,
+      differingProbe: GOLDEN_TERMINATE.differing.k,
+      diagnostics: [],
+    });
+  });
+
+  it('returns RGB24 pixels for every chosen frame', () => {
+    for (const keyframe of [...extraction.steps, extraction.terminate!]) {
+      expect(keyframe.rgb?.length).toBe(GOLDEN_WIDTH * GOLDEN_HEIGHT * 3);
+    }
+    // steps choosing the same frame got the same pixels (steps 1 and 2 differ, 0 and 1 differ)
+    expect(extraction.steps[0]!.rgb!.equals(extraction.steps[1]!.rgb!)).toBe(false);
+  });
+
+  it('decoded 14 reference frames, then stopped pass 2 after the last needed frame', () => {
+    expect(extraction.stats.passOneFrames).toBe(14);
+    expect(extraction.stats.passTwoDecoded).toBeGreaterThan(0);
+    // terminate's probes after its differing probe (frames 3482…3677) were never decoded
+    expect(extraction.stats.passTwoDecoded).toBeLessThan(extraction.stats.passTwoFrames);
+    expect(extraction.stats.comparisons).toBeGreaterThan(0);
+  });
+
+  it.each(REFERENCE_FRAMES)(
+    'frame %i equals the single-frame reference decode pixel for pixel',
+    async (frame) => {
+      const chosen = [...extraction.steps, extraction.terminate!].find((k) => k.frame === frame);
+      expect(chosen?.rgb).toBeTruthy();
+      const reference = await referenceFrame(frame);
+      expect(chosen!.rgb!.equals(reference)).toBe(true);
+    },
+    120_000,
+  );
+
+  it('an unreadable video becomes KEYFRAME_VIDEO_UNREADABLE on every step', async () => {
+    const corrupt = path.join(tempDir, 'corrupt.mp4');
+    await writeFile(corrupt, randomBytes(32 * 1024));
+    const result = await extractKeyframes({
+      videoPath: corrupt,
+      ffmpegPath,
+      videoStartS: GOLDEN_VST,
+      fps: GOLDEN_FPS,
+      frameCount: GOLDEN_FRAME_COUNT,
+      width: GOLDEN_WIDTH,
+      height: GOLDEN_HEIGHT,
+      steps: GOLDEN_STEP_INPUTS,
+    });
+    const all = [...result.steps, result.terminate!];
+    expect(all).toHaveLength(15);
+    for (const keyframe of all) {
+      expect(keyframe).toMatchObject({ timeS: null, frame: null, rgb: null });
+      expect(keyframe.diagnostics.map((d) => d.code)).toEqual(['KEYFRAME_VIDEO_UNREADABLE']);
+    }
+  });
+
+  it('a video shorter than claimed: missing frames become diagnostics, nothing is dropped', async () => {
+    // the first 1300 packets of the fixture (stream copy, same pixels), but claim the full
+    // frame count so that late references, probes and chosen frames cannot be read
+    const short = path.join(tempDir, 'short.mp4');
+    const cut = await runProcess(
+      ffmpegPath,
+      [
+        ...['-v', 'error', '-i', videoPath, '-map', '0:v:0', '-frames:v', '1300'],
+        ...['-c:v', 'copy', '-y', short],
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(cut.code).toBe(0);
+    const result = await extractKeyframes({
+      videoPath: short,
+      ffmpegPath,
+      videoStartS: GOLDEN_VST,
+      fps: GOLDEN_FPS,
+      frameCount: GOLDEN_FRAME_COUNT,
+      width: GOLDEN_WIDTH,
+      height: GOLDEN_HEIGHT,
+      steps: GOLDEN_STEP_INPUTS,
+    });
+    // steps 0–9 lie inside the first 1300 frames and keep their golden choice
+    expect(result.steps.slice(0, 10).map((s) => s.frame)).toEqual(
+      GOLDEN_ROWS.slice(0, 10).map((row) => row.frame),
+    );
+    expect(result.steps.slice(0, 10).every((s) => s.diagnostics.length === 0)).toBe(true);
+    // step 10 (reference 1384) and later: reference not decoded → lo, frame missing
+    for (const keyframe of [...result.steps.slice(10), result.terminate!]) {
+      expect(keyframe.diagnostics.map((d) => d.code)).toEqual([
+        'KEYFRAME_REF_OUT_OF_RANGE',
+        'KEYFRAME_FRAME_MISSING',
+      ]);
+      expect(keyframe.rgb).toBeNull();
+    }
+    expect(result.steps[10]!.timeS).toBe((GOLDEN_ROWS[10] as { lo: number }).lo);
+  }, 180_000);
+});

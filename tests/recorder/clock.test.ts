@@ -1,0 +1,49 @@
+// The session clock is CLOCK_MONOTONIC, the same in every process (checked against Python's
+// time.monotonic() in a child), and the wall-clock offset is sampled precisely.
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { monotonicNowMs, sampleWallClockOffset } from '../../src/recorder/clock';
+
+async function pythonMonotonicMs(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    execFile(
+      '/usr/bin/python3',
+      ['-c', 'import time; print(repr(time.clock_gettime(time.CLOCK_MONOTONIC) * 1000))'],
+      (error, stdout) =>
+        error ? reject(new Error(error.message)) : resolve(Number(stdout.trim())),
+    );
+  });
+}
+
+describe('monotonicNowMs', () => {
+  it('reads the same CLOCK_MONOTONIC as another process', async () => {
+    const beforeMs = monotonicNowMs();
+    const childMs = await pythonMonotonicMs();
+    const afterMs = monotonicNowMs();
+    expect(childMs).toBeGreaterThanOrEqual(beforeMs);
+    expect(childMs).toBeLessThanOrEqual(afterMs);
+  });
+
+  it('never goes backwards and has sub-ms resolution', () => {
+    const samples = Array.from({ length: 1000 }, () => monotonicNowMs());
+    for (let i = 1; i < samples.length; i += 1) {
+      expect(samples[i]).toBeGreaterThanOrEqual(samples[i - 1]!);
+    }
+    expect(samples.some((ms) => !Number.isInteger(ms))).toBe(true);
+  });
+});
+
+describe('sampleWallClockOffset', () => {
+  it('maps the session clock to Date.now() within the stated uncertainty', () => {
+    const offset = sampleWallClockOffset();
+    expect(offset.uncertaintyMs).toBeLessThan(1);
+    const monoMs = monotonicNowMs();
+    const wallMs = Date.now();
+    // Date.now() truncates to whole ms: the true wall time is in [wallMs, wallMs + 1)
+    const predictedMs = monoMs + offset.offsetMs;
+    expect(predictedMs).toBeGreaterThanOrEqual(wallMs - offset.uncertaintyMs - 0.05);
+    expect(predictedMs).toBeLessThan(wallMs + 1 + offset.uncertaintyMs + 0.5);
+    // two samples agree (no clock step during the test)
+    expect(Math.abs(sampleWallClockOffset().offsetMs - offset.offsetMs)).toBeLessThan(2);
+  });
+});

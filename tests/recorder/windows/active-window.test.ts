@@ -1,0 +1,213 @@
+// The active-window timeline against a real X server with openbox, a GTK window and xmessage.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActiveWindowEntry } from '../../../src/recorder/windows/active-window';
+import { ActiveWindowTracker } from '../../../src/recorder/windows/active-window';
+import { isAppError } from '../../../src/shared/errors';
+import type { GtkForm } from '../../fixtures/apps/gtk-form';
+import { launchGtkForm } from '../../fixtures/apps/gtk-form';
+import type { Desktop } from '../../helpers/desktop';
+import { startDesktop } from '../../helpers/desktop';
+import { REPO_ROOT } from '../../helpers/paths';
+
+const now = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+let desktop: Desktop;
+let form: GtkForm;
+
+async function waitForEntry(
+  tracker: ActiveWindowTracker,
+  predicate: (e: ActiveWindowEntry) => boolean,
+  timeoutMs = 5000,
+): Promise<ActiveWindowEntry> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = tracker.timeline().find(predicate);
+    if (found) {
+      return found;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no matching entry; timeline: ${JSON.stringify(tracker.timeline(), null, 1)}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Size from xdotool and the decoration offsets from openbox: readings independent of xwininfo
+// (xdotool's own position adds the frame offset twice under a reparenting window manager).
+async function sizeOf(windowId: string): Promise<{ width: number; height: number }> {
+  const out = await desktop.run('xdotool', ['getwindowgeometry', '--shell', windowId]);
+  const value = (key: string): number => Number(new RegExp(`^${key}=(\\d+)$`, 'm').exec(out)?.[1]);
+  return { width: value('WIDTH'), height: value('HEIGHT') };
+}
+
+async function frameOffset(windowId: string): Promise<{ left: number; top: number }> {
+  const out = await desktop.run('xprop', ['-id', windowId, '_NET_FRAME_EXTENTS']);
+  const [left = NaN, , top = NaN] = (/= (.*)$/m.exec(out)?.[1] ?? '').split(',').map(Number);
+  return { left, top };
+}
+
+beforeAll(async () => {
+  desktop = await startDesktop();
+  form = await launchGtkForm(desktop);
+});
+
+afterAll(async () => {
+  await form?.close();
+  await desktop?.stop();
+});
+
+describe('ActiveWindowTracker', () => {
+  it('records activations and title changes with title, WM_CLASS, pid and bounds', async () => {
+    const tracker = new ActiveWindowTracker({ env: desktop.env, now });
+    const t0 = now();
+    try {
+      const first = await tracker.start();
+      expect(first.change).toBe('initial');
+
+      // 1. the form (openbox activates newly mapped windows)
+      await desktop.run('xdotool', ['windowactivate', '--sync', form.ready.xid]);
+      const formEntry = await waitForEntry(tracker, (e) => e.windowId === form.ready.xid);
+      expect(formEntry).toMatchObject({
+        title: 'CUA Test Form',
+        app: 'Gtk-form.py',
+        appInstance: 'gtk-form.py',
+        pid: form.ready.pid,
+        bounds: form.ready.client,
+      });
+
+      // 2. xmessage: a legacy client with WM_NAME only and no _NET_WM_PID
+      const xmessage = desktop.spawn('xmessage', ['-geometry', '+700+450', 'second window']);
+      const xmEntry = await waitForEntry(tracker, (e) => e.app === 'Xmessage');
+      expect(xmEntry).toMatchObject({
+        change: 'activated',
+        title: 'xmessage',
+        appInstance: 'xmessage',
+        pid: null,
+      });
+      // the frame goes where -geometry asked; the client area sits inside the decorations
+      const offset = await frameOffset(xmEntry.windowId as string);
+      expect(xmEntry.bounds).toEqual({
+        x: 700 + offset.left,
+        y: 450 + offset.top,
+        ...(await sizeOf(xmEntry.windowId as string)),
+      });
+
+      // 3. back to the form
+      const before = tracker.timeline().length;
+      await desktop.run('xdotool', ['windowactivate', '--sync', form.ready.xid]);
+      const back = await waitForEntry(
+        tracker,
+        (e) => tracker.timeline().indexOf(e) >= before && e.windowId === form.ready.xid,
+      );
+      expect(back).toMatchObject({
+        change: 'activated',
+        title: 'CUA Test Form',
+        pid: form.ready.pid,
+      });
+
+      // 4. a title change of the active window (non-ASCII and quotes survive xprop's escaping)
+      const title = 'Café "Form" \\ ☃';
+      await form.setTitle(title);
+      const retitled = await waitForEntry(tracker, (e) => e.change === 'title');
+      expect(retitled).toMatchObject({
+        windowId: form.ready.xid,
+        title,
+        app: 'Gtk-form.py',
+        pid: form.ready.pid,
+        bounds: form.ready.client,
+      });
+
+      // the timeline is ordered on the session clock and has no duplicate neighbours
+      const timeline = tracker.timeline();
+      const times = timeline.map((e) => e.tMs);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(times[0]).toBeGreaterThanOrEqual(t0);
+      expect(times[times.length - 1]).toBeLessThanOrEqual(now());
+      timeline.slice(1).forEach((e, i) => {
+        const prev = timeline[i] as ActiveWindowEntry;
+        expect([e.windowId, e.title]).not.toEqual([prev.windowId, prev.title]);
+      });
+      xmessage.kill('SIGTERM');
+    } finally {
+      await tracker.stop();
+    }
+  });
+
+  it('notifies listeners and stops its xprop children', async () => {
+    const tracker = new ActiveWindowTracker({ env: desktop.env, now });
+    const seen: ActiveWindowEntry[] = [];
+    tracker.onChange((e) => seen.push(e));
+    await tracker.start();
+    await desktop.run('xdotool', ['windowactivate', '--sync', form.ready.xid]);
+    await waitForEntry(tracker, (e) => e.windowId === form.ready.xid);
+    const pids = tracker.spyPids();
+    expect(pids).toHaveLength(2); // root spy + title spy of the active window
+    await tracker.stop();
+    expect(seen).toEqual(tracker.timeline());
+    expect(pids.filter(isAlive)).toEqual([]);
+    await tracker.stop(); // idempotent
+  });
+
+  it('takes its xprop children down when the host process is SIGKILLed', async () => {
+    const script = path.join(REPO_ROOT, 'tests/fixtures/bin/active-window-host.ts');
+    const host = desktop.spawn(process.execPath, [path.join(REPO_ROOT, 'bin/run-ts.mjs'), script]);
+    const pids = await new Promise<number[]>((resolve, reject) => {
+      let out = '';
+      host.stdout?.setEncoding('utf8');
+      host.stdout?.on('data', (chunk: string) => {
+        out += chunk;
+        const line = out.split('\n').find((l) => l.startsWith('{'));
+        if (line) {
+          resolve((JSON.parse(line) as { pids: number[] }).pids);
+        }
+      });
+      host.once('close', (code) => reject(new Error(`host exited early (${code})`)));
+    });
+    expect(pids.length).toBeGreaterThan(0);
+    expect(pids.every(isAlive)).toBe(true);
+    host.kill('SIGKILL');
+    const deadline = Date.now() + 3000;
+    while (pids.some(isAlive) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
+
+  it('needs DISPLAY', async () => {
+    const env = { ...desktop.env };
+    delete env.DISPLAY;
+    const error: unknown = await new ActiveWindowTracker({ env, now })
+      .start()
+      .catch((e: unknown) => e);
+    expect(isAppError(error, 'ACTIVE_WINDOW_UNAVAILABLE')).toBe(true);
+    expect((error as Error).message).toMatch(/DISPLAY is not set/);
+  });
+
+  it('reports a missing xprop as ACTIVE_WINDOW_UNAVAILABLE with the fix', async () => {
+    const tracker = new ActiveWindowTracker({
+      env: desktop.env,
+      now,
+      xpropPath: '/nonexistent/xprop',
+    });
+    const error: unknown = await tracker.start().catch((e: unknown) => e);
+    expect(isAppError(error, 'ACTIVE_WINDOW_UNAVAILABLE')).toBe(true);
+    expect((error as Error).message).toMatch(/x11-utils/);
+  });
+
+  it('reports a display without an X server', async () => {
+    const env = { ...desktop.env, DISPLAY: ':4999' };
+    const error: unknown = await new ActiveWindowTracker({ env, now })
+      .start()
+      .catch((e: unknown) => e);
+    expect(isAppError(error, 'ACTIVE_WINDOW_UNAVAILABLE')).toBe(true);
+    expect((error as Error).message).toMatch(/xprop -root -spy exited.*unable to open display/is);
+  });
+});
