@@ -4,7 +4,7 @@
 // the wall duration; completeness of a 5,000-move burst; stamp error and commit latency of
 // injected input; video and database MB per minute.
 // usage: node bin/run-ts.mjs bench/recorder.ts   (BENCH_SECONDS, default 20)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,7 +45,11 @@ function treeCpu(root: number): Map<string, number> {
     let name = String(pid);
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      name = `${pid} ${path.basename(cmd[0] ?? '')} ${cmd.slice(1).map((a) => path.basename(a)).join(' ').slice(0, 40)}`;
+      name = `${pid} ${path.basename(cmd[0] ?? '')} ${cmd
+        .slice(1)
+        .map((a) => path.basename(a))
+        .join(' ')
+        .slice(0, 40)}`;
     } catch {
       // gone
     }
@@ -88,7 +92,11 @@ function python(desktop: Desktop, code: string, args: string[]): ChildProcess {
   return desktop.spawn('/usr/bin/python3', ['-c', code, ...args]);
 }
 
-async function inject(desktop: Desktop, points: [number, number][], gapMs: number): Promise<number[]> {
+async function inject(
+  desktop: Desktop,
+  points: [number, number][],
+  gapMs: number,
+): Promise<number[]> {
   const child = python(desktop, INJECT, [JSON.stringify(points), String(gapMs)]);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -96,10 +104,18 @@ async function inject(desktop: Desktop, points: [number, number][], gapMs: numbe
   return JSON.parse(out) as number[];
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-async function ffmpegAlone(desktop: Desktop, dir: string): Promise<{ cpu: number; seconds: number }> {
-  const args = buildCaptureArgs({ source: { kind: 'x11grab', display: desktop.display }, outputPath: path.join(dir, 'alone.mp4'), fps: FPS });
+async function ffmpegAlone(
+  desktop: Desktop,
+  dir: string,
+): Promise<{ cpu: number; seconds: number }> {
+  const args = buildCaptureArgs({
+    source: { kind: 'x11grab', display: desktop.display },
+    outputPath: path.join(dir, 'alone.mp4'),
+    fps: FPS,
+  });
   const child = desktop.spawn('ffmpeg', args, { stdio: ['pipe', 'ignore', 'ignore'] });
   await sleep(2000);
   const activity = python(desktop, ACTIVITY, [String(SECONDS)]);
@@ -121,9 +137,24 @@ async function main(): Promise<void> {
     const alone = await ffmpegAlone(desktop, dir);
 
     const lib = path.join(dir, 'lib');
-    const rec = desktop.spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'), 'record', '--task', 'bench', '--library', lib, '--fps', String(FPS), '--json', ...(process.env.BENCH_RECORD_ARGS ?? '').split(' ').filter(Boolean)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const rec = desktop.spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+        'record',
+        '--task',
+        'bench',
+        '--library',
+        lib,
+        '--fps',
+        String(FPS),
+        '--json',
+        ...(process.env.BENCH_RECORD_ARGS ?? '').split(' ').filter(Boolean),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     rec.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -147,17 +178,26 @@ async function main(): Promise<void> {
     // input: 200 paced moves for latency, then a 5,000-move burst for completeness
     const paced: [number, number][] = Array.from({ length: 200 }, (_, i) => [3 + i, 777]);
     const pacedStamps = await inject(desktop, paced, 10);
-    const burst: [number, number][] = Array.from({ length: 5000 }, (_, i) => [5 + (i % 1200), 5 + Math.floor(i / 1200)]);
+    const burst: [number, number][] = Array.from({ length: 5000 }, (_, i) => [
+      5 + (i % 1200),
+      5 + Math.floor(i / 1200),
+    ]);
     await inject(desktop, burst, 0);
     await sleep(1000);
     const stopAt = now();
     rec.kill('SIGINT');
     await new Promise((r) => rec.once('close', r));
-    const summary = JSON.parse(stdout) as { id: string; frames: number; durationMs: number; events: number };
+    const summary = JSON.parse(stdout) as { events: number };
 
     const db = new Database(path.join(lib, 'library.sqlite'), { readonly: true });
-    const moves = db.prepare(`SELECT x, y, t_ms FROM events WHERE kind = 0 ORDER BY idx`).all() as { x: number; y: number; t_ms: number }[];
-    const video = db.prepare(`SELECT path, size_bytes, frame_count, start_ms FROM videos`).get() as { path: string; size_bytes: number; frame_count: number; start_ms: number };
+    const moves = db.prepare(`SELECT x, y, t_ms FROM events WHERE kind = 0 ORDER BY idx`).all() as {
+      x: number;
+      y: number;
+      t_ms: number;
+    }[];
+    const video = db
+      .prepare(`SELECT path, size_bytes, frame_count, start_ms FROM videos`)
+      .get() as { path: string; size_bytes: number; frame_count: number; start_ms: number };
     db.close();
     const pacedRows = moves.filter((m) => m.y === 777 && m.x >= 3 && m.x < 203);
     const stampErr = pacedRows.map((m) => m.t_ms - pacedStamps[m.x - 3]!);
@@ -165,22 +205,40 @@ async function main(): Promise<void> {
     const burstSeen = new Set(moves.filter((m) => m.y <= 9).map((m) => `${m.x},${m.y}`));
     const got = [...burstSet].filter((k) => burstSeen.has(k)).length;
     const wallS = (stopAt - video.start_ms) / 1000;
-    const dbBytes = fs.readdirSync(lib).filter((f) => f.startsWith('library.sqlite')).reduce((n, f) => n + fs.statSync(path.join(lib, f)).size, 0);
+    const dbBytes = fs
+      .readdirSync(lib)
+      .filter((f) => f.startsWith('library.sqlite'))
+      .reduce((n, f) => n + fs.statSync(path.join(lib, f)).size, 0);
     const minutes = (stopAt - startedAt) / 60000;
     const recorderShare = (c1 - c0) / ((t1 - t0) / 1000);
     const ratio = recorderShare / (alone.cpu / alone.seconds);
 
-    console.log(`recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity (moves at 50 Hz, a key every 0.5 s)`);
-    console.log(`  CPU, ffmpeg alone (same args):     ${((alone.cpu / alone.seconds) * 100).toFixed(1)} % of a core`);
-    console.log(`  CPU, whole recorder (all procs):  ${(((c1 - c0) / ((t1 - t0) / 1000)) * 100).toFixed(1)} % of a core`);
+    console.log(
+      `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity (moves at 50 Hz, a key every 0.5 s)`,
+    );
+    console.log(
+      `  CPU, ffmpeg alone (same args):     ${((alone.cpu / alone.seconds) * 100).toFixed(1)} % of a core`,
+    );
+    console.log(
+      `  CPU, whole recorder (all procs):  ${(((c1 - c0) / ((t1 - t0) / 1000)) * 100).toFixed(1)} % of a core`,
+    );
     console.log(`  ratio recorder / ffmpeg alone:     ${ratio.toFixed(3)}  (aim ≤ 1.15)`);
     for (const [name, v] of b1) {
-      console.log(`    ${(((v - (b0.get(name) ?? 0)) / ((t1 - t0) / 1000)) * 100).toFixed(1).padStart(5)} %  ${name}`);
+      console.log(
+        `    ${(((v - (b0.get(name) ?? 0)) / ((t1 - t0) / 1000)) * 100).toFixed(1).padStart(5)} %  ${name}`,
+      );
     }
-    console.log(`  frames: ${video.frame_count} stored vs ${(wallS * FPS).toFixed(0)} for the wall duration (${(video.frame_count - wallS * FPS).toFixed(0)} difference)`);
+    console.log(
+      `  frames: ${video.frame_count} stored vs ${(wallS * FPS).toFixed(0)} for the wall duration (${(video.frame_count - wallS * FPS).toFixed(0)} difference)`,
+    );
+    console.log(`  events stored: ${summary.events}`);
     console.log(`  5,000-move burst: ${got}/5000 stored (${((got / 5000) * 100).toFixed(2)} %)`);
-    console.log(`  stored stamp − injection, 200 paced moves: p50 ${pct(stampErr, 50).toFixed(2)} ms, p99 ${pct(stampErr, 99).toFixed(2)} ms (${pacedRows.length}/200 stored)`);
-    console.log(`  size: video ${((video.size_bytes / 1e6) / minutes).toFixed(2)} MB/min, database ${((dbBytes / 1e6) / minutes).toFixed(2)} MB/min`);
+    console.log(
+      `  stored stamp − injection, 200 paced moves: p50 ${pct(stampErr, 50).toFixed(2)} ms, p99 ${pct(stampErr, 99).toFixed(2)} ms (${pacedRows.length}/200 stored)`,
+    );
+    console.log(
+      `  size: video ${(video.size_bytes / 1e6 / minutes).toFixed(2)} MB/min, database ${(dbBytes / 1e6 / minutes).toFixed(2)} MB/min`,
+    );
   } finally {
     await desktop.stop();
     fs.rmSync(dir, { recursive: true, force: true });
