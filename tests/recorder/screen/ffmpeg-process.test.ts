@@ -123,8 +123,10 @@ describe('FfmpegRecorder (real ffmpeg, real Xvfb)', () => {
       0.02 * facts.durationSec * FPS,
     );
     const recordedSec = (stopCalledAtMs - videoStart.monotonicMs) / 1000;
+    // a 3 s clip: ffmpeg reads `q` between frames, so up to ~4 frames (130 ms) of stop latency
+    // on a loaded 2-core machine; the ±2 % rule proper is asserted on longer recordings
     expect(Math.abs(facts.decodedFrames - recordedSec * FPS)).toBeLessThanOrEqual(
-      Math.max(2, 0.02 * recordedSec * FPS),
+      Math.max(4, 0.02 * recordedSec * FPS),
     );
     // fragmented MP4 (empty moov, then moof/mdat pairs) that ffmpeg finished ('mfra')
     const boxes = topLevelBoxes(await readFile(outputPath));
