@@ -1,0 +1,3 @@
+// The service contract shared by services, hosts (IPC, HTTP, CLI) and the renderer.
+export * from './methods';
+export * from './edits';

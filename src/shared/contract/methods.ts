@@ -1,0 +1,190 @@
+// The one service contract: every method with its input and output, served over Electron IPC
+// and HTTP alike (house-style.md §3).
+import type {
+  RecordingStatus,
+  RecordingSummary,
+  ReviewStatus,
+  ScreenInfo,
+  PlatformInfo,
+  EventCounts,
+  ActionCall,
+  PreMove,
+} from '../domain';
+import type { StepEdit, StepMark } from './edits';
+
+/** A step as the UI shows it (edits applied). */
+export type StepDto = {
+  id: string;
+  index: number;
+  kind: string;
+  label: string;
+  description: string;
+  calls: ActionCall[];
+  code: string;
+  startMs: number;
+  endMs: number;
+  coordinate: { x: number; y: number } | null;
+  preMove: PreMove | null;
+  /** Keyframe time, ms on the recording clock (null until computed). */
+  keyframeMs: number | null;
+  /** URL of the keyframe image (null until computed). */
+  keyframeUrl: string | null;
+  /** Element under the pointer (role/name chain) when captured. */
+  element: { role: string; name: string }[] | null;
+  windowTitle: string | null;
+  mark: StepMark | null;
+  /** True when an edit changed or inserted the step. */
+  isEdited: boolean;
+  diagnostics: string[];
+  /** Kind-specific overlay data: drag path, scroll ticks, typed text (pixel coordinates). */
+  overlay: {
+    dragPath?: [number, number][];
+    scroll?: { dx: number; dy: number };
+    text?: string;
+    keys?: string[];
+  };
+};
+
+/** Task labels of a recording. */
+export type TaskLabels = {
+  taskCompleted: boolean | null;
+  taskDifficulty: number | null;
+  alignmentScore: number | null;
+  efficiencyScore: number | null;
+};
+
+/** One verdict in the review history. */
+export type ReviewEntry = {
+  atMs: number;
+  reviewer: string | null;
+  status: ReviewStatus;
+  grade: string | null;
+  comment: string | null;
+};
+
+/** Everything the recording page needs. */
+export type RecordingDto = {
+  id: string;
+  task: string;
+  description: string;
+  status: RecordingStatus;
+  reviewStatus: ReviewStatus;
+  source: string;
+  platform: PlatformInfo;
+  screen: ScreenInfo;
+  createdAtMs: number;
+  durationMs: number | null;
+  eventCounts: EventCounts;
+  video: {
+    url: string;
+    width: number;
+    height: number;
+    fps: number;
+    durationMs: number;
+    /** Recording-clock ms of video frame 0: video time = (t − startMs) / 1000. */
+    startMs: number;
+  } | null;
+  trim: { startMs: number | null; endMs: number | null };
+  steps: StepDto[];
+  labels: TaskLabels;
+  reviews: ReviewEntry[];
+  /** Edit log position for undo/redo. */
+  editVersion: number;
+  canUndo: boolean;
+  canRedo: boolean;
+};
+
+/** Library page query. */
+export type RecordingQuery = {
+  search?: string;
+  status?: RecordingStatus;
+  reviewStatus?: ReviewStatus;
+  os?: string;
+  /** Created at or after (epoch ms). */
+  fromMs?: number;
+  /** Created before (epoch ms). */
+  toMs?: number;
+  sort?: 'created' | 'task' | 'duration' | 'steps' | 'status';
+  order?: 'asc' | 'desc';
+  offset?: number;
+  /** Page size; default 200, at most 5000. */
+  limit?: number;
+};
+
+/** The request/response map of every method. */
+export type ApiMethods = {
+  'recordings:list': {
+    input: RecordingQuery;
+    output: { total: number; items: RecordingSummary[] };
+  };
+  'recordings:get': { input: { id: string }; output: RecordingDto };
+  'recordings:update-task': {
+    input: { id: string; task?: string; description?: string };
+    output: RecordingDto;
+  };
+  'recordings:delete': { input: { id: string }; output: { id: string } };
+  'edits:apply': { input: { id: string; edit: StepEdit }; output: RecordingDto };
+  'edits:undo': { input: { id: string }; output: RecordingDto };
+  'edits:redo': { input: { id: string }; output: RecordingDto };
+  'labels:save': { input: { id: string; labels: TaskLabels }; output: RecordingDto };
+  'reviews:set-status': {
+    input: {
+      id: string;
+      status: ReviewStatus;
+      comment?: string;
+      grade?: string;
+      reviewer?: string;
+    };
+    output: RecordingDto;
+  };
+  'keyframes:compute': { input: { id: string }; output: RecordingDto };
+  'axtree:get': {
+    input: { id: string; stepId: string };
+    output: { tMs: number | null; tree: unknown; element: unknown };
+  };
+  'exports:run': {
+    input: {
+      ids: string[];
+      format: 'agentnet-raw' | 'agentnet-jsonl' | 'standardized';
+      outDir: string;
+    };
+    output: {
+      outDir: string;
+      recordings: { id: string; episodeId: string; outputs: string[]; warnings: string[] }[];
+    };
+  };
+};
+
+/** Runtime allow-list of methods (the preload and the HTTP server accept exactly these). */
+export const API_METHODS = [
+  'recordings:list',
+  'recordings:get',
+  'recordings:update-task',
+  'recordings:delete',
+  'edits:apply',
+  'edits:undo',
+  'edits:redo',
+  'labels:save',
+  'reviews:set-status',
+  'keyframes:compute',
+  'axtree:get',
+  'exports:run',
+] as const satisfies readonly (keyof ApiMethods)[];
+
+/** A method name. */
+export type ApiMethod = keyof ApiMethods;
+
+/** Push events and their payloads. */
+export type ApiEvents = {
+  'exports:progress': { done: number; total: number; recordingId: string; phase: string };
+  'recordings:changed': { id: string };
+};
+
+/** Runtime allow-list of events. */
+export const API_EVENTS = [
+  'exports:progress',
+  'recordings:changed',
+] as const satisfies readonly (keyof ApiEvents)[];
+
+/** An event name. */
+export type ApiEvent = keyof ApiEvents;
