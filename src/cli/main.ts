@@ -3,27 +3,60 @@
 import { isAppError } from '../shared/errors';
 import { UsageError } from './args';
 import type { Command } from './command';
-import { deleteCommand } from './commands/delete';
-import { doctorCommand } from './commands/doctor';
-import { exportCommand } from './commands/export';
-import { importCommand } from './commands/import';
-import { listCommand } from './commands/list';
-import { recordCommand } from './commands/record';
-import { reduceCommand } from './commands/reduce';
-import { showCommand } from './commands/show';
 import { errLine, out } from './output';
 import { APP_VERSION } from './version';
 
+/** A command in the registry: loaded only when run, so one command's imports never slow or
+ * break another (`list` does not load ffmpeg, the recorder or the server). */
+export type CommandEntry = { name: string; summary: string; load: () => Promise<Command> };
+
 /** Every command, in help order. */
-export const COMMANDS: readonly Command[] = [
-  recordCommand,
-  importCommand,
-  listCommand,
-  showCommand,
-  deleteCommand,
-  reduceCommand,
-  exportCommand,
-  doctorCommand,
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'record',
+    summary: 'record screen, input, windows and accessibility into the library',
+    load: async () => (await import('./commands/record')).recordCommand,
+  },
+  {
+    name: 'import',
+    summary: 'import AgentNet Tool recording folders',
+    load: async () => (await import('./commands/import')).importCommand,
+  },
+  {
+    name: 'list',
+    summary: 'list the recordings in the library',
+    load: async () => (await import('./commands/list')).listCommand,
+  },
+  {
+    name: 'show',
+    summary: 'show one recording with its steps',
+    load: async () => (await import('./commands/show')).showCommand,
+  },
+  {
+    name: 'delete',
+    summary: 'delete recordings and their files',
+    load: async () => (await import('./commands/delete')).deleteCommand,
+  },
+  {
+    name: 'reduce',
+    summary: 're-run action reduction over a recording',
+    load: async () => (await import('./commands/reduce')).reduceCommand,
+  },
+  {
+    name: 'export',
+    summary: 'export recordings as agentnet-raw, agentnet-jsonl or standardized',
+    load: async () => (await import('./commands/export')).exportCommand,
+  },
+  {
+    name: 'serve',
+    summary: 'serve the review UI to a browser (loopback + token)',
+    load: async () => (await import('./commands/serve')).serveCommand,
+  },
+  {
+    name: 'doctor',
+    summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
+    load: async () => (await import('./commands/doctor')).doctorCommand,
+  },
 ];
 
 function topHelp(): string {
@@ -56,18 +89,19 @@ export async function main(argv: string[]): Promise<number> {
     out(APP_VERSION);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     errLine(`error: unknown command "${name}"`);
     errLine(`Run \`cua-annotator --help\` for the list of commands.`);
     return 1;
   }
   try {
+    const command = await entry.load();
     return await command.run(rest);
   } catch (e) {
     if (e instanceof UsageError) {
       errLine(`error: ${e.message}`);
-      errLine(`Run \`cua-annotator ${command.name} --help\` for usage.`);
+      errLine(`Run \`cua-annotator ${entry.name} --help\` for usage.`);
       return 1;
     }
     if (isAppError(e)) {

@@ -384,3 +384,59 @@ function invalid(name: string, value: unknown, expected: string): AppError {
     { option: name, value },
   );
 }
+
+/** One piece of a paused recording: a segment file or a black gap of whole frames. */
+export type TimelinePiece = { kind: 'segment'; path: string } | { kind: 'gap'; frames: number };
+
+/**
+ * Joins the segments of a paused recording into one CFR video whose frame n shows recording
+ * time `start + n / fps`: pauses become black frames, so the single-clock mapping still holds.
+ */
+export function buildSegmentJoinArgs(options: {
+  pieces: readonly TimelinePiece[];
+  width: number;
+  height: number;
+  fps: number;
+  outputPath: string;
+}): string[] {
+  const inputs: string[] = [];
+  const filters: string[] = [];
+  const labels: string[] = [];
+  let input = 0;
+  options.pieces.forEach((piece, i) => {
+    if (piece.kind === 'segment') {
+      inputs.push('-i', piece.path);
+      // normalise each segment to the target grid and restart its time stamps
+      filters.push(`[${input}:v]fps=${options.fps},format=yuv420p,setpts=PTS-STARTPTS[p${i}]`);
+      input += 1;
+    } else {
+      filters.push(
+        `color=c=black:s=${options.width}x${options.height}:r=${options.fps}:d=${(piece.frames / options.fps).toFixed(6)},format=yuv420p[p${i}]`,
+      );
+    }
+    labels.push(`[p${i}]`);
+  });
+  filters.push(`${labels.join('')}concat=n=${labels.length}:v=1:a=0[out]`);
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-y',
+    ...inputs,
+    '-filter_complex',
+    filters.join(';'),
+    '-map',
+    '[out]',
+    // same encoder settings as the capture, constant frame rate
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-r',
+    String(options.fps),
+    '-movflags',
+    '+faststart',
+    options.outputPath,
+  ];
+}

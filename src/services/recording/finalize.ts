@@ -5,6 +5,9 @@ import { probeVideo } from '../../pipeline/media/probe';
 import { sha256File } from '../../pipeline/io/hash';
 import type { FfmpegBinary } from '../../recorder/screen/ffmpeg-binary';
 import { remuxRecording } from '../../recorder/screen/remux';
+import { buildSegmentJoinArgs, type TimelinePiece } from '../../recorder/screen/ffmpeg-args';
+import { runProcess } from '../../pipeline/media/run-process';
+import path from 'node:path';
 import type { RecordingStatus } from '../../shared/domain';
 import { getCapture, insertVideo, updateRecording } from '../../store';
 import type { Library } from '../library/library';
@@ -78,6 +81,17 @@ export async function finalizeCapture(
       warnings.push(`video segment ${seg.path} is unreadable: ${(e as Error).message}`);
     }
   }
+  if (videos.length > 1) {
+    try {
+      const joined = await joinSegments(lib, videos, ffmpeg);
+      videos.unshift(joined);
+      durationMs = joined.durationMs;
+    } catch (e) {
+      warnings.push(
+        `the paused segments could not be joined (exports use the first one): ${(e as Error).message}`,
+      );
+    }
+  }
   const status: RecordingStatus = videos.length ? options.okStatus : 'corrupt';
   lib.db.transaction(() => {
     lib.db.prepare(`DELETE FROM videos WHERE recording_seq = ?`).run(rec.seq);
@@ -99,4 +113,55 @@ export async function finalizeCapture(
     warnings.push(`reduction failed: ${(e as Error).message}`);
   }
   return { status, frames, durationMs, steps, warnings };
+}
+
+type VideoRow = Parameters<typeof insertVideo>[3];
+
+/** One CFR video over the whole session: segments with black frames for the pauses. */
+async function joinSegments(
+  lib: Library,
+  segments: VideoRow[],
+  ffmpeg: FfmpegBinary,
+): Promise<VideoRow> {
+  const first = segments[0]!;
+  const fps = first.fps;
+  const pieces: TimelinePiece[] = [];
+  let cursorMs = first.startMs;
+  for (const seg of segments) {
+    const gapFrames = Math.round(((seg.startMs - cursorMs) * fps) / 1000);
+    if (pieces.length && gapFrames > 0) {
+      pieces.push({ kind: 'gap', frames: gapFrames });
+    }
+    pieces.push({ kind: 'segment', path: lib.resolve(seg.path) });
+    cursorMs = seg.startMs + ((seg.frameCount ?? 0) * 1000) / fps;
+  }
+  const rel = `${path.posix.dirname(first.path)}/video.mp4`;
+  const out = lib.resolve(rel);
+  const tmp = `${out}.tmp.mp4`;
+  const run = await runProcess(
+    ffmpeg.path,
+    buildSegmentJoinArgs({
+      pieces,
+      width: first.width,
+      height: first.height,
+      fps,
+      outputPath: tmp,
+    }),
+    { timeoutMs: 30 * 60_000 },
+  );
+  if (run.code !== 0) {
+    await fs.rm(tmp, { force: true });
+    throw new Error(`ffmpeg exited ${run.code}: ${run.stderr.split('\n').slice(-4).join(' ')}`);
+  }
+  await fs.rename(tmp, out);
+  const probe = await probeVideo(out, ffmpeg);
+  return {
+    ...first,
+    path: rel,
+    frameCount: probe.frameCount,
+    durationMs: probe.durationMs ?? ((probe.frameCount ?? 0) * 1000) / fps,
+    startMethod: `${first.startMethod}+joined`,
+    sizeBytes: probe.sizeBytes,
+    sha256: await sha256File(out),
+  };
 }

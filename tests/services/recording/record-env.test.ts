@@ -25,7 +25,9 @@ describe('record refuses a bad environment', () => {
   afterAll(() => fs.rmSync(lib, { recursive: true, force: true }));
 
   it('no DISPLAY → exit 2, says what to do, writes nothing', async () => {
-    const r = await runCli(['record', '--task', 't', '--duration', '1', '--library', lib], { DISPLAY: '' });
+    const r = await runCli(['record', '--task', 't', '--duration', '1', '--library', lib], {
+      DISPLAY: '',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/INPUT_HOOK_UNAVAILABLE/);
     expect(r.stderr).toMatch(/DISPLAY/);
@@ -34,13 +36,19 @@ describe('record refuses a bad environment', () => {
 
   it('an X server without RECORD → refused before anything is written', async () => {
     const n = 230 + Math.floor(Math.random() * 200);
-    const xvfb = spawn('Xvfb', [`:${n}`, '-screen', '0', '640x480x24', '-nolisten', 'tcp', '-extension', 'RECORD'], { stdio: 'ignore' });
+    const xvfb = spawn(
+      'Xvfb',
+      [`:${n}`, '-screen', '0', '640x480x24', '-nolisten', 'tcp', '-extension', 'RECORD'],
+      { stdio: 'ignore' },
+    );
     try {
       for (let i = 0; i < 100 && !fs.existsSync(`/tmp/.X11-unix/X${n}`); i += 1) {
         await sleep(50);
       }
       await sleep(300);
-      const r = await runCli(['record', '--task', 't', '--duration', '1', '--library', lib], { DISPLAY: `:${n}` });
+      const r = await runCli(['record', '--task', 't', '--duration', '1', '--library', lib], {
+        DISPLAY: `:${n}`,
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/RECORD/);
       expect(recordingsIn(lib)).toEqual([]);
@@ -76,10 +84,21 @@ describe('record without an AT-SPI bus, with pause and the stop hotkey', () => {
   beforeAll(async () => {
     desktop = await startDesktop();
     const env = { ...desktop.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' };
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'), 'record', '--task', 'pause me', '--library', lib], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+        'record',
+        '--task',
+        'pause me',
+        '--library',
+        lib,
+      ],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const closed = new Promise((r) => child.once('close', (c) => r((code = c))));
@@ -135,8 +154,26 @@ describe('record without an AT-SPI bus, with pause and the stop hotkey', () => {
       const pause = listMarks(l.db, seq).find((m) => m.kind === 'pause');
       expect(pause).toBeDefined();
       expect(pause!.endMs! - pause!.tMs).toBeGreaterThan(1000);
-      const videos = l.db.prepare('SELECT COUNT(*) AS n FROM videos WHERE recording_seq = ?').get(seq) as { n: number };
-      expect(videos.n).toBe(2); // one segment before and one after the pause
+      const videos = l.db
+        .prepare(
+          'SELECT path, frame_count, start_ms, start_method FROM videos WHERE recording_seq = ? ORDER BY ord',
+        )
+        .all(seq) as {
+        path: string;
+        frame_count: number;
+        start_ms: number;
+        start_method: string;
+      }[];
+      // the joined whole-session video first, then the two captured segments
+      expect(videos.map((v) => path.basename(v.path))).toEqual([
+        'video.mp4',
+        'video-0.mp4',
+        'video-1.mp4',
+      ]);
+      const [joined, a, b] = videos as [(typeof videos)[0], (typeof videos)[0], (typeof videos)[0]];
+      expect(joined.start_method).toMatch(/\+joined$/);
+      const span = b.start_ms + (b.frame_count * 1000) / 30 - a.start_ms;
+      expect(Math.abs(joined.frame_count - (span * 30) / 1000)).toBeLessThanOrEqual(2);
     } finally {
       l.close();
     }
