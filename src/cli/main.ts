@@ -48,6 +48,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/export')).exportCommand,
   },
   {
+    name: 'upload',
+    summary: 'upload recordings to S3-compatible storage (verified, resumable)',
+    load: async () => (await import('./commands/upload')).uploadCommand,
+  },
+  {
+    name: 'uploads',
+    summary: 'list the upload queue and history; cancel an upload',
+    load: async () => (await import('./commands/uploads')).uploadsCommand,
+  },
+  {
+    name: 'pull',
+    summary: 'import complete submissions from S3-compatible storage',
+    load: async () => (await import('./commands/pull')).pullCommand,
+  },
+  {
     name: 'serve',
     summary: 'serve the review UI to a browser (loopback + token)',
     load: async () => (await import('./commands/serve')).serveCommand,

@@ -38,6 +38,25 @@ export const ERROR_CODES = [
   'FFMPEG_START_TIMEOUT',
   'ABORTED',
   'IMAGE_INVALID',
+  // uploads and pull (src/services/upload): target/config, credentials refused, no bucket,
+  // transient network/server failure (retried), permanent refusal, checksum/size mismatch after
+  // upload, an upload another process is running, an invalid submission, no secret storage
+  'UPLOAD_CONFIG',
+  'UPLOAD_AUTH',
+  'UPLOAD_BUCKET_NOT_FOUND',
+  'UPLOAD_UNREACHABLE',
+  'UPLOAD_REJECTED',
+  'UPLOAD_VERIFY_FAILED',
+  'UPLOAD_BUSY',
+  'PULL_INVALID',
+  'SECRET_STORAGE_UNAVAILABLE',
+  // review/edit services: an edit that does not fit the recording's current steps
+  'EDIT_INVALID',
+  // HTTP binding (src/server): missing/wrong token, Host/Origin refused, verb, body size
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -5,14 +5,18 @@ import {
   type ExportFormat,
 } from '../../services/export/export-service';
 import { listLibrary } from '../../services/recordings';
+import { exportToStore } from '../../services/upload/export-s3';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withLibrary } from '../context';
 import { createProgress, out, outJson } from '../output';
 import { APP_VERSION } from '../version';
+import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
 
 const HELP = `Usage: cua-annotator export <id...|--all> --format FORMAT --out DIR [--embed-images]
                             [--overwrite] [--json] [--library DIR]
+       cua-annotator export <id...|--all> --format FORMAT --out s3://BUCKET/PREFIX
+                            [--endpoint URL] [--region R] [--path-style] [--profile NAME]
 
 Exports recordings (steps with every edit applied) in the AgentNet/OpenCUA formats:
   agentnet-raw     one AgentNet Tool folder per recording (<episode>/): events.jsonl,
@@ -31,9 +35,12 @@ Nothing is written unless every recording exports; existing outputs are refused 
 Options:
   --all            every recording in the library
   --format F       ${EXPORT_FORMATS.join(' | ')}
-  --out DIR        output folder (created if missing)
+  --out DIR        output folder (created if missing), or s3://BUCKET/PREFIX to write the
+                   export to S3-compatible storage (every object verified; cua-export.json,
+                   the file list with sizes and SHA-256, is written last)
   --embed-images   standardized: embed PNGs as data URIs
   --overwrite      replace existing outputs of the same names
+${TARGET_HELP}
   --json           print a JSON summary
   --library DIR    library folder
   -h, --help       show this help`;
@@ -51,6 +58,7 @@ export const exportCommand: Command = {
       'embed-images': { type: 'boolean' },
       overwrite: { type: 'boolean' },
       json: { type: 'boolean' },
+      ...TARGET_OPTIONS,
     });
     if (values.help) {
       out(HELP);
@@ -67,6 +75,40 @@ export const exportCommand: Command = {
     }
     const format = values.format as ExportFormat;
     const outDir = values.out;
+    if (outDir.startsWith('s3://')) {
+      const result = await withLibrary(values.library, async (lib) => {
+        const ids = values.all ? listLibrary(lib).map((r) => r.id) : positionals;
+        if (!ids.length) {
+          throw new UsageError('the library has no recordings to export');
+        }
+        const { target } = resolveCliTarget(lib, { ...values, url: outDir });
+        const store = openCliStore(target, values.profile);
+        const progress = createProgress(100, Boolean(process.stderr.isTTY) && !values.json);
+        try {
+          return await exportToStore(lib, ids, store, {
+            format,
+            prefix: target.prefix,
+            embedImages: values['embed-images'],
+            appVersion: APP_VERSION,
+            onUploadProgress: (done, total) =>
+              progress.update(Math.floor((done / Math.max(1, total)) * 100), '% uploading'),
+          });
+        } finally {
+          progress.finish();
+          store.close();
+        }
+      });
+      if (values.json) {
+        outJson({ format, out: outDir, recordings: result.recordings, files: result.files });
+        return 0;
+      }
+      const steps = result.recordings.reduce((n, r) => n + r.steps, 0);
+      out(
+        `exported ${result.recordings.length} recording(s), ${steps} steps, as ${format} to ` +
+          `${outDir} (${result.files.length} files, ${formatMiB(result.bytes)}, verified)`,
+      );
+      return 0;
+    }
     const results = await withLibrary(values.library, async (lib) => {
       const ids = values.all ? listLibrary(lib).map((r) => r.id) : positionals;
       if (!ids.length) {

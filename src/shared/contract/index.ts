@@ -1,3 +1,4 @@
 // The service contract shared by services, hosts (IPC, HTTP, CLI) and the renderer.
 export * from './methods';
 export * from './edits';
+export * from './validators';

@@ -10,7 +10,7 @@ import type {
   ActionCall,
   PreMove,
 } from '../domain';
-import type { StepEdit, StepMark } from './edits';
+import type { SkippedEdit, StepEdit, StepMark } from './edits';
 
 /** A step as the UI shows it (edits applied). */
 export type StepDto = {
@@ -29,8 +29,12 @@ export type StepDto = {
   keyframeMs: number | null;
   /** URL of the keyframe image (null until computed). */
   keyframeUrl: string | null;
-  /** Element under the pointer (role/name chain) when captured. */
+  /**
+   * Element under the pointer at the step's start (pointer steps only), outermost ancestor first
+   * and the element itself last; null when none was captured.
+   */
   element: { role: string; name: string }[] | null;
+  /** Active window at the step's start: its title, else its application name (AgentNet). */
   windowTitle: string | null;
   mark: StepMark | null;
   /** True when an edit changed or inserted the step. */
@@ -38,14 +42,18 @@ export type StepDto = {
   diagnostics: string[];
   /** Kind-specific overlay data: drag path, scroll ticks, typed text (pixel coordinates). */
   overlay: {
+    /** Pointer positions while the button was held (raw events, screen px). */
     dragPath?: [number, number][];
+    /** Notches of the step's scroll/hscroll calls: dy > 0 = up, dx > 0 = right. */
     scroll?: { dx: number; dy: number };
+    /** Text of the step's write calls. */
     text?: string;
+    /** Keys of press calls, one entry per key; hotkeys as one `ctrl+c` entry. */
     keys?: string[];
   };
 };
 
-/** Task labels of a recording. */
+/** Task labels of a recording (scores are ints 0–10, pyautogui-code.md §5). */
 export type TaskLabels = {
   taskCompleted: boolean | null;
   taskDifficulty: number | null;
@@ -88,14 +96,17 @@ export type RecordingDto = {
   steps: StepDto[];
   labels: TaskLabels;
   reviews: ReviewEntry[];
-  /** Edit log position for undo/redo. */
+  /** Edit log position for undo/redo: id of the latest applied edit (0 = none). */
   editVersion: number;
   canUndo: boolean;
   canRedo: boolean;
+  /** Applied edits that no longer fit the steps (e.g. after a re-reduction); shown, not fatal. */
+  skippedEdits: SkippedEdit[];
 };
 
 /** Library page query. */
 export type RecordingQuery = {
+  /** Case-insensitive substring of the task or description, or a recording id prefix. */
   search?: string;
   status?: RecordingStatus;
   reviewStatus?: ReviewStatus;
@@ -110,6 +121,10 @@ export type RecordingQuery = {
   /** Page size; default 200, at most 5000. */
   limit?: number;
 };
+
+/** Default and largest page size of {@link RecordingQuery}. */
+export const RECORDING_PAGE_DEFAULT_LIMIT = 200;
+export const RECORDING_PAGE_MAX_LIMIT = 5000;
 
 /** The request/response map of every method. */
 export type ApiMethods = {
@@ -138,6 +153,8 @@ export type ApiMethods = {
     output: RecordingDto;
   };
   'keyframes:compute': { input: { id: string }; output: RecordingDto };
+  /** The window snapshot (tree, recording-clock tMs) at or before the step's start and the
+   * element record nearest to it (null/null when none). */
   'axtree:get': {
     input: { id: string; stepId: string };
     output: { tMs: number | null; tree: unknown; element: unknown };
@@ -146,6 +163,7 @@ export type ApiMethods = {
     input: {
       ids: string[];
       format: 'agentnet-raw' | 'agentnet-jsonl' | 'standardized';
+      /** Absolute output folder on the machine running the services. */
       outDir: string;
     };
     output: {

@@ -1,6 +1,8 @@
 // Ordered list of schema migrations; append only, never edit a released one.
 import type { Db } from '../db';
 import { migration0001 } from './0001-initial';
+import { migration0002 } from './0002-keyframes';
+import { migration0003 } from './0003-uploads';
 
 /** One schema migration. */
 export type Migration = {
@@ -11,4 +13,4 @@ export type Migration = {
 };
 
 /** All migrations, index i producing version i + 1. */
-export const MIGRATIONS: readonly Migration[] = [migration0001];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003];

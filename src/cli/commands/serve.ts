@@ -1,0 +1,133 @@
+// `cua-annotator serve`: the browser review UI over the library (HTTP binding of the contract).
+import path from 'node:path';
+import type { ServiceContext } from '../../services/context';
+import {
+  bindPolicyError,
+  createEventHub,
+  createServer,
+  DEFAULT_HOST,
+  isLoopbackHost,
+  mediaPath,
+  PASSWORD_ENV,
+} from '../../server';
+import { parseCommandArgs, UsageError } from '../args';
+import type { Command } from '../command';
+import { withLibrary } from '../context';
+import { errLine, out } from '../output';
+import { APP_VERSION } from '../version';
+
+/** The renderer build output (Vite), relative to this package. */
+const DEFAULT_RENDERER_DIR = path.resolve(import.meta.dirname, '..', '..', '..', 'out', 'renderer');
+
+const HELP = `Usage: cua-annotator serve [--host 127.0.0.1] [--port 0] [--library DIR] [--allow-remote] [--open]
+
+Serves the review UI and its API to a browser. Prints a URL with a fresh random token; opening
+it stores the token in a cookie for this browser. Every /api and /media request needs the token,
+and only Host 127.0.0.1/localhost/[::1] is answered. Runs until Ctrl+C (SIGINT) or SIGTERM.
+
+Options:
+  --host ADDR       interface to listen on (default ${DEFAULT_HOST}); anything but loopback also
+                    needs --allow-remote and the ${PASSWORD_ENV} environment variable
+  --port N          TCP port (default 0: any free port)
+  --allow-remote    allow a non-loopback --host; every request then needs the password (HTTP
+                    Basic, any user name). Traffic is not encrypted: prefer an SSH tunnel
+                    (ssh -L 8080:127.0.0.1:<port> host) to the default loopback bind
+  --renderer DIR    built renderer to serve (default out/renderer; npm run build:renderer)
+  --open            open the URL in the default browser
+  --library DIR     library folder
+  -h, --help        show this help`;
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) {
+    return 0;
+  }
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535 (got "${text}")`);
+  }
+  return port;
+}
+
+// Resolves on the first SIGINT or SIGTERM.
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+/** The `serve` command. */
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'serve the review UI to a browser (loopback, per-launch token)',
+  help: HELP,
+  run: async (argv) => {
+    const { values, positionals } = parseCommandArgs(argv, {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'allow-remote': { type: 'boolean' },
+      renderer: { type: 'string' },
+      open: { type: 'boolean' },
+    });
+    if (values.help) {
+      out(HELP);
+      return 0;
+    }
+    if (positionals.length) {
+      throw new UsageError(`serve takes no arguments (got "${positionals.join(' ')}")`);
+    }
+    const host = values.host ?? DEFAULT_HOST;
+    const port = parsePort(values.port);
+    const allowRemote = values['allow-remote'] ?? false;
+    const password = process.env[PASSWORD_ENV] || undefined;
+    const refused = bindPolicyError({ host, allowRemote, password });
+    if (refused) {
+      throw new UsageError(refused);
+    }
+    const staticDir = values.renderer ? path.resolve(values.renderer) : DEFAULT_RENDERER_DIR;
+
+    return await withLibrary(values.library, async (lib) => {
+      const events = createEventHub();
+      const context: ServiceContext = {
+        lib,
+        emit: events.emit,
+        mediaUrl: mediaPath,
+        appVersion: APP_VERSION,
+        log: errLine,
+      };
+      const server = await createServer({
+        context,
+        events,
+        host,
+        port,
+        allowRemote,
+        password,
+        staticDir,
+        log: errLine,
+      });
+      const stopped = untilSignal();
+      out(`Serving the library ${lib.dir}`);
+      out(`Open ${server.url}`);
+      if (!isLoopbackHost(host)) {
+        errLine(
+          `warning: listening on ${host}: reachable from other machines, password-protected ` +
+            'but unencrypted (HTTP).',
+        );
+      }
+      if (values.open) {
+        // TODO(serve): opening a browser needs a child process, allowed only in services/system
+        errLine('note: --open is not available yet; open the URL above in your browser.');
+      }
+      out('Press Ctrl+C to stop.');
+      const signal = await stopped;
+      errLine(`${signal}: stopping the server…`);
+      await server.close();
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,52 @@
+// The app shell: a header and a tiny hash router (`#/` library, `#/recording/<id>`).
+import { Component, type ReactNode } from 'react';
+import { useHashRoute } from './hooks/use-hash-route';
+import { LibraryPage } from './pages/LibraryPage';
+import { RecordingPage } from './pages/RecordingPage';
+
+class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state: { error: Error | null } = { error: null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override render() {
+    if (this.state.error) {
+      return (
+        <div className="page">
+          <div className="notice notice-bad" role="alert">
+            Something broke while drawing this page: {this.state.error.message}
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => window.location.reload()}
+            >
+              Reload
+            </button>
+          </div>
+        </div>
+      );
+    }
+    return this.props.children;
+  }
+}
+
+// The root component.
+export function App() {
+  const route = useHashRoute();
+  return (
+    <div className="app">
+      <nav className="app-bar">
+        <a href="#/" className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            ◉
+          </span>
+          cua-annotator
+        </a>
+        <span className="app-bar-sub">Review</span>
+      </nav>
+      <ErrorBoundary key={route.page === 'recording' ? route.id : 'library'}>
+        {route.page === 'recording' ? <RecordingPage id={route.id} /> : <LibraryPage />}
+      </ErrorBoundary>
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+// The hash routes of the UI: `#/` (library) and `#/recording/<id>`.
+
+/** A parsed route. */
+export type Route = { page: 'library' } | { page: 'recording'; id: string };
+
+// Parses `location.hash` into a route; anything unknown is the library.
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#/, '');
+  const m = /^\/recording\/([^/?#]+)\/?$/.exec(path);
+  if (m?.[1]) {
+    try {
+      return { page: 'recording', id: decodeURIComponent(m[1]) };
+    } catch {
+      return { page: 'library' };
+    }
+  }
+  return { page: 'library' };
+}
+
+// The hash of a route (`#/recording/<id>`).
+export function routeHash(route: Route): string {
+  return route.page === 'recording' ? `#/recording/${encodeURIComponent(route.id)}` : '#/';
+}

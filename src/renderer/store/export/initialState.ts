@@ -1,0 +1,35 @@
+// State of an export run started from the UI.
+import type { ApiMethods } from '../../../shared/contract';
+
+/** Export formats (the Pipeline's). */
+export type ExportFormat = ApiMethods['exports:run']['input']['format'];
+
+/** The result of a finished export. */
+export type ExportResult = ApiMethods['exports:run']['output'];
+
+/** Export state (plain serialisable data). */
+export type ExportState = {
+  status: 'idle' | 'running' | 'done' | 'error';
+  /** Recordings being exported. */
+  ids: string[];
+  format: ExportFormat;
+  /** Target folder on the machine running the services. */
+  outDir: string;
+  /** Last progress event. */
+  progress: { done: number; total: number; recordingId: string; phase: string } | null;
+  result: ExportResult | null;
+  error: string | null;
+};
+
+// A fresh export state.
+export function initialExportState(): ExportState {
+  return {
+    status: 'idle',
+    ids: [],
+    format: 'standardized',
+    outDir: '',
+    progress: null,
+    result: null,
+    error: null,
+  };
+}

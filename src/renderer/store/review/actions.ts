@@ -1,0 +1,289 @@
+// Review store actions: loading a recording, applying edits through one ordered queue (so the
+// service sees them in the order they were made), autosaving typed text, undo/redo.
+import type { StateCreator } from 'zustand';
+import type { RecordingDto, StepEdit, TaskLabels } from '../../../shared/contract';
+import type { ReviewStatus } from '../../../shared/domain';
+import { errorMessage, getApiClient } from '../../api';
+import { neighbourAfterRemoval, previewSteps } from '../../lib/edit-preview';
+import { initialReviewState, type PendingOp, type ReviewState } from './initialState';
+import {
+  displayedSteps,
+  hasDrafts,
+  opFailed,
+  opQueued,
+  opSucceeded,
+  reconcileSelection,
+  stepMoved,
+  stepSelected,
+  withSaveState,
+} from './reducers';
+
+/** Quiet time after the last keystroke before typed text is saved, ms. */
+export const AUTOSAVE_DELAY_MS = 600;
+
+/** A review verdict or status change. */
+export type ReviewStatusInput = {
+  status: ReviewStatus;
+  comment?: string;
+  grade?: string;
+  reviewer?: string;
+};
+
+/** Review store actions. */
+export type ReviewActions = {
+  /** Opens a recording (drops the previous one's state). */
+  open: (id: string) => Promise<void>;
+  /** Re-reads the recording when nothing is pending (after a change elsewhere). */
+  refreshIfIdle: (id: string) => Promise<void>;
+  selectStep: (stepId: string) => void;
+  /** Moves the selection up (-1) or down (+1). */
+  moveSelection: (delta: number) => void;
+  /** Applies one edit (optimistically) and sends it. */
+  applyEdit: (edit: StepEdit) => Promise<void>;
+  /** Records typed label text; saved after a pause or on flush. */
+  setLabelDraft: (stepId: string, text: string) => void;
+  /** Records typed task instruction/description; saved after a pause or on flush. */
+  setTaskDraft: (patch: { task?: string; description?: string }) => void;
+  /** Records changed task labels; saved after a pause or on flush. */
+  setLabelsDraft: (labels: TaskLabels) => void;
+  /** Sends every draft now. */
+  flushDrafts: () => void;
+  undo: () => Promise<void>;
+  redo: () => Promise<void>;
+  setReviewStatus: (input: ReviewStatusInput) => Promise<void>;
+  computeKeyframes: () => Promise<void>;
+  loadAxTree: (stepId: string) => Promise<void>;
+  /** Waits until every queued call has answered (tests, page exit). */
+  whenIdle: () => Promise<void>;
+  /** Cancels timers (store reset). */
+  dispose: () => void;
+};
+
+/** The review store type. */
+export type ReviewStore = ReviewState & ReviewActions;
+
+// The actions slice of the review store.
+export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewActions> = (set, get) => {
+  let queue: Promise<void> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+
+  const chainAfter = async (prev: Promise<void>, task: () => Promise<void>) => {
+    await prev;
+    await task();
+  };
+  // Runs `task` after every earlier queued task (tasks never reject).
+  const enqueue = (task: () => Promise<void>): Promise<void> => {
+    queue = chainAfter(queue, task);
+    return queue;
+  };
+
+  /** Queues a call answering with the recording; `op` is shown until it answers. */
+  const send = (
+    op: PendingOp | null,
+    call: (id: string) => Promise<RecordingDto>,
+    hooks: { edit?: StepEdit; onDone?: (ok: boolean, message: string | null) => void } = {},
+  ): Promise<void> => {
+    const { session, recordingId } = get();
+    if (recordingId === null) {
+      return Promise.resolve();
+    }
+    set((s) => opQueued(s, op));
+    return enqueue(async () => {
+      // the call is made even after another recording was opened (unsent work is never lost);
+      // only its answer is dropped then
+      if (get().session === session) {
+        set({ editInFlight: hooks.edit ?? null });
+      }
+      try {
+        const dto = await call(recordingId);
+        if (get().session === session) {
+          set((s) => ({ ...opSucceeded(s, op ? op.seq : null, dto), editInFlight: null }));
+        }
+        hooks.onDone?.(true, null);
+      } catch (e) {
+        const message = errorMessage(e);
+        if (get().session === session) {
+          set((s) => ({ ...opFailed(s, op ? op.seq : null, message), editInFlight: null }));
+        }
+        hooks.onDone?.(false, message);
+      }
+    });
+  };
+
+  const schedule = () => {
+    if (timer !== null) {
+      clearTimeout(timer);
+    }
+    timer = setTimeout(() => {
+      timer = null;
+      get().flushDrafts();
+    }, AUTOSAVE_DELAY_MS);
+  };
+
+  const nextSeq = () => get().opSeq + 1;
+
+  const applyEdit = (edit: StepEdit): Promise<void> => {
+    const before = displayedSteps(get());
+    const seq = nextSeq();
+    const op: PendingOp = { seq, kind: 'edit', edit };
+    const p = send(op, (id) => getApiClient().call('edits:apply', { id, edit }), { edit });
+    // selection follows the edit: a removed step hands over to its neighbour
+    const after = previewSteps(before, edit, seq);
+    if (edit.op === 'delete' && get().selectedStepId === edit.stepId) {
+      const next = neighbourAfterRemoval(before, after, edit.stepId);
+      set((s) => ({ ...s, selectedStepId: next }));
+    } else if (edit.op === 'merge') {
+      set((s) => stepSelected(s, edit.stepIds[0]));
+    } else if (edit.op === 'insert') {
+      const i =
+        edit.afterStepId === null ? 0 : after.findIndex((x) => x.id === edit.afterStepId) + 1;
+      const inserted = after[i];
+      if (inserted) {
+        set((s) => stepSelected(s, inserted.id));
+      }
+    }
+    set((s) => reconcileSelection(s, displayedSteps(s)));
+    return p;
+  };
+
+  return {
+    open: async (id) => {
+      get().flushDrafts();
+      if (timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      const session = get().session + 1;
+      set({ ...initialReviewState(), session, recordingId: id, loadStatus: 'loading' });
+      try {
+        const dto = await getApiClient().call('recordings:get', { id });
+        if (get().session !== session) {
+          return;
+        }
+        set((s) =>
+          reconcileSelection(
+            { ...s, confirmed: dto, loadStatus: 'ready', loadError: null },
+            dto.steps,
+          ),
+        );
+      } catch (e) {
+        if (get().session === session) {
+          set({ loadStatus: 'error', loadError: errorMessage(e) });
+        }
+      }
+    },
+    refreshIfIdle: async (id) => {
+      const s = get();
+      if (s.recordingId !== id || s.inFlight > 0 || hasDrafts(s) || s.loadStatus !== 'ready') {
+        return;
+      }
+      const session = s.session;
+      try {
+        const dto = await getApiClient().call('recordings:get', { id });
+        const now = get();
+        if (now.session === session && now.inFlight === 0 && !hasDrafts(now)) {
+          set((st) => reconcileSelection({ ...st, confirmed: dto }, dto.steps));
+        }
+      } catch {
+        // a failed background refresh changes nothing; the next action reports errors
+      }
+    },
+    selectStep: (stepId) => set((s) => stepSelected(s, stepId)),
+    moveSelection: (delta) => set((s) => stepMoved(s, delta)),
+    applyEdit,
+    setLabelDraft: (stepId, text) => {
+      set((s) => withSaveState({ ...s, labelDrafts: { ...s.labelDrafts, [stepId]: text } }));
+      schedule();
+    },
+    setTaskDraft: (patch) => {
+      set((s) => withSaveState({ ...s, taskDraft: { ...s.taskDraft, ...patch } }));
+      schedule();
+    },
+    setLabelsDraft: (labels) => {
+      set((s) => withSaveState({ ...s, labelsDraft: labels }));
+      schedule();
+    },
+    flushDrafts: () => {
+      if (timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      const s = get();
+      if (!hasDrafts(s) || s.recordingId === null) {
+        return;
+      }
+      const { labelDrafts, taskDraft, labelsDraft } = s;
+      const steps = displayedSteps(s);
+      set((st) => withSaveState({ ...st, labelDrafts: {}, taskDraft: null, labelsDraft: null }));
+      for (const [stepId, label] of Object.entries(labelDrafts)) {
+        const step = steps.find((x) => x.id === stepId);
+        if (step && step.label !== label) {
+          void applyEdit({ op: 'relabel', stepId, label });
+        }
+      }
+      if (taskDraft) {
+        const op: PendingOp = { seq: nextSeq(), kind: 'task', ...taskDraft };
+        void send(op, (id) => getApiClient().call('recordings:update-task', { id, ...taskDraft }));
+      }
+      if (labelsDraft) {
+        const op: PendingOp = { seq: nextSeq(), kind: 'labels', labels: labelsDraft };
+        void send(op, (id) => getApiClient().call('labels:save', { id, labels: labelsDraft }));
+      }
+    },
+    undo: async () => {
+      get().flushDrafts();
+      await send(null, (id) => getApiClient().call('edits:undo', { id }));
+    },
+    redo: async () => {
+      get().flushDrafts();
+      await send(null, (id) => getApiClient().call('edits:redo', { id }));
+    },
+    setReviewStatus: async (input) => {
+      get().flushDrafts();
+      set({ reviewBusy: true, reviewError: null });
+      await send(null, (id) => getApiClient().call('reviews:set-status', { id, ...input }), {
+        onDone: (_ok, message) => set({ reviewBusy: false, reviewError: message }),
+      });
+    },
+    computeKeyframes: async () => {
+      set({ keyframesStatus: 'computing', keyframesError: null });
+      await send(null, (id) => getApiClient().call('keyframes:compute', { id }), {
+        onDone: (ok, message) =>
+          set({ keyframesStatus: ok ? 'idle' : 'error', keyframesError: message }),
+      });
+    },
+    loadAxTree: async (stepId) => {
+      const { recordingId, session, axTrees } = get();
+      const existing = axTrees[stepId];
+      if (recordingId === null || existing?.status === 'loading' || existing?.status === 'ready') {
+        return;
+      }
+      const put = (entry: ReviewState['axTrees'][string]) => {
+        if (get().session === session) {
+          set((s) => ({ axTrees: { ...s.axTrees, [stepId]: entry } }));
+        }
+      };
+      put({ status: 'loading', tMs: null, tree: null, element: null, error: null });
+      try {
+        const r = await getApiClient().call('axtree:get', { id: recordingId, stepId });
+        put({ status: 'ready', tMs: r.tMs, tree: r.tree, element: r.element, error: null });
+      } catch (e) {
+        put({ status: 'error', tMs: null, tree: null, element: null, error: errorMessage(e) });
+      }
+    },
+    whenIdle: async () => {
+      // new tasks may be queued while waiting; loop until the queue stays the same
+      let seen: Promise<void> | null = null;
+      while (seen !== queue) {
+        seen = queue;
+        await seen;
+      }
+    },
+    dispose: () => {
+      if (timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+    },
+  };
+};

@@ -1,0 +1,100 @@
+// `POST /api/<method>`: JSON body in, the dispatcher's Result envelope out (house-style.md §3).
+import type http from 'node:http';
+import type { ServiceContext } from '../services/context';
+import { dispatch } from '../services/dispatch';
+import type { Result } from '../shared/result';
+import { sendError, sendJson } from './respond';
+import { statusForResult } from './status';
+
+/** Default request body limit, bytes (1 MiB). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+type BodyOutcome = { kind: 'ok'; text: string } | { kind: 'too-large' } | { kind: 'aborted' };
+
+// Reads a request body up to `limitBytes`; stops reading as soon as the limit is passed.
+function readBody(req: http.IncomingMessage, limitBytes: number): Promise<BodyOutcome> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        req.off('data', onData);
+        req.pause();
+        resolve({ kind: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => resolve({ kind: 'aborted' }));
+    req.on('close', () => resolve({ kind: 'aborted' }));
+  });
+}
+
+// Answers 413 and closes the connection instead of reading the rest of the body.
+function sendTooLarge(res: http.ServerResponse, limitBytes: number): void {
+  sendError(
+    res,
+    413,
+    'PAYLOAD_TOO_LARGE',
+    `The request body is larger than ${limitBytes} bytes`,
+    { limitBytes },
+    { Connection: 'close' },
+  );
+  res.on('finish', () => res.req.socket.destroySoon());
+}
+
+// Answers one authorised /api/<method> request (the method name is already decoded).
+export async function serveApiCall(
+  ctx: ServiceContext,
+  method: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  limitBytes: number,
+): Promise<void> {
+  if (req.method !== 'POST') {
+    // GET never mutates: every contract call is a POST
+    sendError(res, 405, 'METHOD_NOT_ALLOWED', `Use POST for /api/${method}`, undefined, {
+      Allow: 'POST',
+    });
+    return;
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    sendError(res, 415, 'INVALID_PAYLOAD', 'Send the payload as Content-Type: application/json', {
+      contentType: req.headers['content-type'] ?? null,
+    });
+    return;
+  }
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    sendTooLarge(res, limitBytes);
+    return;
+  }
+  const body = await readBody(req, limitBytes);
+  if (body.kind === 'too-large') {
+    sendTooLarge(res, limitBytes);
+    return;
+  }
+  if (body.kind === 'aborted') {
+    res.destroy();
+    return;
+  }
+  if (body.text.trim() === '') {
+    sendError(res, 400, 'INVALID_PAYLOAD', 'The request body is empty; send a JSON object ({})');
+    return;
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.text);
+  } catch (e) {
+    sendError(res, 400, 'INVALID_PAYLOAD', 'The request body is not valid JSON', {
+      reason: (e as Error).message,
+    });
+    return;
+  }
+  const result: Result<unknown> = await dispatch(ctx, method, payload);
+  sendJson(res, statusForResult(result), result);
+}

@@ -1,0 +1,6 @@
+// HTTP binding of the service contract: what hosts (the CLI, later the app) use from src/server.
+export { createServer, DEFAULT_HOST, type ServerHandle, type ServerOptions } from './server';
+export { createEventHub, type EventHub } from './events';
+export { mediaPath } from './media';
+export { bindPolicyError, isLoopbackHost, PASSWORD_ENV } from './security';
+export { STATUS_BY_CODE, statusForResult } from './status';

@@ -1,0 +1,109 @@
+// Launch token, Host/Origin checks, cookie and Basic-auth parsing: the guards every request passes
+// (house-style.md §3 HTTP binding; user-pain-points.md: never AgentNetTool's open local API).
+import crypto from 'node:crypto';
+import net from 'node:net';
+
+/** Name of the cookie that carries the launch token for the browser (media, SSE, API). */
+export const TOKEN_COOKIE = 'cua_token';
+/** Environment variable holding the password required for a non-loopback bind. */
+export const PASSWORD_ENV = 'CUA_SERVE_PASSWORD';
+/** Shortest password accepted for a non-loopback bind. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+// Creates a fresh random per-launch token: 32 random bytes, base64url (43 characters).
+export function createToken(): string {
+  return crypto.randomBytes(32).toString('base64url');
+}
+
+// Compares two secrets in constant time (hashing first so lengths do not leak either).
+export function secretEquals(given: string, expected: string): boolean {
+  const a = crypto.createHash('sha256').update(given, 'utf8').digest();
+  const b = crypto.createHash('sha256').update(expected, 'utf8').digest();
+  return crypto.timingSafeEqual(a, b);
+}
+
+// Reads the value of one cookie from a Cookie header (undefined when absent).
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) {
+    return undefined;
+  }
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      return part.slice(eq + 1).trim();
+    }
+  }
+  return undefined;
+}
+
+// Reads the token of an `Authorization: Bearer <token>` header (undefined when absent).
+export function readBearer(header: string | undefined): string | undefined {
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return m?.[1];
+}
+
+// Reads the password of an `Authorization: Basic …` header (the user name is ignored).
+export function readBasicPassword(header: string | undefined): string | undefined {
+  const m = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!m?.[1]) {
+    return undefined;
+  }
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+// True for host names and addresses that only this machine can reach.
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') {
+    return true;
+  }
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  return net.isIPv4(v4) && v4.startsWith('127.');
+}
+
+/** Inputs of {@link bindPolicyError}. */
+export type BindPolicyInput = {
+  /** Interface to bind (`--host`). */
+  host: string;
+  /** `--allow-remote` given. */
+  allowRemote: boolean;
+  /** Password from CUA_SERVE_PASSWORD (undefined when unset). */
+  password: string | undefined;
+};
+
+// Says why a bind must be refused (null when allowed): a non-loopback interface needs both
+// --allow-remote and a password, so the API is never open to the network by accident.
+export function bindPolicyError(input: BindPolicyInput): string | null {
+  if (isLoopbackHost(input.host)) {
+    return null;
+  }
+  if (!input.allowRemote) {
+    return (
+      `--host ${input.host} is not a loopback address: the review API would be reachable from ` +
+      `other machines. Pass --allow-remote and set ${PASSWORD_ENV} to do that on purpose, or ` +
+      'keep the default 127.0.0.1 and use an SSH tunnel (ssh -L 8080:127.0.0.1:<port> host).'
+    );
+  }
+  if (!input.password) {
+    return (
+      `--allow-remote needs a password: set ${PASSWORD_ENV} (at least ${MIN_PASSWORD_LENGTH} ` +
+      'characters); browsers will ask for it (HTTP Basic, any user name).'
+    );
+  }
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    return `${PASSWORD_ENV} is too short (${input.password.length} characters; at least ${MIN_PASSWORD_LENGTH}).`;
+  }
+  return null;
+}
+
+// The Host header values a loopback server answers to (DNS-rebinding guard).
+export function allowedHosts(port: number): Set<string> {
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  if (port === 80) {
+    // browsers omit the default port from Host
+    hosts.push('127.0.0.1', 'localhost', '[::1]');
+  }
+  return new Set(hosts);
+}

@@ -1,0 +1,270 @@
+// The HTTP binding of the service contract (`cua-annotator serve`): loopback + per-launch token by
+// default, Host-header guard, no CORS, POST-only API, SSE events, media with ranges, the renderer.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServiceContext } from '../services/context';
+import { AppError } from '../shared/errors';
+import { DEFAULT_BODY_LIMIT_BYTES, serveApiCall } from './api';
+import { createSseStreams, DEFAULT_HEARTBEAT_MS, type EventHub } from './events';
+import { serveMedia } from './media';
+import { sendError, sendHtml, setSecurityHeaders } from './respond';
+import {
+  allowedHosts,
+  bindPolicyError,
+  createToken,
+  readBasicPassword,
+  readBearer,
+  readCookie,
+  secretEquals,
+  TOKEN_COOKIE,
+} from './security';
+import { serveStatic } from './static';
+
+/** Default interface: loopback only. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** How long close() lets in-flight requests finish before cutting connections, ms. */
+export const CLOSE_GRACE_MS = 2_000;
+
+/** Options of {@link createServer}. */
+export type ServerOptions = {
+  /** Services the API dispatches to; `context.lib` is the library media is served from. */
+  context: ServiceContext;
+  /** Hub that `context.emit` publishes to; every SSE client subscribes to it. */
+  events: EventHub;
+  /** Interface to bind; default 127.0.0.1. A non-loopback one needs allowRemote + password. */
+  host?: string;
+  /** TCP port; default 0 (an ephemeral port chosen by the OS). */
+  port?: number;
+  /** Allow a non-loopback `host` (also lifts the Host-header check); default false. */
+  allowRemote?: boolean;
+  /** Password every request must carry as HTTP Basic when `allowRemote` (any user name). */
+  password?: string;
+  /** Folder of the built renderer (index.html + assets/); default `out/renderer` (cwd-relative). */
+  staticDir?: string;
+  /** Largest accepted request body, bytes; default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Interval of SSE heartbeat comments, ms; default 15 000. */
+  heartbeatMs?: number;
+  /** Receives one line per unexpected server-side error; default: ignored. */
+  log?: (line: string) => void;
+};
+
+/** A running server. */
+export type ServerHandle = {
+  /** URL to open: `http://<host>:<port>/?token=<token>` (sets the cookie, then redirects). */
+  url: string;
+  /** Base URL without the token, e.g. `http://127.0.0.1:41234`. */
+  origin: string;
+  /** The per-launch token (base64url of 32 random bytes). */
+  token: string;
+  /** Bound TCP port. */
+  port: number;
+  /** Ends SSE streams, stops listening, and resolves once every connection is closed. */
+  close: () => Promise<void>;
+};
+
+function urlHost(address: string, family: string): string {
+  if (address === '0.0.0.0') {
+    return '127.0.0.1';
+  }
+  if (address === '::') {
+    return '[::1]';
+  }
+  return family === 'IPv6' ? `[${address}]` : address;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      reject(
+        new AppError(
+          'USAGE',
+          e.code === 'EADDRINUSE'
+            ? `Port ${port} on ${host} is already in use; choose another --port (0 = any free port).`
+            : `Cannot listen on ${host}:${port} (${e.code ?? e.message}).`,
+          { host, port, errno: e.code ?? null },
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+// Starts the server and resolves once it listens. Throws AppError USAGE when the bind policy
+// refuses the host (non-loopback without allowRemote and a password) or the port is taken.
+export async function createServer(options: ServerOptions): Promise<ServerHandle> {
+  const host = options.host ?? DEFAULT_HOST;
+  const allowRemote = options.allowRemote ?? false;
+  const policy = bindPolicyError({ host, allowRemote, password: options.password });
+  if (policy) {
+    throw new AppError('USAGE', policy, { host });
+  }
+  // a password is only enforced when remote access was asked for and configured
+  const password = allowRemote ? options.password : undefined;
+  const token = createToken();
+  const staticDir = options.staticDir ?? 'out/renderer';
+  const limitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const sse = createSseStreams(options.events, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  const log = options.log ?? (() => undefined);
+  let hosts = new Set<string>();
+
+  const hasToken = (req: http.IncomingMessage): boolean => {
+    const given =
+      readBearer(req.headers.authorization) ?? readCookie(req.headers.cookie, TOKEN_COOKIE);
+    return given !== undefined && secretEquals(given, token);
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    setSecurityHeaders(res);
+    const target = req.url ?? '';
+    if (!target.startsWith('/')) {
+      sendError(res, 400, 'INVALID_PAYLOAD', 'Only origin-form request targets are accepted');
+      return;
+    }
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    if (!allowRemote && !hosts.has(hostHeader)) {
+      // DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends its own Host
+      sendError(res, 403, 'FORBIDDEN', `Host "${req.headers.host ?? ''}" is not served here`);
+      return;
+    }
+    if (password !== undefined) {
+      const given = readBasicPassword(req.headers.authorization);
+      if (given === undefined || !secretEquals(given, password)) {
+        sendError(res, 401, 'UNAUTHORIZED', 'Password required', undefined, {
+          'WWW-Authenticate': 'Basic realm="cua-annotator", charset="UTF-8"',
+        });
+        return;
+      }
+    }
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
+    const query = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
+    const isApi = rawPath === '/api' || rawPath.startsWith('/api/');
+    const isMedia = rawPath === '/media' || rawPath.startsWith('/media/');
+
+    if (isApi || isMedia) {
+      if (!hasToken(req)) {
+        sendError(
+          res,
+          401,
+          'UNAUTHORIZED',
+          'Missing or wrong token: open the URL printed by `cua-annotator serve`',
+        );
+        return;
+      }
+      const origin = req.headers.origin;
+      if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`) {
+        sendError(res, 403, 'FORBIDDEN', `Origin ${origin} may not call this server`);
+        return;
+      }
+      if (isMedia) {
+        await serveMedia(options.context.lib, rawPath, req, res);
+        return;
+      }
+      if (rawPath === '/api/events') {
+        if (req.method !== 'GET') {
+          sendError(res, 405, 'METHOD_NOT_ALLOWED', 'Use GET for /api/events', undefined, {
+            Allow: 'GET',
+          });
+          return;
+        }
+        sse.open(req, res);
+        return;
+      }
+      let method: string;
+      try {
+        method = decodeURIComponent(rawPath.slice('/api/'.length));
+      } catch {
+        sendError(res, 400, 'INVALID_PAYLOAD', 'Malformed method name in the path');
+        return;
+      }
+      await serveApiCall(options.context, method, req, res, limitBytes);
+      return;
+    }
+
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendError(
+        res,
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${req.method ?? ''} is not allowed here`,
+        undefined,
+        {
+          Allow: 'GET, HEAD',
+        },
+      );
+      return;
+    }
+    const launchToken = query.get('token');
+    if (launchToken !== null) {
+      if (!secretEquals(launchToken, token)) {
+        sendHtml(
+          res,
+          401,
+          'This link has expired',
+          '<p>The token in this link is not the current one (the server restarts with a new ' +
+            'token each time). Open the URL that <code>cua-annotator serve</code> printed last.</p>',
+        );
+        return;
+      }
+      // move the token into an HttpOnly cookie and drop it from the address bar and history;
+      // always back to `/` (echoing the path could redirect to `//elsewhere`)
+      res.writeHead(303, {
+        Location: '/',
+        'Set-Cookie': `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+        'Cache-Control': 'no-store',
+        'Content-Length': 0,
+      });
+      res.end();
+      return;
+    }
+    await serveStatic(staticDir, rawPath, res);
+  };
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      try {
+        await handle(req, res);
+      } catch (e) {
+        log(
+          `server: ${req.method ?? ''} ${req.url ?? ''} failed: ${(e as Error).stack ?? String(e)}`,
+        );
+        if (!res.headersSent) {
+          sendError(res, 500, 'INTERNAL', 'Internal server error');
+        } else {
+          res.destroy();
+        }
+      }
+    })();
+  });
+
+  const address = await listen(server, options.port ?? 0, host);
+  const shownHost = urlHost(address.address, address.family);
+  hosts = allowedHosts(address.port);
+  hosts.add(`${shownHost}:${address.port}`.toLowerCase());
+  const origin = `http://${shownHost}:${address.port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    port: address.port,
+    close: () => {
+      if (!closing) {
+        closing = new Promise<void>((resolve) => {
+          sse.closeAll();
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+          cut.unref();
+        });
+      }
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// The built renderer (Vite output) as static files: safe path resolution, index.html for client
+// routes, and a "build it first" page when there is nothing to serve.
+import fs from 'node:fs';
+import type http from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { sendHtml } from './respond';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
+};
+
+/** Where a static request path leads. */
+export type StaticTarget =
+  | { kind: 'file'; file: string }
+  /** A client route (no file, no extension): answer with index.html. */
+  | { kind: 'index' }
+  | { kind: 'missing' }
+  | { kind: 'bad' };
+
+// Maps a raw URL path onto a file under `root` without ever leaving it: decodes once, refuses
+// NUL bytes, dot-segments and dotfiles, and re-checks the real path after symlinks.
+export function resolveStatic(root: string, rawPath: string): StaticTarget {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    return { kind: 'bad' };
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) {
+    return { kind: 'bad' };
+  }
+  const segments = decoded.split('/').filter((s) => s !== '');
+  if (segments.some((s) => s === '..' || s === '.')) {
+    return { kind: 'bad' };
+  }
+  if (segments.some((s) => s.startsWith('.'))) {
+    return { kind: 'missing' };
+  }
+  const last = segments[segments.length - 1] ?? '';
+  const isRoute = !last.includes('.');
+  if (segments.length === 0) {
+    return { kind: 'index' };
+  }
+  const absRoot = path.resolve(root);
+  const candidate = path.join(absRoot, ...segments);
+  try {
+    const realRoot = fs.realpathSync(absRoot);
+    const real = fs.realpathSync(candidate);
+    if (real.startsWith(realRoot + path.sep) && fs.statSync(real).isFile()) {
+      return { kind: 'file', file: real };
+    }
+  } catch {
+    // not there: a client route or a missing asset
+  }
+  return isRoute ? { kind: 'index' } : { kind: 'missing' };
+}
+
+function sendNotBuilt(res: http.ServerResponse, root: string): void {
+  sendHtml(
+    res,
+    503,
+    'The review UI is not built yet',
+    `<p>No <code>index.html</code> in <code>${escapeHtml(root)}</code>.</p>` +
+      '<p>Build the renderer, then reload this page:</p>' +
+      '<pre>npm run build:renderer</pre>' +
+      '<p>The API under <code>/api/</code> works meanwhile.</p>',
+  );
+}
+
+// Escapes text for an HTML page.
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+async function sendFile(res: http.ServerResponse, file: string, cacheControl: string) {
+  const stat = await fs.promises.stat(file);
+  res.writeHead(200, {
+    'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': stat.size,
+    'Cache-Control': cacheControl,
+  });
+  if (res.req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  try {
+    await pipeline(fs.createReadStream(file), res);
+  } catch {
+    res.destroy();
+  }
+}
+
+// Answers one GET/HEAD for the renderer under `root`.
+export async function serveStatic(
+  root: string,
+  rawPath: string,
+  res: http.ServerResponse,
+): Promise<void> {
+  const target = resolveStatic(root, rawPath);
+  if (target.kind === 'bad') {
+    sendHtml(res, 400, 'Bad path', '<p>That path is not allowed.</p>');
+    return;
+  }
+  if (target.kind === 'missing') {
+    sendHtml(res, 404, 'Not found', '<p>No such file.</p>');
+    return;
+  }
+  if (target.kind === 'file') {
+    // Vite puts content-hashed files under assets/: cache those for good
+    const isHashed = rawPath.startsWith('/assets/');
+    await sendFile(res, target.file, isHashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+    return;
+  }
+  const index = path.join(path.resolve(root), 'index.html');
+  if (!fs.existsSync(index)) {
+    sendNotBuilt(res, root);
+    return;
+  }
+  await sendFile(res, index, 'no-cache');
+}

@@ -1,0 +1,83 @@
+// Appending to, undoing and redoing a recording's edit log. An edit is checked against the
+// current steps before it is stored, so the log only ever grows by edits that applied.
+import type { StepEdit, StoredEdit } from '../../shared/contract';
+import { validateStepEdit } from '../../shared/contract';
+import { AppError } from '../../shared/errors';
+import {
+  appendEdit,
+  getRecordingScreen,
+  listEdits,
+  listSteps,
+  redoEdit,
+  resolveRecordingSeq,
+  undoEdit,
+} from '../../store';
+import type { Library } from '../library/library';
+import { applyEdits } from './apply-edits';
+
+/** Options of {@link applyEdit}. */
+export type ApplyEditOptions = {
+  /** Who made the edit (stored with it). */
+  author?: string | null;
+  /** Clock (epoch ms); default Date.now. */
+  now?: () => number;
+};
+
+/** Id the trial application gives the candidate edit (never stored). */
+const CANDIDATE_ID = Number.MAX_SAFE_INTEGER;
+
+// Checks `edit` against the recording's current steps and appends it (dropping the redo tail).
+export function applyEdit(
+  lib: Library,
+  idOrPrefix: string,
+  edit: StepEdit,
+  options: ApplyEditOptions = {},
+): StoredEdit {
+  const checked = validateStepEdit(edit);
+  if (!checked.ok) {
+    throw new AppError('INVALID_PAYLOAD', `${checked.field} ${checked.message}`, {
+      field: checked.field,
+    });
+  }
+  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
+  const nowMs = (options.now ?? Date.now)();
+  return lib.db.transaction(() => {
+    const active = listEdits(lib.db, seq, ['active']);
+    const trial = applyEdits(
+      listSteps(lib.db, seq),
+      [
+        ...active,
+        { id: CANDIDATE_ID, atMs: nowMs, author: null, edit: checked.value, state: 'active' },
+      ],
+      { screen: getRecordingScreen(lib.db, seq) },
+    );
+    const refused = trial.skipped.find((s) => s.editId === CANDIDATE_ID);
+    if (refused) {
+      throw new AppError('EDIT_INVALID', `Recording ${id}: ${refused.message}`, {
+        op: refused.op,
+        reason: refused.code,
+      });
+    }
+    return appendEdit(lib.db, seq, checked.value, { nowMs, author: options.author ?? null });
+  })();
+}
+
+// Undoes the latest applied edit; refuses when there is none.
+export function undoLastEdit(lib: Library, idOrPrefix: string): StoredEdit {
+  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
+  const undone = undoEdit(lib.db, seq);
+  if (!undone) {
+    throw new AppError('INVALID_STATE', `Recording ${id} has no edit to undo.`, { id });
+  }
+  return undone;
+}
+
+// Applies the earliest undone edit again; refuses when there is none.
+export function redoNextEdit(lib: Library, idOrPrefix: string): StoredEdit {
+  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
+  const redone = redoEdit(lib.db, seq);
+  if (!redone) {
+    throw new AppError('INVALID_STATE', `Recording ${id} has no undone edit to redo.`, { id });
+  }
+  return redone;
+}

@@ -1,0 +1,108 @@
+// The contract's handlers: one per method, each translating the payload into a service call and
+// the result into the method's output (house-style.md §3). Logic lives in the services.
+import type { ApiMethod, ApiMethods } from '../shared/contract';
+import type { ServiceContext } from './context';
+import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
+import { exportRecordings } from './export/export-service';
+import { deleteRecording } from './recordings';
+import { computeKeyframes } from './review/keyframes';
+import {
+  getRecordingDto,
+  getStepAxTree,
+  listRecordingsPage,
+  saveRecordingLabels,
+  setReviewStatus,
+  updateRecordingTask,
+} from './review-service';
+
+/** A handler for every method: `(input, ctx) → output`. */
+export type ApiHandlers = {
+  [M in ApiMethod]: (
+    input: ApiMethods[M]['input'],
+    ctx: ServiceContext,
+  ) => Promise<ApiMethods[M]['output']>;
+};
+
+/** Runs synchronous service code as a promise (a throw becomes a rejection). */
+function settle<T>(fn: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(fn()));
+}
+
+/** Announces a changed recording to every view and returns its fresh page data. */
+function changed(ctx: ServiceContext, id: string): ApiMethods['recordings:get']['output'] {
+  const dto = getRecordingDto(ctx.lib, id, ctx);
+  ctx.emit('recordings:changed', { id: dto.id });
+  return dto;
+}
+
+/** Every contract method's handler. */
+export const handlers = {
+  'recordings:list': (input, ctx) => settle(() => listRecordingsPage(ctx.lib, input)),
+  'recordings:get': (input, ctx) => settle(() => getRecordingDto(ctx.lib, input.id, ctx)),
+  'recordings:update-task': (input, ctx) =>
+    settle(() => {
+      updateRecordingTask(ctx.lib, input.id, {
+        ...(input.task !== undefined ? { task: input.task } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+      });
+      return changed(ctx, input.id);
+    }),
+  'recordings:delete': (input, ctx) =>
+    settle(() => {
+      const deleted = deleteRecording(ctx.lib, input.id);
+      ctx.emit('recordings:changed', { id: deleted.id });
+      return deleted;
+    }),
+  'edits:apply': (input, ctx) =>
+    settle(() => {
+      applyEdit(ctx.lib, input.id, input.edit);
+      return changed(ctx, input.id);
+    }),
+  'edits:undo': (input, ctx) =>
+    settle(() => {
+      undoLastEdit(ctx.lib, input.id);
+      return changed(ctx, input.id);
+    }),
+  'edits:redo': (input, ctx) =>
+    settle(() => {
+      redoNextEdit(ctx.lib, input.id);
+      return changed(ctx, input.id);
+    }),
+  'labels:save': (input, ctx) =>
+    settle(() => {
+      saveRecordingLabels(ctx.lib, input.id, input.labels);
+      return changed(ctx, input.id);
+    }),
+  'reviews:set-status': (input, ctx) =>
+    settle(() => {
+      setReviewStatus(ctx.lib, input.id, {
+        status: input.status,
+        comment: input.comment,
+        grade: input.grade,
+        reviewer: input.reviewer,
+      });
+      return changed(ctx, input.id);
+    }),
+  'keyframes:compute': async (input, ctx) => {
+    await computeKeyframes(ctx.lib, input.id);
+    return changed(ctx, input.id);
+  },
+  'axtree:get': (input, ctx) => settle(() => getStepAxTree(ctx.lib, input.id, input.stepId)),
+  'exports:run': async (input, ctx) => {
+    const results = await exportRecordings(ctx.lib, input.ids, {
+      format: input.format,
+      outDir: input.outDir,
+      appVersion: ctx.appVersion,
+      onProgress: (p) => ctx.emit('exports:progress', p),
+    });
+    return {
+      outDir: input.outDir,
+      recordings: results.map((r) => ({
+        id: r.id,
+        episodeId: r.episodeId,
+        outputs: r.outputs,
+        warnings: r.warnings,
+      })),
+    };
+  },
+} satisfies ApiHandlers;

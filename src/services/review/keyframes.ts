@@ -1,0 +1,179 @@
+// Computes and stores the keyframe of every current step (native mode: the chosen time per step,
+// spec: keyframes.md §1, §6). All or nothing: PNGs are staged beside the recording's
+// keyframes/ folder, swapped in, and the rows are replaced in one transaction; on any failure
+// the previous keyframes stay.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { msToSeconds, secondsToMs } from '../../shared/clock';
+import type { Step } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import { extractKeyframes } from '../../pipeline/media/keyframes-extract';
+import { encodePngRgb } from '../../pipeline/media/png';
+import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
+import { getRecording, replaceKeyframes, type KeyframeRecord } from '../../store';
+import { keyframeInputOf } from '../export/export-service';
+import type { Library } from '../library/library';
+import { effectiveSteps } from '../steps';
+
+/** Folder (inside a recording's folder) of its keyframe PNGs. */
+export const KEYFRAMES_DIR = 'keyframes';
+
+/** Options of {@link computeKeyframes}. */
+export type ComputeKeyframesOptions = {
+  /** ffmpeg executable; resolved (CUA_FFMPEG, ffmpeg-static, PATH) when absent. */
+  ffmpegPath?: string;
+  /** Clock for `computed_at` (epoch ms); default Date.now. */
+  now?: () => number;
+};
+
+/** What one computation stored. */
+export type ComputedKeyframes = {
+  /** Steps with a keyframe row. */
+  steps: number;
+  /** Distinct PNG files written. */
+  files: number;
+  /** Per-step problems (`step <id>: CODE: message`). */
+  diagnostics: string[];
+};
+
+/** The keyframe search input of a step as stored (a different input later = stale row). */
+export function keyframeInputKey(step: Step): string {
+  return JSON.stringify(keyframeInputOf(step));
+}
+
+/** The PNG file name of a video frame. */
+export function keyframeFileName(frame: number): string {
+  return `frame-${String(frame).padStart(6, '0')}.png`;
+}
+
+const running = new Set<string>();
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Runs keyframe extraction over the recording's effective steps and stores PNGs + times.
+export async function computeKeyframes(
+  lib: Library,
+  idOrPrefix: string,
+  options: ComputeKeyframesOptions = {},
+): Promise<ComputedKeyframes> {
+  const rec = getRecording(lib.db, idOrPrefix);
+  const key = `${lib.dir}\0${rec.id}`;
+  if (running.has(key)) {
+    throw new AppError(
+      'INVALID_STATE',
+      `Keyframes of recording ${rec.id} are already being computed; wait for that run to finish.`,
+      { id: rec.id },
+    );
+  }
+  running.add(key);
+  try {
+    return await compute(lib, rec, options);
+  } finally {
+    running.delete(key);
+  }
+}
+
+async function compute(
+  lib: Library,
+  rec: ReturnType<typeof getRecording>,
+  options: ComputeKeyframesOptions,
+): Promise<ComputedKeyframes> {
+  const video = rec.videos[0];
+  if (!video) {
+    throw new AppError('NOT_FOUND', `Recording ${rec.id} has no video to take keyframes from.`, {
+      id: rec.id,
+    });
+  }
+  if (!video.frameCount || !(video.fps > 0)) {
+    throw new AppError(
+      'VIDEO_UNREADABLE',
+      `Recording ${rec.id}: the video's frame count or frame rate is unknown; re-import it with ffprobe installed.`,
+      { id: rec.id },
+    );
+  }
+  const steps = effectiveSteps(lib, rec.seq);
+  const ffmpegPath = options.ffmpegPath ?? (await resolveFfmpeg()).path;
+  const extraction = steps.length
+    ? await extractKeyframes({
+        videoPath: lib.resolve(video.path),
+        ffmpegPath,
+        videoStartS: msToSeconds(video.startMs),
+        fps: video.fps,
+        frameCount: video.frameCount,
+        width: video.width,
+        height: video.height,
+        steps: steps.map(keyframeInputOf),
+      })
+    : null;
+
+  const folder = lib.resolve(rec.dir);
+  const suffix = randomBytes(6).toString('hex');
+  const staging = path.join(folder, `.keyframes-staging-${suffix}`);
+  const final = path.join(folder, KEYFRAMES_DIR);
+  const old = path.join(folder, `.keyframes-old-${suffix}`);
+  const computedAtMs = (options.now ?? Date.now)();
+  const diagnostics: string[] = [];
+  const records: KeyframeRecord[] = [];
+  const written = new Set<number>();
+  try {
+    await fs.mkdir(staging, { recursive: true });
+    for (const [i, step] of steps.entries()) {
+      const k = extraction?.steps[i];
+      if (!k) {
+        continue;
+      }
+      for (const d of k.diagnostics) {
+        diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
+      }
+      let relPath: string | null = null;
+      if (k.frame !== null && k.rgb) {
+        const name = keyframeFileName(k.frame);
+        if (!written.has(k.frame)) {
+          await fs.writeFile(
+            path.join(staging, name),
+            encodePngRgb(k.rgb, video.width, video.height),
+          );
+          written.add(k.frame);
+        }
+        relPath = `${rec.dir}/${KEYFRAMES_DIR}/${name}`;
+      }
+      records.push({
+        stepId: step.id,
+        // chosen times are video-relative seconds; rows keep the recording clock like every stamp
+        timeMs: k.timeS === null ? null : video.startMs + secondsToMs(k.timeS),
+        frame: k.frame,
+        path: relPath,
+        inputJson: keyframeInputKey(step),
+        source: k.source,
+        diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
+        computedAtMs,
+      });
+    }
+    const hadFinal = await exists(final);
+    if (hadFinal) {
+      await fs.rename(final, old);
+    }
+    await fs.rename(staging, final);
+    try {
+      lib.db.transaction(() => replaceKeyframes(lib.db, rec.seq, records))();
+    } catch (e) {
+      await fs.rm(final, { recursive: true, force: true });
+      if (hadFinal) {
+        await fs.rename(old, final);
+      }
+      throw e;
+    }
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+    await fs.rm(old, { recursive: true, force: true });
+  }
+  return { steps: records.length, files: written.size, diagnostics };
+}

@@ -1,0 +1,253 @@
+// Builds a recording's submission: the files that go under <prefix>/<annotator>/<recording-id>/.
+//
+//   video/<name>.mp4                 the recording's video file(s), byte for byte
+//   files/<path>                     every other file of the recording's library folder (an
+//                                    import's AgentNet source files, computed keyframes, …)
+//   raw/recording.json               the recording row (task, platform, screen, clock facts)
+//   raw/<table>.jsonl                raw layer rows: events, ax_records, windows, marks, videos
+//   steps/steps.json                 the steps with every edit applied (what exports use)
+//   steps/<table>.jsonl              steps as reduced, the edit log, labels, reviews, keyframes
+//   db/<table>.jsonl                 rows of any other table keyed by recording
+//   keyframes/<episode>_<k>.png      the keyframe of every step (+ terminate), as exported
+//   agentnet/<episode>/…             agentnet-raw export (its mp4 is video/<name>, not repeated)
+//   agentnet/agentnet.jsonl          agentnet-jsonl export (images = keyframes/)
+//   agentnet/cot-input/<episode>.jsonl
+//   manifest.json                    written last, by the engine (manifest.ts)
+//
+// Generated files are staged in the library (uploads/<upload id>/) so an interrupted upload
+// resumes with the same bytes; library files (the video) are read in place.
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { schemaVersion } from '../../store';
+import { getRecording } from '../../store';
+import { AppError } from '../../shared/errors';
+import { exportRecordings, episodeIdOf } from '../export/export-service';
+import type { Library } from '../library/library';
+import { effectiveSteps } from '../steps';
+import type { FileRole } from './manifest';
+import { isSafeRelativePath } from './manifest';
+import { dumpRecordingRow, dumpTableLines, recordingTables, tableDumpPath } from './recording-dump';
+
+/** One file of a submission before hashing. */
+export type BundleFile = {
+  /** Path inside the submission folder. */
+  relKey: string;
+  role: FileRole;
+  /** Library-relative path of the bytes (absolute for extra files outside the library). */
+  path: string;
+  /** video/file roles: path inside the recording's library folder. */
+  libraryPath?: string;
+  /** table role: the table dumped. */
+  table?: string;
+};
+
+/** A built submission (without the manifest). */
+export type Bundle = {
+  recordingId: string;
+  episodeId: string;
+  stepCount: number;
+  librarySchemaVersion: number;
+  files: BundleFile[];
+};
+
+/** A file added to a submission as-is (tests and benchmarks: a large blob). */
+export type ExtraFile = {
+  /** Key inside the submission folder, e.g. `extra/blob.bin`. */
+  relKey: string;
+  /** Absolute path of the file. */
+  path: string;
+};
+
+/** Options of {@link buildBundle}. */
+export type BundleOptions = {
+  /** Version written into exports and the manifest. */
+  appVersion: string;
+  /** Export agentnet-jsonl with keyframe images (decodes the video). Default true. */
+  includeKeyframes?: boolean;
+  extraFiles?: readonly ExtraFile[];
+  /** ffmpeg path for keyframes (resolved when absent). */
+  ffmpegPath?: string;
+};
+
+/** Name of the marker file a finished staging folder contains (the file list as JSON). */
+export const STAGE_MARKER = '.bundle.json';
+
+async function walk(dir: string, rel = ''): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (e.name.startsWith('.')) {
+      continue; // staging leftovers of importers/exporters
+    }
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) {
+      out.push(...(await walk(dir, p)));
+    } else if (e.isFile()) {
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+async function moveInto(from: string, to: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true });
+  await fs.rename(from, to);
+}
+
+// Builds (or reuses, when complete) the staged submission of a recording in `stageDir`.
+export async function buildBundle(
+  lib: Library,
+  recordingId: string,
+  stageDir: string,
+  options: BundleOptions,
+): Promise<Bundle> {
+  const marker = path.join(stageDir, STAGE_MARKER);
+  try {
+    return JSON.parse(await fs.readFile(marker, 'utf8')) as Bundle;
+  } catch {
+    // not staged yet (or interrupted while staging): build from scratch
+  }
+  await fs.rm(stageDir, { recursive: true, force: true });
+  await fs.mkdir(stageDir, { recursive: true });
+  const rec = getRecording(lib.db, recordingId);
+  const relStage = path.relative(lib.dir, stageDir).split(path.sep).join('/');
+  const files: BundleFile[] = [];
+  const staged = async (
+    relKey: string,
+    role: FileRole,
+    content: string | Buffer,
+    table?: string,
+  ) => {
+    const full = path.join(stageDir, relKey);
+    await fs.mkdir(path.dirname(full), { recursive: true });
+    await fs.writeFile(full, content);
+    files.push({ relKey, role, path: `${relStage}/${relKey}`, ...(table ? { table } : {}) });
+  };
+
+  // the recording's own folder: videos under video/, everything else under files/
+  const recDir = lib.resolve(rec.dir);
+  const videoPaths = new Map(
+    rec.videos.map((v, i) => [
+      path.relative(recDir, lib.resolve(v.path)).split(path.sep).join('/'),
+      i,
+    ]),
+  );
+  const videoNames = new Set<string>();
+  for (const rel of await walk(recDir)) {
+    const ord = videoPaths.get(rel);
+    if (ord !== undefined) {
+      let name = path.posix.basename(rel);
+      if (videoNames.has(name)) {
+        name = `${ord}-${name}`;
+      }
+      videoNames.add(name);
+      files.push({
+        relKey: `video/${name}`,
+        role: 'video',
+        path: `${rec.dir}/${rel}`,
+        libraryPath: rel,
+      });
+    } else {
+      files.push({
+        relKey: `files/${rel}`,
+        role: 'file',
+        path: `${rec.dir}/${rel}`,
+        libraryPath: rel,
+      });
+    }
+  }
+  for (const [rel] of videoPaths) {
+    if (!files.some((f) => f.role === 'video' && f.libraryPath === rel)) {
+      throw new AppError(
+        'EXPORT_INVALID',
+        `Recording ${rec.id}: its video ${rel} is missing from the library folder ${rec.dir}.`,
+      );
+    }
+  }
+
+  // database rows: the recording, every table keyed by it, and the effective steps
+  await staged(
+    'raw/recording.json',
+    'recording',
+    `${JSON.stringify(dumpRecordingRow(lib.db, rec.seq), null, 2)}\n`,
+  );
+  for (const table of recordingTables(lib.db)) {
+    const lines = [...dumpTableLines(lib.db, table, rec.seq)];
+    if (lines.length) {
+      await staged(tableDumpPath(table.name), 'table', lines.join(''), table.name);
+    }
+  }
+  const steps = effectiveSteps(lib, rec.seq);
+  await staged('steps/steps.json', 'steps', `${JSON.stringify(steps, null, 2)}\n`);
+
+  // AgentNet exports (the same code as `cua-annotator export`)
+  const episodeId = episodeIdOf(rec);
+  const work = path.join(stageDir, '.exports');
+  await exportRecordings(lib, [rec.id], {
+    format: 'agentnet-raw',
+    outDir: path.join(work, 'raw'),
+    appVersion: options.appVersion,
+  });
+  for (const rel of await walk(path.join(work, 'raw', episodeId))) {
+    if (rec.videos.some((v) => path.posix.basename(v.path) === rel)) {
+      continue; // the same bytes as video/<name>
+    }
+    await moveInto(
+      path.join(work, 'raw', episodeId, rel),
+      path.join(stageDir, 'agentnet', episodeId, rel),
+    );
+    files.push({
+      relKey: `agentnet/${episodeId}/${rel}`,
+      role: 'agentnet',
+      path: `${relStage}/agentnet/${episodeId}/${rel}`,
+    });
+  }
+  if (options.includeKeyframes ?? true) {
+    await exportRecordings(lib, [rec.id], {
+      format: 'agentnet-jsonl',
+      outDir: path.join(work, 'jsonl'),
+      appVersion: options.appVersion,
+      ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
+    });
+    for (const rel of await walk(path.join(work, 'jsonl'))) {
+      const [head, ...tail] = rel.split('/');
+      const relKey = head === 'images' ? `keyframes/${tail.join('/')}` : `agentnet/${rel}`;
+      await moveInto(path.join(work, 'jsonl', rel), path.join(stageDir, relKey));
+      files.push({
+        relKey,
+        role: head === 'images' ? 'keyframe' : 'agentnet',
+        path: `${relStage}/${relKey}`,
+      });
+    }
+  }
+  await fs.rm(work, { recursive: true, force: true });
+
+  for (const extra of options.extraFiles ?? []) {
+    if (!isSafeRelativePath(extra.relKey) || !path.isAbsolute(extra.path)) {
+      throw new AppError('UPLOAD_CONFIG', `Extra file ${extra.relKey} → ${extra.path} is invalid.`);
+    }
+    files.push({ relKey: extra.relKey, role: 'extra', path: extra.path });
+  }
+  const keys = new Set<string>();
+  for (const f of files) {
+    if (keys.has(f.relKey) || !isSafeRelativePath(f.relKey)) {
+      throw new AppError('UPLOAD_CONFIG', `Submission key ${f.relKey} is duplicated or unsafe.`);
+    }
+    keys.add(f.relKey);
+  }
+  const bundle: Bundle = {
+    recordingId: rec.id,
+    episodeId,
+    stepCount: steps.length,
+    librarySchemaVersion: schemaVersion(lib.db),
+    files: files.sort((a, b) => (a.relKey < b.relKey ? -1 : a.relKey > b.relKey ? 1 : 0)),
+  };
+  await fs.writeFile(marker, JSON.stringify(bundle));
+  return bundle;
+}

@@ -1,0 +1,302 @@
+// The upload queue: one row per recording and target in `uploads`; runs them one recording at a
+// time (parts in parallel inside the engine), resumes interrupted ones, pauses and cancels.
+import fs from 'node:fs/promises';
+import { AppError, isAppError } from '../../shared/errors';
+import { resolveRecordingSeq } from '../../store';
+import {
+  RESUMABLE_UPLOAD_STATUSES,
+  deleteUploadObjects,
+  findUpload,
+  getUpload,
+  insertUpload,
+  listUploadObjects,
+  listUploads,
+  updateUpload,
+  type UploadFilter,
+  type UploadRecord,
+  type UploadStatus,
+} from '../../store/queries/uploads';
+import type { Library } from '../library/library';
+import {
+  runUpload,
+  uploadState,
+  type UploadEngineOptions,
+  type UploadProgress,
+  type UploadResult,
+  type UploadState,
+} from './engine';
+import { MANIFEST_NAME } from './manifest';
+import type { ObjectStore } from './object-store';
+import { joinKey, submissionKeyPrefix, targetUrl, type UploadTarget } from './target';
+
+/** Folder (relative to the library) holding the staged submissions of running uploads. */
+export const UPLOADS_STAGE_DIR = 'uploads';
+
+/** Where to upload and as whom. */
+export type UploadRequest = {
+  target: UploadTarget;
+  annotator: string;
+  /** Upload again even if this recording is already uploaded to the target. Default false. */
+  force?: boolean;
+};
+
+/** What {@link enqueueUpload} decided. */
+export type EnqueueResult = {
+  uploadId: number;
+  recordingId: string;
+  /** `new` row, `resume` of an unfinished one, or `already-uploaded` (nothing to do). */
+  action: 'new' | 'resume' | 'already-uploaded';
+};
+
+function sameDestination(state: UploadState, request: UploadRequest): boolean {
+  return (
+    state.annotator === request.annotator &&
+    state.target.endpoint === request.target.endpoint &&
+    state.target.region === request.target.region &&
+    state.target.forcePathStyle === request.target.forcePathStyle
+  );
+}
+
+// Creates the upload row of a recording (or finds the unfinished one to resume).
+export function enqueueUpload(
+  lib: Library,
+  recordingIdOrPrefix: string,
+  request: UploadRequest,
+  nowMs = Date.now(),
+): EnqueueResult {
+  const { seq, id } = resolveRecordingSeq(lib.db, recordingIdOrPrefix);
+  const url = targetUrl(request.target);
+  const keyPrefix = submissionKeyPrefix(request.target, request.annotator, id);
+  return lib.db.transaction((): EnqueueResult => {
+    if (!request.force) {
+      const done = findUpload(lib.db, seq, url, ['uploaded']);
+      if (done && sameDestination(uploadState(done), request)) {
+        return { uploadId: done.id, recordingId: id, action: 'already-uploaded' };
+      }
+    }
+    const open = findUpload(lib.db, seq, url, RESUMABLE_UPLOAD_STATUSES);
+    if (open && sameDestination(uploadState(open), request)) {
+      return { uploadId: open.id, recordingId: id, action: 'resume' };
+    }
+    const state: UploadState = {
+      target: request.target,
+      annotator: request.annotator,
+      keyPrefix,
+      stageDir: '',
+      ownerPid: null,
+      manifestKey: joinKey(keyPrefix, MANIFEST_NAME),
+    };
+    const uploadId = insertUpload(lib.db, {
+      recordingSeq: seq,
+      target: url,
+      status: 'queued',
+      state: state,
+      nowMs,
+    });
+    state.stageDir = `${UPLOADS_STAGE_DIR}/${uploadId}`;
+    updateUpload(lib.db, uploadId, { state: state }, nowMs);
+    return { uploadId, recordingId: id, action: 'new' };
+  })();
+}
+
+/** An upload as listed by `uploads` and the UI. */
+export type UploadView = {
+  uploadId: number;
+  recordingId: string;
+  task: string;
+  target: string;
+  endpoint: string | null;
+  annotator: string;
+  /** `s3://bucket/<prefix>/<annotator>/<recording-id>/`. */
+  location: string;
+  status: UploadStatus;
+  bytesDone: number;
+  bytesTotal: number;
+  /** Objects verified / all objects of the submission (0/0 before preparation). */
+  objectsVerified: number;
+  objectsTotal: number;
+  error: string | null;
+  partRequests: number;
+  retries: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+  submittedAtMs: number | null;
+};
+
+function toView(lib: Library, row: UploadRecord): UploadView {
+  const state = uploadState(row);
+  const objects = listUploadObjects(lib.db, row.id);
+  return {
+    uploadId: row.id,
+    recordingId: row.recordingId,
+    task: row.task,
+    target: row.target,
+    endpoint: state.target.endpoint,
+    annotator: state.annotator,
+    location: `s3://${state.target.bucket}/${state.keyPrefix}/`,
+    status: row.status,
+    bytesDone: row.bytesDone,
+    bytesTotal: row.bytesTotal,
+    objectsVerified: objects.filter((o) => o.status === 'verified').length,
+    objectsTotal: objects.length,
+    error: row.error,
+    partRequests: row.partRequests,
+    retries: row.retries,
+    createdAtMs: row.createdAtMs,
+    updatedAtMs: row.updatedAtMs,
+    submittedAtMs: row.submittedAtMs,
+  };
+}
+
+// Lists uploads (queue and history), newest first.
+export function listUploadViews(lib: Library, filter: UploadFilter = {}): UploadView[] {
+  return listUploads(lib.db, filter).map((r) => toView(lib, r));
+}
+
+// One upload as the UI shows it.
+export function getUploadView(lib: Library, uploadId: number): UploadView {
+  const row = getUpload(lib.db, uploadId);
+  if (!row) {
+    throw new AppError('NOT_FOUND', `No upload with id ${uploadId}.`);
+  }
+  return toView(lib, row);
+}
+
+// Cancels an upload that is not running: aborts its multipart uploads, deletes the objects it
+// already sent (a submission without manifest), removes the staging folder.
+export async function cancelUpload(
+  lib: Library,
+  uploadId: number,
+  store: ObjectStore,
+): Promise<void> {
+  const row = getUpload(lib.db, uploadId);
+  if (!row) {
+    throw new AppError('NOT_FOUND', `No upload with id ${uploadId}.`);
+  }
+  if (row.status === 'uploaded' || row.status === 'cancelled') {
+    throw new AppError(
+      'INVALID_STATE',
+      `Upload ${uploadId} is ${row.status}; only unfinished uploads can be cancelled.`,
+    );
+  }
+  const state = uploadState(row);
+  for (const o of listUploadObjects(lib.db, uploadId)) {
+    const key = joinKey(state.keyPrefix, o.relKey);
+    if (o.multipartUploadId) {
+      await store.abortMultipartUpload(key, o.multipartUploadId).catch(() => undefined);
+    } else if (o.status !== 'pending') {
+      await store.deleteObject(key).catch(() => undefined);
+    }
+  }
+  lib.db.transaction(() => {
+    deleteUploadObjects(lib.db, uploadId);
+    updateUpload(
+      lib.db,
+      uploadId,
+      { status: 'cancelled', bytesDone: 0, error: null, state: { ...state, ownerPid: null } },
+      Date.now(),
+    );
+  })();
+  if (state.stageDir) {
+    await fs.rm(lib.resolve(state.stageDir), { recursive: true, force: true });
+  }
+}
+
+/** Outcome of one upload run. */
+export type UploadOutcome =
+  | { uploadId: number; recordingId: string; ok: true; result: UploadResult }
+  | { uploadId: number; recordingId: string; ok: false; code: string; error: string };
+
+/** Dependencies of an {@link UploadQueue}. */
+export type UploadQueueDeps = {
+  /** The ObjectStore of a target (S3 with the host's credentials, or a presigned store). */
+  openStore: (target: UploadTarget) => ObjectStore;
+  /** Engine settings used for every run. */
+  engine: Omit<UploadEngineOptions, 'signal' | 'onProgress'>;
+};
+
+/** Runs queued uploads of one library; the service behind `upload`, the UI and the server. */
+export class UploadQueue {
+  private readonly listeners = new Set<(p: UploadProgress) => void>();
+  private readonly running = new Map<number, AbortController>();
+
+  constructor(
+    private readonly lib: Library,
+    private readonly deps: UploadQueueDeps,
+  ) {}
+
+  /** Subscribes to progress events; returns the unsubscribe function. */
+  onProgress(listener: (p: UploadProgress) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Queues recordings for upload (see {@link enqueueUpload}). */
+  enqueue(recordingIds: readonly string[], request: UploadRequest): EnqueueResult[] {
+    return recordingIds.map((id) => enqueueUpload(this.lib, id, request));
+  }
+
+  /** Runs the given uploads one after the other; a failure does not stop the others. */
+  async run(uploadIds: readonly number[]): Promise<UploadOutcome[]> {
+    const outcomes: UploadOutcome[] = [];
+    for (const uploadId of uploadIds) {
+      const row = getUpload(this.lib.db, uploadId);
+      if (!row) {
+        continue;
+      }
+      const controller = new AbortController();
+      this.running.set(uploadId, controller);
+      const store = this.deps.openStore(uploadState(row).target);
+      try {
+        const result = await runUpload(this.lib, uploadId, store, {
+          ...this.deps.engine,
+          signal: controller.signal,
+          onProgress: (p) => {
+            for (const l of this.listeners) {
+              l(p);
+            }
+          },
+        });
+        outcomes.push({ uploadId, recordingId: row.recordingId, ok: true, result });
+      } catch (e) {
+        outcomes.push({
+          uploadId,
+          recordingId: row.recordingId,
+          ok: false,
+          code: isAppError(e) ? e.code : 'INTERNAL',
+          error: (e as Error).message,
+        });
+      } finally {
+        store.close();
+        this.running.delete(uploadId);
+      }
+    }
+    return outcomes;
+  }
+
+  /** Stops a running upload, leaving it resumable (`paused`). */
+  pause(uploadId: number): void {
+    this.running.get(uploadId)?.abort();
+  }
+
+  /** Stops (if running) and cancels an upload; see {@link cancelUpload}. */
+  async cancel(uploadId: number): Promise<void> {
+    const controller = this.running.get(uploadId);
+    if (controller) {
+      controller.abort();
+      while (this.running.has(uploadId)) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const row = getUpload(this.lib.db, uploadId);
+    if (!row) {
+      throw new AppError('NOT_FOUND', `No upload with id ${uploadId}.`);
+    }
+    const store = this.deps.openStore(uploadState(row).target);
+    try {
+      await cancelUpload(this.lib, uploadId, store);
+    } finally {
+      store.close();
+    }
+  }
+}

@@ -1,0 +1,275 @@
+// A recording's database rows as JSON lines (one file per table) and back: what lets `pull`
+// reproduce a recording exactly (raw layer, steps, the edit log, labels, reviews, keyframes) in
+// another library. Tables are discovered from the schema, so tables added by later migrations
+// travel too; ids that reference each other are remapped on restore.
+import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
+import { AppError } from '../../shared/errors';
+import type { Db } from '../../store';
+
+/** Tables that describe the local upload/pull bookkeeping, never part of a submission. */
+const LOCAL_TABLES = new Set(['uploads', 'upload_objects', 'upload_parts', 'pulls']);
+/** The raw layer (immutable capture streams) goes under `raw/`, review work under `steps/`. */
+const RAW_TABLES = new Set(['events', 'ax_records', 'windows', 'marks', 'videos']);
+const STEP_TABLES = new Set(['steps', 'edits', 'labels', 'reviews', 'keyframes']);
+
+type Column = { name: string; type: string; pk: number };
+/** A table keyed by recording. */
+export type RecordingTable = {
+  name: string;
+  columns: Column[];
+  /** The INTEGER PRIMARY KEY column (rowid alias) that is re-assigned on restore, if any. */
+  rowidColumn: string | null;
+  orderBy: string;
+};
+
+/** A row as JSON (BLOBs as `{ "$base64": "…" }`). */
+export type DumpRow = Record<string, unknown>;
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function tableInfo(db: Db, table: string): Column[] {
+  return db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(table) as Column[];
+}
+
+function isWithoutRowid(db: Db, table: string): boolean {
+  const row = db
+    .prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`)
+    .get(table) as { sql: string } | undefined;
+  return /WITHOUT\s+ROWID/i.test(row?.sql ?? '');
+}
+
+function describeTable(db: Db, name: string): RecordingTable {
+  const columns = tableInfo(db, name);
+  const pks = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+  const rowidColumn =
+    pks.length === 1 && pks[0]!.type.toUpperCase() === 'INTEGER' && !isWithoutRowid(db, name)
+      ? pks[0]!.name
+      : null;
+  const orderBy = pks.length ? pks.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
+  return { name, columns, rowidColumn, orderBy };
+}
+
+// Every table with a recording_seq column except the local upload bookkeeping, by name.
+export function recordingTables(db: Db): RecordingTable[] {
+  const names = db
+    .prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+       ORDER BY name`,
+    )
+    .all() as { name: string }[];
+  return names
+    .map((n) => n.name)
+    .filter((n) => !LOCAL_TABLES.has(n) && tableInfo(db, n).some((c) => c.name === 'recording_seq'))
+    .map((n) => describeTable(db, n));
+}
+
+// The submission folder a table's dump goes to (`raw/`, `steps/` or `db/`).
+export function tableDumpPath(table: string): string {
+  const dir = RAW_TABLES.has(table) ? 'raw' : STEP_TABLES.has(table) ? 'steps' : 'db';
+  return `${dir}/${table}.jsonl`;
+}
+
+function encodeValue(v: unknown): unknown {
+  return Buffer.isBuffer(v) ? { $base64: v.toString('base64') } : v;
+}
+
+function decodeValue(v: unknown): unknown {
+  if (v && typeof v === 'object' && !Array.isArray(v) && '$base64' in v) {
+    const b64 = v.$base64;
+    return Buffer.from(typeof b64 === 'string' ? b64 : '', 'base64');
+  }
+  return v;
+}
+
+// The recording row without its local sequence number.
+export function dumpRecordingRow(db: Db, seq: number): DumpRow {
+  const row = db.prepare(`SELECT * FROM recordings WHERE seq = ?`).get(seq) as DumpRow | undefined;
+  if (!row) {
+    throw new AppError('NOT_FOUND', `No recording with seq ${seq}`);
+  }
+  const { seq: _seq, ...rest } = row;
+  return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, encodeValue(v)]));
+}
+
+// Streams one table's rows of a recording as JSON lines (recording_seq left out).
+export function* dumpTableLines(db: Db, table: RecordingTable, seq: number): Generator<string> {
+  const stmt = db.prepare(
+    `SELECT * FROM ${quoteIdent(table.name)} WHERE recording_seq = ? ORDER BY ${table.orderBy}`,
+  );
+  for (const row of stmt.iterate(seq) as Iterable<DumpRow>) {
+    const out: DumpRow = {};
+    for (const [k, v] of Object.entries(row)) {
+      if (k !== 'recording_seq') {
+        out[k] = encodeValue(v);
+      }
+    }
+    yield `${JSON.stringify(out)}\n`;
+  }
+}
+
+/** What {@link restoreRecording} needs. */
+export type RecordingDump = {
+  recording: DumpRow;
+  /** Rows per table, in dump order. */
+  tables: Map<string, DumpRow[]>;
+};
+
+const EDIT_REF_RE = new RegExp(`^${EDIT_STEP_ID_PREFIX}(\\d+)$`);
+
+function remapString(
+  value: string,
+  editIds: Map<number, number>,
+  oldDir: string,
+  newDir: string,
+): string {
+  let v = value;
+  if (oldDir !== newDir && v.startsWith(`${oldDir}/`)) {
+    v = `${newDir}${v.slice(oldDir.length)}`;
+  }
+  const m = EDIT_REF_RE.exec(v);
+  if (m) {
+    const mapped = editIds.get(Number(m[1]));
+    return mapped === undefined ? v : `${EDIT_STEP_ID_PREFIX}${mapped}`;
+  }
+  if ((v.startsWith('{') || v.startsWith('[')) && v.includes(EDIT_STEP_ID_PREFIX)) {
+    // JSON text (payload_json, data_json): replace whole-string references inside it
+    let changed = false;
+    const walk = (x: unknown): unknown => {
+      if (typeof x === 'string') {
+        const r = EDIT_REF_RE.exec(x);
+        const mapped = r ? editIds.get(Number(r[1])) : undefined;
+        if (mapped !== undefined && mapped !== Number(r![1])) {
+          changed = true;
+          return `${EDIT_STEP_ID_PREFIX}${mapped}`;
+        }
+        return x;
+      }
+      if (Array.isArray(x)) {
+        return x.map(walk);
+      }
+      if (x && typeof x === 'object') {
+        return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]));
+      }
+      return x;
+    };
+    try {
+      const next = walk(JSON.parse(v));
+      return changed ? JSON.stringify(next) : v;
+    } catch {
+      return v;
+    }
+  }
+  return v;
+}
+
+function remapRow(
+  row: DumpRow,
+  editIds: Map<number, number>,
+  oldDir: string,
+  newDir: string,
+): DumpRow {
+  const out: DumpRow = {};
+  for (const [k, v] of Object.entries(row)) {
+    out[k] = typeof v === 'string' ? remapString(v, editIds, oldDir, newDir) : decodeValue(v);
+  }
+  return out;
+}
+
+function checkColumns(db: Db, table: string, rows: readonly DumpRow[]): void {
+  const known = new Set(tableInfo(db, table).map((c) => c.name));
+  if (!known.size) {
+    throw new AppError(
+      'PULL_INVALID',
+      `The submission has rows for table "${table}", which this library does not have; ` +
+        'upgrade cua-annotator.',
+    );
+  }
+  for (const row of rows) {
+    for (const k of Object.keys(row)) {
+      if (!known.has(k)) {
+        throw new AppError(
+          'PULL_INVALID',
+          `The submission's ${table} rows have a column "${k}" this library does not know; ` +
+            'upgrade cua-annotator.',
+        );
+      }
+    }
+  }
+}
+
+function insertRow(db: Db, table: string, row: DumpRow): number {
+  const keys = Object.keys(row);
+  const info = db
+    .prepare(
+      `INSERT INTO ${quoteIdent(table)} (${keys.map(quoteIdent).join(', ')})
+       VALUES (${keys.map(() => '?').join(', ')})`,
+    )
+    .run(...keys.map((k) => row[k]));
+  return Number(info.lastInsertRowid);
+}
+
+// Inserts a dumped recording (call inside a transaction); returns its new sequence number.
+// `dir` is the recording's folder in this library; paths under the old folder are rewritten.
+export function restoreRecording(db: Db, dump: RecordingDump, dir: string): number {
+  const oldDir = typeof dump.recording.dir === 'string' ? dump.recording.dir : '';
+  checkColumns(db, 'recordings', [dump.recording]);
+  const recordingRow = remapRow({ ...dump.recording, dir }, new Map(), oldDir, dir);
+  const seq = insertRow(db, 'recordings', recordingRow);
+  const local = new Map(recordingTables(db).map((t) => [t.name, t]));
+  for (const [name, rows] of dump.tables) {
+    if (LOCAL_TABLES.has(name) || !rows.length) {
+      continue;
+    }
+    checkColumns(db, name, rows);
+    if (!local.has(name)) {
+      throw new AppError(
+        'PULL_INVALID',
+        `Table "${name}" of the submission is not keyed by recording here; upgrade cua-annotator.`,
+      );
+    }
+  }
+  // the edit log first: inserted/split steps are named after edit ids (`edit:<id>`)
+  const editIds = new Map<number, number>();
+  const editsTable = local.get('edits');
+  const editRows = dump.tables.get('edits') ?? [];
+  if (editsTable?.rowidColumn) {
+    const idCol = editsTable.rowidColumn;
+    for (const row of editRows) {
+      const { [idCol]: oldId, ...rest } = row;
+      const newId = insertRow(db, 'edits', { ...rest, recording_seq: seq });
+      editIds.set(Number(oldId), newId);
+    }
+    for (const row of editRows) {
+      const newId = editIds.get(Number(row[idCol]))!;
+      const remapped = remapRow(row, editIds, oldDir, dir);
+      const changed = Object.keys(row).filter((k) => k !== idCol && remapped[k] !== row[k]);
+      if (changed.length) {
+        db.prepare(
+          `UPDATE edits SET ${changed.map((k) => `${quoteIdent(k)} = ?`).join(', ')}
+           WHERE ${quoteIdent(idCol)} = ?`,
+        ).run(...changed.map((k) => remapped[k]), newId);
+      }
+    }
+  }
+  for (const [name, rows] of dump.tables) {
+    if (LOCAL_TABLES.has(name) || (name === 'edits' && editsTable?.rowidColumn)) {
+      continue;
+    }
+    const table = local.get(name)!;
+    for (const row of rows) {
+      const remapped = remapRow(row, editIds, oldDir, dir);
+      if (table.rowidColumn) {
+        delete remapped[table.rowidColumn];
+      }
+      insertRow(db, name, { ...remapped, recording_seq: seq });
+    }
+  }
+  // triggers (e.g. recordings.step_count) ran while rows went in: put the row back as dumped
+  const cols = Object.keys(recordingRow);
+  db.prepare(
+    `UPDATE recordings SET ${cols.map((k) => `${quoteIdent(k)} = ?`).join(', ')} WHERE seq = ?`,
+  ).run(...cols.map((k) => recordingRow[k]), seq);
+  return seq;
+}

@@ -1,0 +1,259 @@
+import '../helpers/setup';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RecordingDto, StepEdit } from '../../../src/shared/contract';
+import { previewEdit } from '../../../src/renderer/lib/edit-preview';
+import {
+  AUTOSAVE_DELAY_MS,
+  reviewSelectors,
+  useReviewStore,
+} from '../../../src/renderer/store/review';
+import {
+  applyPending,
+  opFailed,
+  opQueued,
+  opSucceeded,
+  reconcileSelection,
+  saveStateOf,
+} from '../../../src/renderer/store/review/reducers';
+import { initialReviewState } from '../../../src/renderer/store/review/initialState';
+import { makeRecording } from '../helpers/dto';
+import { FakeFailure, flush, installFakeApi, type FakeApi } from '../helpers/fake-api';
+
+/** A fake service keeping one recording and an undo stack, like the real edit log. */
+function fakeService(rec: RecordingDto): FakeApi & { current: () => RecordingDto } {
+  const api = installFakeApi();
+  let current = rec;
+  const history: RecordingDto[] = [];
+  const future: RecordingDto[] = [];
+  const bump = (next: RecordingDto) => {
+    history.push(current);
+    future.length = 0;
+    current = { ...next, editVersion: current.editVersion + 1, canUndo: true, canRedo: false };
+    return current;
+  };
+  api.on('recordings:get', () => current);
+  api.on('edits:apply', (p) => {
+    const { edit } = p as { edit: StepEdit };
+    if (edit.op === 'delete' && edit.stepId === 'missing') {
+      throw new FakeFailure('EDIT_INVALID', 'Step missing does not exist', { field: 'edit.stepId' });
+    }
+    return bump(previewEdit(current, edit));
+  });
+  api.on('edits:undo', () => {
+    future.push(current);
+    current = { ...history.pop()!, canRedo: true };
+    current = { ...current, canUndo: history.length > 0 };
+    return current;
+  });
+  api.on('edits:redo', () => {
+    history.push(current);
+    current = { ...future.pop()!, canUndo: true, canRedo: future.length > 0 };
+    return current;
+  });
+  api.on('recordings:update-task', (p) => bump({ ...current, ...(p as { task?: string }) }));
+  api.on('labels:save', (p) => bump({ ...current, labels: (p as RecordingDto).labels }));
+  api.on('reviews:set-status', (p) => {
+    const { status, comment } = p as { status: RecordingDto['reviewStatus']; comment?: string };
+    return bump({
+      ...current,
+      reviewStatus: status,
+      reviews: [...current.reviews, { atMs: 1, reviewer: null, status, grade: null, comment: comment ?? null }],
+    });
+  });
+  api.on('keyframes:compute', () =>
+    bump({
+      ...current,
+      steps: current.steps.map((s) => ({ ...s, keyframeMs: s.startMs, keyframeUrl: `/media/rec-1/keyframe/${s.id}.png` })),
+    }),
+  );
+  api.on('axtree:get', () => ({ tMs: 5, tree: { role: 'frame', name: 'w', children: [] }, element: null }));
+  return Object.assign(api, { current: () => current });
+}
+
+const state = () => useReviewStore.getState();
+const stepIds = () => reviewSelectors.steps(state()).map((s) => s.id);
+
+describe('review reducers', () => {
+  it('shows pending ops on top of the confirmed recording', () => {
+    const rec = makeRecording(3);
+    const shown = applyPending(rec, [
+      { seq: 1, kind: 'edit', edit: { op: 'delete', stepId: 's0' } },
+      { seq: 2, kind: 'task', task: 'New task' },
+      { seq: 3, kind: 'labels', labels: { ...rec.labels, taskCompleted: true } },
+    ]);
+    expect(shown.steps.map((s) => s.id)).toEqual(['s1', 's2']);
+    expect(shown.task).toBe('New task');
+    expect(shown.labels.taskCompleted).toBe(true);
+  });
+
+  it('tracks the save state through queue, answers and failures', () => {
+    let s = { ...initialReviewState(), confirmed: makeRecording(2) };
+    expect(saveStateOf(s)).toBe('saved');
+    s = opQueued(s, { seq: 1, kind: 'edit', edit: { op: 'delete', stepId: 's0' } });
+    expect(s.saveState).toBe('saving');
+    s = opFailed(s, 1, 'nope');
+    expect([s.saveState, s.saveError, s.pending]).toEqual(['error', 'nope', []]);
+    s = opQueued(s, null);
+    s = opSucceeded(s, null, makeRecording(2));
+    expect([s.saveState, s.saveError]).toEqual(['saved', null]);
+    expect(saveStateOf({ ...s, labelDrafts: { s0: 'x' } })).toBe('saving');
+  });
+
+  it('keeps the selection by id, else by position', () => {
+    const steps = makeRecording(3).steps;
+    const base = { ...initialReviewState(), selectedStepId: 'gone', selectedIndex: 5 };
+    expect(reconcileSelection(base, steps)).toMatchObject({ selectedStepId: 's2', selectedIndex: 2 });
+    expect(reconcileSelection({ ...base, selectedStepId: 's1' }, steps).selectedIndex).toBe(1);
+    expect(reconcileSelection(base, []).selectedStepId).toBeNull();
+  });
+});
+
+describe('useReviewStore', () => {
+  let api: ReturnType<typeof fakeService>;
+  beforeEach(async () => {
+    api = fakeService(makeRecording(5));
+    await state().open('rec-1');
+  });
+
+  it('opens a recording and selects its first step', () => {
+    expect(state().loadStatus).toBe('ready');
+    expect(state().selectedStepId).toBe('s0');
+    expect(state().saveState).toBe('saved');
+  });
+
+  it('shows an edit at once, saves it, and the answer replaces the preview', async () => {
+    api.hold();
+    const p = state().applyEdit({ op: 'relabel', stepId: 's1', label: 'Open Display' });
+    expect(reviewSelectors.steps(state())[1]?.label).toBe('Open Display');
+    expect(state().saveState).toBe('saving');
+    expect(state().editInFlight).toBeNull(); // queued behind nothing, sent on the next tick
+    await api.release();
+    await p;
+    expect(state().saveState).toBe('saved');
+    expect(state().pending).toEqual([]);
+    expect(state().confirmed?.steps[1]?.label).toBe('Open Display');
+    expect(state().confirmed?.editVersion).toBe(1);
+  });
+
+  it('sends edits one at a time in the order they were made', async () => {
+    api.hold();
+    void state().applyEdit({ op: 'delete', stepId: 's1' });
+    void state().applyEdit({ op: 'merge', stepIds: ['s2', 's3'] });
+    expect(stepIds()).toEqual(['s0', 's2', 's4']);
+    await flush();
+    // while the first answer is outstanding, the second edit waits in the queue
+    expect(api.methods()).toEqual(['recordings:get', 'edits:apply']);
+    await api.release();
+    await state().whenIdle();
+    // the second edit was sent only after the first answered
+    expect(api.methods()).toEqual(['recordings:get', 'edits:apply', 'edits:apply']);
+    expect(api.current().steps.map((s) => s.id)).toEqual(['s0', 's2', 's4']);
+    expect(state().saveState).toBe('saved');
+  });
+
+  it('moves the selection off a deleted step and onto a merged one', async () => {
+    state().selectStep('s4');
+    await state().applyEdit({ op: 'delete', stepId: 's4' });
+    expect(state().selectedStepId).toBe('s3');
+    await state().applyEdit({ op: 'merge', stepIds: ['s1', 's2'] });
+    expect(state().selectedStepId).toBe('s1');
+  });
+
+  it('rolls back a refused edit and shows the reason', async () => {
+    await state().applyEdit({ op: 'delete', stepId: 'missing' });
+    expect(state().saveState).toBe('error');
+    expect(state().saveError).toBe('Step missing does not exist (edit.stepId)');
+    expect(stepIds()).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    // the next successful save clears the error
+    await state().applyEdit({ op: 'mark', stepId: 's0', mark: 'correct' });
+    expect(state().saveState).toBe('saved');
+  });
+
+  describe('autosave of typed text', () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('saves a label after a pause, as one relabel', async () => {
+      state().setLabelDraft('s2', 'Cli');
+      state().setLabelDraft('s2', 'Click OK');
+      expect(state().saveState).toBe('saving');
+      expect(reviewSelectors.labelText(state(), reviewSelectors.steps(state())[2]!)).toBe('Click OK');
+      vi.advanceTimersByTime(AUTOSAVE_DELAY_MS - 1);
+      expect(api.methods()).toEqual(['recordings:get']);
+      vi.advanceTimersByTime(1);
+      await state().whenIdle();
+      expect(api.calls.slice(1)).toEqual([
+        { method: 'edits:apply', payload: { id: 'rec-1', edit: { op: 'relabel', stepId: 's2', label: 'Click OK' } } },
+      ]);
+      expect(state().saveState).toBe('saved');
+    });
+
+    it('saves task text and labels, and undo flushes them first', async () => {
+      state().setTaskDraft({ task: 'Change the brightness' });
+      state().setLabelsDraft({ taskCompleted: true, taskDifficulty: 3, alignmentScore: 9, efficiencyScore: 8 });
+      expect(reviewSelectors.taskText(state())).toBe('Change the brightness');
+      await state().undo();
+      await state().whenIdle();
+      expect(api.methods()).toEqual(['recordings:get', 'recordings:update-task', 'labels:save', 'edits:undo']);
+      // undo took back the labels save (the last change) in the fake
+      expect(state().confirmed?.task).toBe('Change the brightness');
+    });
+
+    it('does not send a label that did not change', async () => {
+      state().setLabelDraft('s0', 'step s0');
+      vi.advanceTimersByTime(AUTOSAVE_DELAY_MS);
+      await state().whenIdle();
+      expect(api.methods()).toEqual(['recordings:get']);
+      expect(state().saveState).toBe('saved');
+    });
+  });
+
+  it('undoes and redoes through the service', async () => {
+    await state().applyEdit({ op: 'delete', stepId: 's0' });
+    expect(reviewSelectors.canUndo(state())).toBe(true);
+    await state().undo();
+    expect(stepIds()).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    expect(reviewSelectors.canRedo(state())).toBe(true);
+    await state().redo();
+    expect(stepIds()).toEqual(['s1', 's2', 's3', 's4']);
+  });
+
+  it('moves the selection with the arrow keys, clamped', () => {
+    state().moveSelection(-1);
+    expect(state().selectedStepId).toBe('s0');
+    state().moveSelection(3);
+    expect(state().selectedStepId).toBe('s3');
+    state().moveSelection(10);
+    expect(state().selectedStepId).toBe('s4');
+  });
+
+  it('computes keyframes, sets the review status and loads AX trees', async () => {
+    expect(reviewSelectors.needsKeyframes(state())).toBe(true);
+    await state().computeKeyframes();
+    expect(reviewSelectors.needsKeyframes(state())).toBe(false);
+    expect(state().keyframesStatus).toBe('idle');
+    await state().setReviewStatus({ status: 'submitted', comment: 'ready' });
+    expect(reviewSelectors.recording(state())?.reviewStatus).toBe('submitted');
+    expect(state().reviewBusy).toBe(false);
+    await state().loadAxTree('s1');
+    expect(state().axTrees.s1).toMatchObject({ status: 'ready', tMs: 5 });
+  });
+
+  it('drops answers for a recording that is no longer open', async () => {
+    api.hold();
+    void state().applyEdit({ op: 'delete', stepId: 's0' });
+    const opening = state().open('rec-2');
+    await api.release();
+    await opening;
+    await state().whenIdle();
+    // the edit was still sent (nothing typed is lost) but its answer did not land on rec-2
+    expect(api.methods()).toContain('edits:apply');
+    expect(state().recordingId).toBe('rec-2');
+    expect(state().pending).toEqual([]);
+    expect(state().inFlight).toBe(0);
+  });
+});

@@ -1,0 +1,16 @@
+import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
+import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
+import { exportRecordings } from '../../../src/services/export/export-service';
+import { tempLibrary } from '../../helpers/library';
+import { FIXTURE_DIR } from '../../helpers/paths';
+const t = tempLibrary();
+let t0 = performance.now();
+const { id } = await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: 'x' });
+console.log('import', performance.now() - t0); t0 = performance.now();
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'x-'));
+await exportRecordings(t.lib, [id], { format: 'agentnet-raw', outDir: path.join(out, 'raw'), appVersion: 'x' });
+console.log('raw', performance.now() - t0); t0 = performance.now();
+const r = await exportRecordings(t.lib, [id], { format: 'agentnet-jsonl', outDir: path.join(out, 'jsonl'), appVersion: 'x' });
+console.log('jsonl', performance.now() - t0, JSON.stringify(r));
+console.log(fs.readdirSync(path.join(out, 'jsonl'), { recursive: true }));
+t.cleanup();
