@@ -1,6 +1,8 @@
 // The contract's handlers: one per method, each translating the payload into a service call and
 // the result into the method's output (house-style.md §3). Logic lives in the services.
 import type { ApiMethod, ApiMethods } from '../shared/contract';
+import { AppError } from '../shared/errors';
+import { findRecordingBasics } from '../store';
 import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { exportRecordings } from './export/export-service';
@@ -28,6 +30,17 @@ function settle<T>(fn: () => T): Promise<T> {
   return new Promise<T>((resolve) => resolve(fn()));
 }
 
+/**
+ * The contract names recordings by their full id (id prefixes are a CLI convenience): an id
+ * that is not exactly a recording's is NOT_FOUND, so no call can act on a prefix match.
+ */
+function exact(ctx: ServiceContext, id: string): string {
+  if (!findRecordingBasics(ctx.lib.db, id)) {
+    throw new AppError('NOT_FOUND', `No recording with id "${id}".`, { id });
+  }
+  return id;
+}
+
 /** Announces a changed recording to every view and returns its fresh page data. */
 function changed(ctx: ServiceContext, id: string): ApiMethods['recordings:get']['output'] {
   const dto = getRecordingDto(ctx.lib, id, ctx);
@@ -38,10 +51,11 @@ function changed(ctx: ServiceContext, id: string): ApiMethods['recordings:get'][
 /** Every contract method's handler. */
 export const handlers = {
   'recordings:list': (input, ctx) => settle(() => listRecordingsPage(ctx.lib, input)),
-  'recordings:get': (input, ctx) => settle(() => getRecordingDto(ctx.lib, input.id, ctx)),
+  'recordings:get': (input, ctx) =>
+    settle(() => getRecordingDto(ctx.lib, exact(ctx, input.id), ctx)),
   'recordings:update-task': (input, ctx) =>
     settle(() => {
-      updateRecordingTask(ctx.lib, input.id, {
+      updateRecordingTask(ctx.lib, exact(ctx, input.id), {
         ...(input.task !== undefined ? { task: input.task } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
       });
@@ -49,33 +63,33 @@ export const handlers = {
     }),
   'recordings:delete': (input, ctx) =>
     settle(() => {
-      const deleted = deleteRecording(ctx.lib, input.id);
+      const deleted = deleteRecording(ctx.lib, exact(ctx, input.id));
       ctx.emit('recordings:changed', { id: deleted.id });
       return deleted;
     }),
   'edits:apply': (input, ctx) =>
     settle(() => {
-      applyEdit(ctx.lib, input.id, input.edit);
+      applyEdit(ctx.lib, exact(ctx, input.id), input.edit);
       return changed(ctx, input.id);
     }),
   'edits:undo': (input, ctx) =>
     settle(() => {
-      undoLastEdit(ctx.lib, input.id);
+      undoLastEdit(ctx.lib, exact(ctx, input.id));
       return changed(ctx, input.id);
     }),
   'edits:redo': (input, ctx) =>
     settle(() => {
-      redoNextEdit(ctx.lib, input.id);
+      redoNextEdit(ctx.lib, exact(ctx, input.id));
       return changed(ctx, input.id);
     }),
   'labels:save': (input, ctx) =>
     settle(() => {
-      saveRecordingLabels(ctx.lib, input.id, input.labels);
+      saveRecordingLabels(ctx.lib, exact(ctx, input.id), input.labels);
       return changed(ctx, input.id);
     }),
   'reviews:set-status': (input, ctx) =>
     settle(() => {
-      setReviewStatus(ctx.lib, input.id, {
+      setReviewStatus(ctx.lib, exact(ctx, input.id), {
         status: input.status,
         comment: input.comment,
         grade: input.grade,
@@ -84,12 +98,14 @@ export const handlers = {
       return changed(ctx, input.id);
     }),
   'keyframes:compute': async (input, ctx) => {
-    await computeKeyframes(ctx.lib, input.id);
+    await computeKeyframes(ctx.lib, exact(ctx, input.id));
     return changed(ctx, input.id);
   },
-  'axtree:get': (input, ctx) => settle(() => getStepAxTree(ctx.lib, input.id, input.stepId)),
+  'axtree:get': (input, ctx) =>
+    settle(() => getStepAxTree(ctx.lib, exact(ctx, input.id), input.stepId)),
   'exports:run': async (input, ctx) => {
-    const results = await exportRecordings(ctx.lib, input.ids, {
+    const ids = input.ids.map((id) => exact(ctx, id));
+    const results = await exportRecordings(ctx.lib, ids, {
       format: input.format,
       outDir: input.outDir,
       appVersion: ctx.appVersion,

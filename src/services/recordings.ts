@@ -3,15 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RecordingDetail, RecordingSummary, Step } from '../shared/domain';
 import { msToSeconds } from '../shared/clock';
-import {
-  deleteRecordingRow,
-  getRecording,
-  listRecordings,
-  listSteps,
-  type RecordingFilter,
-} from '../store';
+import { deleteRecordingRow, getRecording, listRecordings, type RecordingFilter } from '../store';
 import { callsToCode } from '../pipeline/code';
 import type { Library } from './library/library';
+import { effectiveSteps } from './steps';
 
 /** A step as shown to users and scripts. */
 export type StepView = {
@@ -54,11 +49,11 @@ export function stepCode(step: Step): string {
   return step.calls.length ? callsToCode(step.calls) : '';
 }
 
-/** Everything about one recording, steps with their code. */
+/** Everything about one recording, steps (edits applied) with their code. */
 export function showRecording(lib: Library, idOrPrefix: string): RecordingView {
   const { seq, sourceMetadata: _meta, ...detail } = getRecording(lib.db, idOrPrefix);
   const first = detail.videos[0];
-  const steps = listSteps(lib.db, seq).map((s): StepView => ({
+  const steps = effectiveSteps(lib, seq).map((s): StepView => ({
     index: s.index,
     id: s.id,
     type: s.kind,

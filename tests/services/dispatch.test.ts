@@ -90,6 +90,10 @@ describe('dispatch', () => {
     const { ctx } = context();
     const missing = await dispatch(ctx, 'recordings:get', { id: 'no-such-recording' });
     expect(missing.ok ? null : missing.error.code).toBe('NOT_FOUND');
+    // the contract takes full ids only: a unique prefix (fine on the CLI) deletes nothing
+    const prefix = await dispatch(ctx, 'recordings:delete', { id: id.slice(0, 8) });
+    expect(prefix.ok ? null : prefix.error.code).toBe('NOT_FOUND');
+    expect((await dispatch(ctx, 'recordings:get', { id })).ok).toBe(true);
     const undo = await dispatch(ctx, 'edits:undo', { id });
     expect(undo.ok ? null : undo.error).toEqual({
       code: 'INVALID_STATE',

@@ -60,7 +60,7 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
       >
         <header className="modal-head">
           <h2 id="export-title">
-            Export {s.ids.length} recording{s.ids.length === 1 ? '' : 's'}
+            Export {s.ids.length.toLocaleString()} recording{s.ids.length === 1 ? '' : 's'}
           </h2>
           <button
             type="button"

@@ -17,8 +17,9 @@ type Column = { key: SortKey | null; label: string; className: string };
 
 const COLUMNS: Column[] = [
   { key: 'task', label: 'Task', className: 'col-task' },
-  { key: 'status', label: 'Review', className: 'col-review' },
-  { key: null, label: 'Capture', className: 'col-capture' },
+  { key: null, label: 'Review', className: 'col-review' },
+  // the service sorts `status` by capture status
+  { key: 'status', label: 'Capture', className: 'col-capture' },
   { key: null, label: 'OS', className: 'col-os' },
   { key: 'created', label: 'Created', className: 'col-date' },
   { key: 'duration', label: 'Duration', className: 'col-duration num' },

@@ -46,6 +46,7 @@ export function RecordingPage({ id }: { id: string }) {
   const canUndo = useReviewStore(reviewSelectors.canUndo);
   const canRedo = useReviewStore(reviewSelectors.canRedo);
   const needsKeyframes = useReviewStore(reviewSelectors.needsKeyframes);
+  const missingKeyframes = useReviewStore(reviewSelectors.missingKeyframes);
   const keyframesStatus = useReviewStore((s) => s.keyframesStatus);
   const keyframesError = useReviewStore((s) => s.keyframesError);
   const reviewBusy = useReviewStore((s) => s.reviewBusy);
@@ -216,9 +217,12 @@ export function RecordingPage({ id }: { id: string }) {
               className="btn"
               disabled={keyframesStatus === 'computing'}
               onClick={() => void actions.computeKeyframes()}
+              title="Pick one keyframe per step from the video (new and edited steps)"
               data-testid="compute-keyframes"
             >
-              {keyframesStatus === 'computing' ? 'Computing keyframes…' : 'Compute keyframes'}
+              {keyframesStatus === 'computing'
+                ? 'Computing keyframes…'
+                : `Compute keyframes (${missingKeyframes})`}
             </button>
           )}
           <button

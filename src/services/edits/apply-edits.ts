@@ -1,8 +1,8 @@
 // The edit log applied over the reduced steps (pure): the steps every view and export sees.
 // Edits apply in log order; an edit that no longer fits (its step vanished on a re-reduction,
 // its merge partner is no longer adjacent, …) is skipped and reported, never fatal. The base
-// steps are never mutated; untouched steps come out as the very same objects (so exports of
-// untouched steps stay byte-identical).
+// steps are never mutated; untouched steps keep every field (only `index` follows their new
+// position), so exports of untouched steps stay byte-identical.
 import type { ActionCall, PyValue, Step, StepKind } from '../../shared/domain';
 import type { SkippedEdit, StepEdit, StepMark, StoredEdit } from '../../shared/contract';
 import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
@@ -180,16 +180,60 @@ const POINTER_CALLS: ReadonlySet<string> = new Set([
   'moveTo',
 ]);
 
-/** A step whose calls an edit set: kind, AgentNet description and coordinate follow the calls;
- * the imported AgentNet rows (which describe the old action) are dropped from `extra`. */
+/** Wheel notches: dy > 0 = up, dx > 0 = right. */
+type ScrollTotals = { dx: number; dy: number };
+
+function scrollTotals(calls: readonly ActionCall[]): ScrollTotals {
+  let dx = 0;
+  let dy = 0;
+  for (const c of calls) {
+    if (c.name === 'hscroll') {
+      dx += clicksOf(c);
+    } else if (c.name === 'scroll') {
+      dy += clicksOf(c);
+    }
+  }
+  return { dx, dy };
+}
+
+/** The notches the step's raw wheel events add up to: its calls until an edit changed them
+ * (then carried in `extra.rawScroll`). */
+function rawScrollOf(step: Step): ScrollTotals {
+  const raw = step.extra.rawScroll as Partial<ScrollTotals> | undefined;
+  return typeof raw?.dx === 'number' && typeof raw.dy === 'number'
+    ? { dx: raw.dx, dy: raw.dy }
+    : scrollTotals(step.calls);
+}
+
+/**
+ * A step whose calls an edit set: kind, AgentNet description and coordinate follow the calls;
+ * the imported AgentNet rows (which describe the old action) are dropped from `extra`. The
+ * exporter writes a scroll row's trace from the raw wheel events and OpenCUA converts that
+ * trace, so scroll calls that disagree with `rawScroll` get no description.
+ */
 function withCalls(
   base: Step,
   calls: ActionCall[],
   state: State,
   provenance: { op: StepEdit['op']; editId: number; from: string[] },
+  rawScroll: ScrollTotals,
 ): Step {
   const screen = state.screen ?? { width: 0, height: 0 };
-  const described = describeCalls(calls, screen);
+  let described = describeCalls(calls, screen);
+  const totals = scrollTotals(calls);
+  if (
+    described.agentnetAction === 'scroll' &&
+    (totals.dx !== rawScroll.dx || totals.dy !== rawScroll.dy)
+  ) {
+    described = {
+      description: '',
+      agentnetAction: '',
+      coordinate: described.coordinate,
+      reason:
+        `the recorded wheel ticks add up to dx=${rawScroll.dx}, dy=${rawScroll.dy} but the ` +
+        `calls to dx=${totals.dx}, dy=${totals.dy} (AgentNet rows carry the recorded ticks)`,
+    };
+  }
   const pointer = calls.find((c) => POINTER_CALLS.has(c.name));
   const point = pointer ? callPoint(pointer) : null;
   const button = calls.map((c) => kwargs(c).button).find((b): b is string => typeof b === 'string');
@@ -207,7 +251,11 @@ function withCalls(
     description: described.description,
     coordinate:
       described.coordinate ?? (point && screen.width > 0 ? toPixels(point, screen) : null),
-    extra: { edit: provenance, ...(button ? { button } : {}) },
+    extra: {
+      edit: provenance,
+      ...(button ? { button } : {}),
+      ...(rawScroll.dx !== 0 || rawScroll.dy !== 0 ? { rawScroll } : {}),
+    },
     diagnostics,
   };
 }
@@ -281,11 +329,14 @@ function applyOne(state: State, stored: StoredEdit): void {
     }
     case 'set-action': {
       const i = find(state, edit.stepId);
-      state.steps[i] = withCalls(at(state, i), edit.calls, state, {
-        op: edit.op,
-        editId,
-        from: [edit.stepId],
-      });
+      const step = at(state, i);
+      state.steps[i] = withCalls(
+        step,
+        edit.calls,
+        state,
+        { op: edit.op, editId, from: [edit.stepId] },
+        rawScrollOf(step),
+      );
       state.editedIds.add(edit.stepId);
       return;
     }
@@ -317,6 +368,7 @@ function applyOne(state: State, stored: StoredEdit): void {
         mergeCalls(a.calls, b.calls),
         state,
         { op: edit.op, editId, from: [aId, bId] },
+        { dx: rawScrollOf(a).dx + rawScrollOf(b).dx, dy: rawScrollOf(a).dy + rawScrollOf(b).dy },
       );
       state.steps.splice(i, 2, merged);
       state.editedIds.add(aId);
@@ -339,7 +391,9 @@ function applyOne(state: State, stored: StoredEdit): void {
       const [firstCalls, secondCalls] = splitCalls(step.calls, edit.at);
       const cut = splitTimeMs(step, edit.at, length);
       const provenance = { op: edit.op, editId, from: [edit.stepId] };
-      const first = withCalls({ ...step, endMs: cut.tMs }, firstCalls, state, provenance);
+      // typing steps have no wheel ticks
+      const noScroll = { dx: 0, dy: 0 };
+      const first = withCalls({ ...step, endMs: cut.tMs }, firstCalls, state, provenance, noScroll);
       const second = withCalls(
         {
           ...step,
@@ -352,6 +406,7 @@ function applyOne(state: State, stored: StoredEdit): void {
         secondCalls,
         state,
         provenance,
+        noScroll,
       );
       state.steps.splice(i, 1, first, second);
       state.editedIds.add(first.id).add(second.id);

@@ -14,9 +14,10 @@ import type { KeyframeStepInput } from '../../pipeline/keyframes/plan';
 import { extractKeyframes, type KeyframeExtraction } from '../../pipeline/media/keyframes-extract';
 import { encodePngRgb } from '../../pipeline/media/png';
 import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
-import { getRecording, listAxRecords, listWindows, readEvents } from '../../store';
+import { getLabels, getRecording, listAxRecords, listWindows, readEvents } from '../../store';
 import type { Library } from '../library/library';
-import { effectiveSteps } from '../steps';
+import { effectiveStepState } from '../steps';
+import type { StepMark } from '../../shared/contract';
 
 /** Export formats. */
 export const EXPORT_FORMATS = ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const;
@@ -104,13 +105,14 @@ export function keyframeInputOf(step: Step): KeyframeStepInput {
 type Loaded = {
   rec: RecordingDetail & { seq: number };
   steps: Step[];
+  marks: Map<string, StepMark>;
   episodeId: string;
   videoPath: string;
 };
 
 async function load(lib: Library, id: string): Promise<Loaded> {
   const rec = getRecording(lib.db, id);
-  const steps = effectiveSteps(lib, rec.seq);
+  const { steps, marks } = effectiveStepState(lib, rec.seq);
   const video = rec.videos[0];
   if (!video) {
     throw new AppError(
@@ -133,7 +135,7 @@ async function load(lib: Library, id: string): Promise<Loaded> {
       `Recording ${rec.id} has no steps; run \`cua-annotator reduce ${rec.id}\` first (zero events give zero steps).`,
     );
   }
-  return { rec, steps, episodeId: episodeIdOf(rec), videoPath };
+  return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath };
 }
 
 async function keyframes(
@@ -333,16 +335,22 @@ export async function exportRecordings(
               taskId: l.episodeId,
               instruction: l.rec.task,
               labels: {
-                taskCompleted: null,
-                alignmentScore: null,
-                efficiencyScore: null,
-                taskDifficulty: null,
+                ...getLabels(lib.db, l.rec.seq).labels,
                 reason: null,
                 naturalLanguageTask: null,
                 actualTask: null,
               },
               steps: traj,
               imageName,
+              marks: (k) => {
+                const step = l.steps[traj[k]?.imageIndex ?? -1];
+                const mark = step ? l.marks.get(step.id) : undefined;
+                return {
+                  lastStepCorrect: mark === 'correct' ? true : mark === 'incorrect' ? false : null,
+                  lastStepRedundant:
+                    mark === 'redundant' ? true : mark === 'correct' ? false : null,
+                };
+              },
             }),
           );
           for (const [k, s] of traj.entries()) {

@@ -147,8 +147,10 @@ async function compute(
       }
       records.push({
         stepId: step.id,
-        // chosen times are video-relative seconds; rows keep the recording clock like every stamp
-        timeMs: k.timeS === null ? null : video.startMs + secondsToMs(k.timeS),
+        // chosen times are video-relative seconds; rows keep the recording clock like every
+        // stamp, rounded to 0.1 µs (the float sum's last bits are noise)
+        timeMs:
+          k.timeS === null ? null : Math.round((video.startMs + secondsToMs(k.timeS)) * 1e4) / 1e4,
         frame: k.frame,
         path: relPath,
         inputJson: keyframeInputKey(step),

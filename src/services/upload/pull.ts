@@ -22,7 +22,13 @@ import {
   type SubmissionManifest,
 } from './manifest';
 import type { ObjectInfo, ObjectStore } from './object-store';
-import { restoreRecording, type DumpRow, type RecordingDump } from './recording-dump';
+import {
+  remapEditRefs,
+  restoreRecording,
+  type DumpRow,
+  type RecordingDump,
+  type RestoredRecording,
+} from './recording-dump';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry';
 import { joinKey } from './target';
 
@@ -215,15 +221,26 @@ export async function pullSubmissions(
       continue;
     }
     tick('downloading');
-    const result = await importSubmission(lib, store, base, manifest, {
-      retry,
-      call,
-      concurrency: options.concurrency ?? 4,
-      onBytes: (n) => {
-        bytesDone += n;
-        item.bytes += n;
-      },
-    });
+    let result: { seq: number; warnings: string[] };
+    try {
+      result = await importSubmission(lib, store, base, manifest, {
+        retry,
+        call,
+        concurrency: options.concurrency ?? 4,
+        onBytes: (n) => {
+          bytesDone += n;
+          item.bytes += n;
+        },
+      });
+    } catch (e) {
+      if (!isAppError(e, 'UPLOAD_VERIFY_FAILED') && !isAppError(e, 'PULL_INVALID')) {
+        throw e;
+      }
+      item.status = 'invalid';
+      item.reason = e.message;
+      items.push(item);
+      continue;
+    }
     insertPull(lib.db, result.seq, {
       source: `s3://${base}`,
       annotator: manifest.annotator,
@@ -270,44 +287,63 @@ async function importSubmission(
   try {
     const limiter = createLimiter(io.concurrency);
     const fetched = new Map<string, string>();
-    await Promise.all(
+    // the first failure stops the other downloads; all settle before the staging folder goes
+    const stop = new AbortController();
+    const call = {
+      signal: io.call.signal ? AbortSignal.any([io.call.signal, stop.signal]) : stop.signal,
+    };
+    const settled = await Promise.allSettled(
       manifest.files.filter(isNeeded).map((f) =>
-        limiter.run(async () => {
-          const dest =
-            (f.role === 'video' || f.role === 'file') && f.libraryPath
-              ? path.join(staging, 'rec', ...f.libraryPath.split('/'))
-              : path.join(staging, 'meta', ...f.path.split('/'));
-          await fs.mkdir(path.dirname(dest), { recursive: true });
-          await io.retry(async () => {
-            const hash = createHash('sha256');
-            let size = 0;
-            const body = await store.getObject(joinKey(base, f.path), io.call);
-            await pipeline(
-              Readable.from(
-                (async function* () {
-                  for await (const chunk of body) {
-                    hash.update(chunk);
-                    size += chunk.length;
-                    yield chunk;
-                  }
-                })(),
-              ),
-              createWriteStream(dest),
-            );
-            const sha = hash.digest('hex');
-            if (size !== f.sizeBytes || sha !== f.sha256) {
-              throw new AppError(
-                'UPLOAD_VERIFY_FAILED',
-                `${f.path}: downloaded ${size} bytes hashing to ${sha}; the manifest says ` +
-                  `${f.sizeBytes} bytes, ${f.sha256}. The submission is damaged.`,
-              );
+        limiter
+          .run(async () => {
+            if (call.signal.aborted) {
+              throw new AppError('ABORTED', 'stopped');
             }
-            io.onBytes(size);
-          });
-          fetched.set(f.path, dest);
-        }),
+            const dest =
+              (f.role === 'video' || f.role === 'file') && f.libraryPath
+                ? path.join(staging, 'rec', ...f.libraryPath.split('/'))
+                : path.join(staging, 'meta', ...f.path.split('/'));
+            await fs.mkdir(path.dirname(dest), { recursive: true });
+            await io.retry(async () => {
+              const hash = createHash('sha256');
+              let size = 0;
+              const body = await store.getObject(joinKey(base, f.path), call);
+              await pipeline(
+                Readable.from(
+                  (async function* () {
+                    for await (const chunk of body) {
+                      hash.update(chunk);
+                      size += chunk.length;
+                      yield chunk;
+                    }
+                  })(),
+                ),
+                createWriteStream(dest),
+              );
+              const sha = hash.digest('hex');
+              if (size !== f.sizeBytes || sha !== f.sha256) {
+                throw new AppError(
+                  'UPLOAD_VERIFY_FAILED',
+                  `${f.path}: downloaded ${size} bytes hashing to ${sha}; the manifest says ` +
+                    `${f.sizeBytes} bytes, ${f.sha256}. The submission is damaged.`,
+                );
+              }
+              io.onBytes(size);
+            });
+            fetched.set(f.path, dest);
+          })
+          .catch((e: unknown) => {
+            stop.abort();
+            throw e;
+          }),
       ),
     );
+    const failures = settled
+      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      .map((r) => r.reason as unknown);
+    if (failures.length) {
+      throw failures.find((e) => !isAppError(e, 'ABORTED')) ?? failures[0];
+    }
     const recordingFile = manifest.files.find((f) => f.role === 'recording');
     if (!recordingFile) {
       throw new AppError('PULL_INVALID', `${base}: the manifest lists no recording row.`);
@@ -327,10 +363,10 @@ async function importSubmission(
     }
     await fs.mkdir(path.join(staging, 'rec'), { recursive: true });
     await fs.rename(path.join(staging, 'rec'), finalDir);
-    let seq = 0;
+    let restored: RestoredRecording = { seq: 0, editIds: new Map() };
     try {
       lib.db.transaction(() => {
-        seq = restoreRecording(lib.db, dump, relDir);
+        restored = restoreRecording(lib.db, dump, relDir);
       })();
     } catch (e) {
       await fs.rm(finalDir, { recursive: true, force: true });
@@ -338,15 +374,20 @@ async function importSubmission(
     }
     const stepsFile = manifest.files.find((f) => f.role === 'steps');
     if (stepsFile) {
-      const submitted = await fs.readFile(fetched.get(stepsFile.path)!, 'utf8');
-      if (submitted !== `${JSON.stringify(effectiveSteps(lib, seq), null, 2)}\n`) {
+      const submitted = JSON.stringify(
+        JSON.parse(await fs.readFile(fetched.get(stepsFile.path)!, 'utf8')),
+      );
+      if (
+        remapEditRefs(submitted, restored.editIds) !==
+        JSON.stringify(effectiveSteps(lib, restored.seq))
+      ) {
         warnings.push(
           'the steps with edits applied differ from the submitted steps/steps.json ' +
             `(made by cua-annotator ${manifest.toolVersion})`,
         );
       }
     }
-    return { seq, warnings };
+    return { seq: restored.seq, warnings };
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
   }

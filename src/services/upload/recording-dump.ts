@@ -123,6 +123,8 @@ function remapString(
   editIds: Map<number, number>,
   oldDir: string,
   newDir: string,
+  /** Also remap numeric `editId` fields (edit provenance inside computed steps). */
+  isComputedSteps = false,
 ): string {
   let v = value;
   if (oldDir !== newDir && v.startsWith(`${oldDir}/`)) {
@@ -133,7 +135,10 @@ function remapString(
     const mapped = editIds.get(Number(m[1]));
     return mapped === undefined ? v : `${EDIT_STEP_ID_PREFIX}${mapped}`;
   }
-  if ((v.startsWith('{') || v.startsWith('[')) && v.includes(EDIT_STEP_ID_PREFIX)) {
+  if (
+    (v.startsWith('{') || v.startsWith('[')) &&
+    (isComputedSteps || v.includes(EDIT_STEP_ID_PREFIX))
+  ) {
     // JSON text (payload_json, data_json): replace whole-string references inside it
     let changed = false;
     const walk = (x: unknown): unknown => {
@@ -150,7 +155,18 @@ function remapString(
         return x.map(walk);
       }
       if (x && typeof x === 'object') {
-        return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]));
+        return Object.fromEntries(
+          Object.entries(x).map(([k, y]) => {
+            if (isComputedSteps && k === 'editId' && typeof y === 'number') {
+              const mapped = editIds.get(y);
+              if (mapped !== undefined && mapped !== y) {
+                changed = true;
+                return [k, mapped];
+              }
+            }
+            return [k, walk(y)];
+          }),
+        );
       }
       return x;
     };
@@ -210,9 +226,22 @@ function insertRow(db: Db, table: string, row: DumpRow): number {
   return Number(info.lastInsertRowid);
 }
 
+/** What {@link restoreRecording} did. */
+export type RestoredRecording = {
+  seq: number;
+  /** Old edit id → new edit id (step ids `edit:<id>` were rewritten accordingly). */
+  editIds: Map<number, number>;
+};
+
+// Rewrites edit references inside computed steps (JSON text): `edit:<old id>` step ids and the
+// numeric `editId` of edit provenance, to the ids the edits got in this library.
+export function remapEditRefs(json: string, editIds: Map<number, number>): string {
+  return remapString(json, editIds, '', '', true);
+}
+
 // Inserts a dumped recording (call inside a transaction); returns its new sequence number.
 // `dir` is the recording's folder in this library; paths under the old folder are rewritten.
-export function restoreRecording(db: Db, dump: RecordingDump, dir: string): number {
+export function restoreRecording(db: Db, dump: RecordingDump, dir: string): RestoredRecording {
   const oldDir = typeof dump.recording.dir === 'string' ? dump.recording.dir : '';
   checkColumns(db, 'recordings', [dump.recording]);
   const recordingRow = remapRow({ ...dump.recording, dir }, new Map(), oldDir, dir);
@@ -271,5 +300,5 @@ export function restoreRecording(db: Db, dump: RecordingDump, dir: string): numb
   db.prepare(
     `UPDATE recordings SET ${cols.map((k) => `${quoteIdent(k)} = ?`).join(', ')} WHERE seq = ?`,
   ).run(...cols.map((k) => recordingRow[k]), seq);
-  return seq;
+  return { seq, editIds };
 }

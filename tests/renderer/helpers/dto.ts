@@ -66,7 +66,12 @@ export function makeRecording(n: number, over: Partial<RecordingDto> = {}): Reco
     },
     trim: { startMs: null, endMs: null },
     steps: Array.from({ length: n }, (_, i) => makeStep(`s${i}`, i)),
-    labels: { taskCompleted: null, taskDifficulty: null, alignmentScore: null, efficiencyScore: null },
+    labels: {
+      taskCompleted: null,
+      taskDifficulty: null,
+      alignmentScore: null,
+      efficiencyScore: null,
+    },
     reviews: [],
     editVersion: 0,
     canUndo: false,

@@ -26,12 +26,14 @@ export type FakeApi = {
 };
 
 /** Thrown by handlers to answer `{ ok: false, error }`. */
-export class FakeFailure {
+export class FakeFailure extends Error {
   constructor(
     readonly code: string,
-    readonly message: string,
+    message: string,
     readonly details?: Record<string, unknown>,
-  ) {}
+  ) {
+    super(message);
+  }
 }
 
 // Installs a fake api client for the current test (setApiClient) and returns its controls.

@@ -41,7 +41,9 @@ const ATSPI = {
     name: 'gtk3-widget-factory',
     states: ['active', 'showing'],
     bounds: { x: 10, y: 20, width: 800, height: 600 },
-    children: [{ role: 'push button', name: 'OK', states: [], bounds: null, children: [], childCount: 3 }],
+    children: [
+      { role: 'push button', name: 'OK', states: [], bounds: null, children: [], childCount: 3 },
+    ],
   },
 };
 
@@ -88,7 +90,9 @@ describe('flatten and search', () => {
       '--Night light',
       '--Change brightness',
     ]);
-    expect(names(flattenAxTree(root, { expanded: { '0': false }, defaultDepth: 5 }))).toEqual(['Settings']);
+    expect(names(flattenAxTree(root, { expanded: { '0': false }, defaultDepth: 5 }))).toEqual([
+      'Settings',
+    ]);
   });
 
   it('shows only paths to matches while searching', () => {
@@ -117,12 +121,24 @@ describe('flatten and search', () => {
   });
 
   it('reads element records in their stored shapes', () => {
-    expect(elementOf({ time_stamp: 1, a11y_tree: { Name: 'Night light', ControlType: 'ButtonControl' } })).toEqual({
+    expect(
+      elementOf({
+        time_stamp: 1,
+        a11y_tree: { Name: 'Night light', ControlType: 'ButtonControl' },
+      }),
+    ).toEqual({
       role: 'ButtonControl',
       name: 'Night light',
     });
     // our recorder's element record: the element first, then its ancestors
-    expect(elementOf({ path: [{ role: 'push button', name: 'OK' }, { role: 'frame', name: 'w' }] })).toEqual({
+    expect(
+      elementOf({
+        path: [
+          { role: 'push button', name: 'OK' },
+          { role: 'frame', name: 'w' },
+        ],
+      }),
+    ).toEqual({
       role: 'push button',
       name: 'OK',
     });

@@ -22,7 +22,11 @@ describe('previewSteps', () => {
   });
 
   it('deletes and re-indexes', () => {
-    expect(ids(previewSteps(steps, { op: 'delete', stepId: 's1' }))).toEqual(['0:s0', '1:s2', '2:s3']);
+    expect(ids(previewSteps(steps, { op: 'delete', stepId: 's1' }))).toEqual([
+      '0:s0',
+      '1:s2',
+      '2:s3',
+    ]);
   });
 
   it('merges two adjacent steps into the first', () => {
@@ -43,7 +47,9 @@ describe('previewSteps', () => {
   });
 
   it('splits a typing step at a code point', () => {
-    const typing = [makeStep('t', 0, { kind: 'write', calls: [{ name: 'write', args: { message: 'héllo' } }] })];
+    const typing = [
+      makeStep('t', 0, { kind: 'write', calls: [{ name: 'write', args: { message: 'héllo' } }] }),
+    ];
     expect(typedText(typing[0]!)).toBe('héllo');
     expect(canSplitAt(typing[0]!, 0)).toBe(false);
     expect(canSplitAt(typing[0]!, 5)).toBe(false);
@@ -59,8 +65,15 @@ describe('previewSteps', () => {
     const atStart = previewSteps(steps, { op: 'insert', afterStepId: null, kind: 'wait' }, 3);
     expect(ids(atStart).slice(0, 2)).toEqual(['0:pending:insert:3', '1:s0']);
     expect(atStart[0]?.code).toBe('computer.wait()');
-    const end = previewSteps(steps, { op: 'insert', afterStepId: 's3', kind: 'terminate', status: 'failure' }, 4);
-    expect(end[4]).toMatchObject({ kind: 'terminate', code: "computer.terminate(status='failure')" });
+    const end = previewSteps(
+      steps,
+      { op: 'insert', afterStepId: 's3', kind: 'terminate', status: 'failure' },
+      4,
+    );
+    expect(end[4]).toMatchObject({
+      kind: 'terminate',
+      code: "computer.terminate(status='failure')",
+    });
     expect(previewSteps(steps, { op: 'insert', afterStepId: 'nope', kind: 'wait' })).toEqual(steps);
   });
 
@@ -77,7 +90,10 @@ describe('previewSteps', () => {
       stepId: 's0',
       calls: [{ name: 'rightClick', args: { x: { float: 0.1 }, y: { float: 0.2 } } }],
     });
-    expect(next[0]).toMatchObject({ kind: 'rightClick', code: 'pyautogui.rightClick(x=0.1, y=0.2)' });
+    expect(next[0]).toMatchObject({
+      kind: 'rightClick',
+      code: 'pyautogui.rightClick(x=0.1, y=0.2)',
+    });
   });
 });
 

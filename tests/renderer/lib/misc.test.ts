@@ -141,7 +141,12 @@ describe('callsPreview', () => {
   // code strings as `cua-annotator show` prints them for the fixture
   it.each<[ActionCall[], string]>([
     [
-      [{ name: 'click', args: { x: { float: 0.9722181551976574 }, y: { float: 0.9700520833333334 } } }],
+      [
+        {
+          name: 'click',
+          args: { x: { float: 0.9722181551976574 }, y: { float: 0.9700520833333334 } },
+        },
+      ],
       'pyautogui.click(x=0.9722, y=0.9701)',
     ],
     [
@@ -157,7 +162,10 @@ describe('callsPreview', () => {
     ],
     [[{ name: 'hotkey', args: { keys: ['ctrl', 'c'] } }], "pyautogui.hotkey(keys=['ctrl', 'c'])"],
     [[{ name: 'write', args: { message: "it's" } }], 'pyautogui.write(message="it\'s")'],
-    [[{ name: 'tripleClick', args: { x: { float: 1 }, y: { float: 0 } } }], 'computer.tripleClick(x=1.0, y=0.0)'],
+    [
+      [{ name: 'tripleClick', args: { x: { float: 1 }, y: { float: 0 } } }],
+      'computer.tripleClick(x=1.0, y=0.0)',
+    ],
     [[{ name: 'terminate', args: { status: 'success' } }], "computer.terminate(status='success')"],
   ])('%j', (calls, code) => {
     expect(callsPreview(calls)).toBe(code);

@@ -122,6 +122,8 @@ describe('clientToNormalised', () => {
     [2000, -5, { x: 1, y: 0 }], // clamped
     [300, 130, { x: 0.1567, y: 0.1114 }], // rounded to 4 decimals
   ])('client (%i, %i)', (cx, cy, expected) => {
-    expect(clientToNormalised(cx, cy, { left: 100, top: 50, width: 1276, height: 718 })).toEqual(expected);
+    expect(clientToNormalised(cx, cy, { left: 100, top: 50, width: 1276, height: 718 })).toEqual(
+      expected,
+    );
   });
 });

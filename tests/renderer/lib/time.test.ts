@@ -27,7 +27,9 @@ describe('stepVideoTimeSec', () => {
 
   it('round-trips recording ms ↔ video s', () => {
     const ms = VIDEO_START_MS + 12_345.5;
-    expect(videoSecToRecordingMs(recordingMsToVideoSec(ms, VIDEO_START_MS), VIDEO_START_MS)).toBeCloseTo(ms, 6);
+    expect(
+      videoSecToRecordingMs(recordingMsToVideoSec(ms, VIDEO_START_MS), VIDEO_START_MS),
+    ).toBeCloseTo(ms, 6);
   });
 });
 

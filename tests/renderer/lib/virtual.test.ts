@@ -10,14 +10,23 @@ describe('visibleRange', () => {
     // scrolled past the end (stale scrollTop after the list shrank): clamped
     [1_000_000, 440, 20, 8, 2, 20, 2 * 44],
     [0, 440, 5, 8, 0, 5, 0],
-  ])('scrollTop %i, viewport %i, %i rows, overscan %i', (top, vp, count, overscan, start, end, offset) => {
-    const r = visibleRange({ scrollTopPx: top, viewportPx: vp, rowPx: 44, count, overscan });
-    expect([r.start, r.end, r.offsetPx, r.totalPx]).toEqual([start, end, offset, count * 44]);
-  });
+  ])(
+    'scrollTop %i, viewport %i, %i rows, overscan %i',
+    (top, vp, count, overscan, start, end, offset) => {
+      const r = visibleRange({ scrollTopPx: top, viewportPx: vp, rowPx: 44, count, overscan });
+      expect([r.start, r.end, r.offsetPx, r.totalPx]).toEqual([start, end, offset, count * 44]);
+    },
+  );
 
   it('renders a bounded number of rows for 10,000 recordings wherever it is scrolled', () => {
     for (const top of [0, 12_345, 200_000, 439_560]) {
-      const r = visibleRange({ scrollTopPx: top, viewportPx: 600, rowPx: 44, count: 10_000, overscan: 10 });
+      const r = visibleRange({
+        scrollTopPx: top,
+        viewportPx: 600,
+        rowPx: 44,
+        count: 10_000,
+        overscan: 10,
+      });
       expect(r.end - r.start).toBeLessThanOrEqual(Math.ceil(600 / 44) + 1 + 20);
       expect(r.start).toBeGreaterThanOrEqual(0);
       expect(r.end).toBeLessThanOrEqual(10_000);
@@ -31,7 +40,13 @@ describe('visibleRange', () => {
       offsetPx: 0,
       totalPx: 0,
     });
-    const unmeasured = visibleRange({ scrollTopPx: 0, viewportPx: 0, rowPx: 44, count: 100, overscan: 2 });
+    const unmeasured = visibleRange({
+      scrollTopPx: 0,
+      viewportPx: 0,
+      rowPx: 44,
+      count: 100,
+      overscan: 2,
+    });
     expect(unmeasured.end - unmeasured.start).toBe(3);
   });
 });

@@ -41,7 +41,10 @@ function fakeLibrary(n: number) {
 
 describe('library reducers', () => {
   it('drops answers of an older query', () => {
-    const s0 = startQuery(initialLibraryState(), initialLibraryState().filters, { key: 'task', order: 'asc' });
+    const s0 = startQuery(initialLibraryState(), initialLibraryState().filters, {
+      key: 'task',
+      order: 'asc',
+    });
     const s1 = startQuery(s0, { ...s0.filters, search: 'x' }, s0.sort);
     const late = pageLoaded(s1, s0.generation, 0, 500, { total: 1, items: [summary(1)] });
     expect(late).toBe(s1);
@@ -84,7 +87,12 @@ describe('useLibraryStore', () => {
     const api = fakeLibrary(3);
     await useLibraryStore.getState().sortBy('duration');
     await useLibraryStore.getState().sortBy('duration');
-    expect(api.calls.map((c) => [(c.payload as RecordingQuery).sort, (c.payload as RecordingQuery).order])).toEqual([
+    expect(
+      api.calls.map((c) => [
+        (c.payload as RecordingQuery).sort,
+        (c.payload as RecordingQuery).order,
+      ]),
+    ).toEqual([
       ['duration', 'desc'],
       ['duration', 'asc'],
     ]);

@@ -15,7 +15,10 @@ import {
   reconcileSelection,
   saveStateOf,
 } from '../../../src/renderer/store/review/reducers';
-import { initialReviewState } from '../../../src/renderer/store/review/initialState';
+import {
+  initialReviewState,
+  type ReviewState,
+} from '../../../src/renderer/store/review/initialState';
 import { makeRecording } from '../helpers/dto';
 import { FakeFailure, flush, installFakeApi, type FakeApi } from '../helpers/fake-api';
 
@@ -35,7 +38,9 @@ function fakeService(rec: RecordingDto): FakeApi & { current: () => RecordingDto
   api.on('edits:apply', (p) => {
     const { edit } = p as { edit: StepEdit };
     if (edit.op === 'delete' && edit.stepId === 'missing') {
-      throw new FakeFailure('EDIT_INVALID', 'Step missing does not exist', { field: 'edit.stepId' });
+      throw new FakeFailure('EDIT_INVALID', 'Step missing does not exist', {
+        field: 'edit.stepId',
+      });
     }
     return bump(previewEdit(current, edit));
   });
@@ -57,16 +62,27 @@ function fakeService(rec: RecordingDto): FakeApi & { current: () => RecordingDto
     return bump({
       ...current,
       reviewStatus: status,
-      reviews: [...current.reviews, { atMs: 1, reviewer: null, status, grade: null, comment: comment ?? null }],
+      reviews: [
+        ...current.reviews,
+        { atMs: 1, reviewer: null, status, grade: null, comment: comment ?? null },
+      ],
     });
   });
   api.on('keyframes:compute', () =>
     bump({
       ...current,
-      steps: current.steps.map((s) => ({ ...s, keyframeMs: s.startMs, keyframeUrl: `/media/rec-1/keyframe/${s.id}.png` })),
+      steps: current.steps.map((s) => ({
+        ...s,
+        keyframeMs: s.startMs,
+        keyframeUrl: `/media/rec-1/keyframe/${s.id}.png`,
+      })),
     }),
   );
-  api.on('axtree:get', () => ({ tMs: 5, tree: { role: 'frame', name: 'w', children: [] }, element: null }));
+  api.on('axtree:get', () => ({
+    tMs: 5,
+    tree: { role: 'frame', name: 'w', children: [] },
+    element: null,
+  }));
   return Object.assign(api, { current: () => current });
 }
 
@@ -87,7 +103,7 @@ describe('review reducers', () => {
   });
 
   it('tracks the save state through queue, answers and failures', () => {
-    let s = { ...initialReviewState(), confirmed: makeRecording(2) };
+    let s: ReviewState = { ...initialReviewState(), confirmed: makeRecording(2) };
     expect(saveStateOf(s)).toBe('saved');
     s = opQueued(s, { seq: 1, kind: 'edit', edit: { op: 'delete', stepId: 's0' } });
     expect(s.saveState).toBe('saving');
@@ -102,7 +118,10 @@ describe('review reducers', () => {
   it('keeps the selection by id, else by position', () => {
     const steps = makeRecording(3).steps;
     const base = { ...initialReviewState(), selectedStepId: 'gone', selectedIndex: 5 };
-    expect(reconcileSelection(base, steps)).toMatchObject({ selectedStepId: 's2', selectedIndex: 2 });
+    expect(reconcileSelection(base, steps)).toMatchObject({
+      selectedStepId: 's2',
+      selectedIndex: 2,
+    });
     expect(reconcileSelection({ ...base, selectedStepId: 's1' }, steps).selectedIndex).toBe(1);
     expect(reconcileSelection(base, []).selectedStepId).toBeNull();
   });
@@ -181,24 +200,39 @@ describe('useReviewStore', () => {
       state().setLabelDraft('s2', 'Cli');
       state().setLabelDraft('s2', 'Click OK');
       expect(state().saveState).toBe('saving');
-      expect(reviewSelectors.labelText(state(), reviewSelectors.steps(state())[2]!)).toBe('Click OK');
+      expect(reviewSelectors.labelText(state(), reviewSelectors.steps(state())[2]!)).toBe(
+        'Click OK',
+      );
       vi.advanceTimersByTime(AUTOSAVE_DELAY_MS - 1);
       expect(api.methods()).toEqual(['recordings:get']);
       vi.advanceTimersByTime(1);
       await state().whenIdle();
       expect(api.calls.slice(1)).toEqual([
-        { method: 'edits:apply', payload: { id: 'rec-1', edit: { op: 'relabel', stepId: 's2', label: 'Click OK' } } },
+        {
+          method: 'edits:apply',
+          payload: { id: 'rec-1', edit: { op: 'relabel', stepId: 's2', label: 'Click OK' } },
+        },
       ]);
       expect(state().saveState).toBe('saved');
     });
 
     it('saves task text and labels, and undo flushes them first', async () => {
       state().setTaskDraft({ task: 'Change the brightness' });
-      state().setLabelsDraft({ taskCompleted: true, taskDifficulty: 3, alignmentScore: 9, efficiencyScore: 8 });
+      state().setLabelsDraft({
+        taskCompleted: true,
+        taskDifficulty: 3,
+        alignmentScore: 9,
+        efficiencyScore: 8,
+      });
       expect(reviewSelectors.taskText(state())).toBe('Change the brightness');
       await state().undo();
       await state().whenIdle();
-      expect(api.methods()).toEqual(['recordings:get', 'recordings:update-task', 'labels:save', 'edits:undo']);
+      expect(api.methods()).toEqual([
+        'recordings:get',
+        'recordings:update-task',
+        'labels:save',
+        'edits:undo',
+      ]);
       // undo took back the labels save (the last change) in the fake
       expect(state().confirmed?.task).toBe('Change the brightness');
     });

@@ -151,6 +151,29 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'set-action on a scroll: described only while the calls match the recorded ticks',
+    edits: log(
+      { op: 'set-action', stepId: 's4', calls: [moveTo(0.4, 0.4), scroll(-5)] },
+      { op: 'set-action', stepId: 's5', calls: [moveTo(0.4, 0.4), scroll(-2)] },
+    ),
+    expect: {
+      ids: ['s0', 's1', 's2', 's3', 's4', 's5', 's6'],
+      descriptions: { s4: '', s5: 'Scroll \u2B07\uFE0F\u00D72  ' },
+    },
+  },
+  {
+    name: 'the recorded ticks follow a step through edits: merge after a set-action',
+    edits: log(
+      { op: 'set-action', stepId: 's4', calls: [moveTo(0.5, 0.5), scroll(-4)] },
+      { op: 'merge', stepIds: ['s4', 's5'] },
+      { op: 'set-action', stepId: 's4', calls: [moveTo(0.5, 0.5), scroll(-5)] },
+    ),
+    expect: {
+      ids: ['s0', 's1', 's2', 's3', 's4', 's6'],
+      descriptions: { s4: 'Scroll \u2B07\uFE0F\u00D75  ' },
+    },
+  },
+  {
     name: 'merge of two clicks: both calls, no AgentNet description',
     edits: log({ op: 'merge', stepIds: ['s0', 's1'] }),
     expect: {

@@ -48,11 +48,14 @@ export const reviewSelectors = {
   canUndo: (s: ReviewState): boolean => (recording(s)?.canUndo ?? false) || hasDrafts(s),
   /** True when redo is possible. */
   canRedo: (s: ReviewState): boolean => recording(s)?.canRedo ?? false,
-  /** True when the steps have no keyframes yet. */
+  /** True when some step has no (fresh) keyframe: never computed, or its step was edited. */
   needsKeyframes: (s: ReviewState): boolean => {
     const steps = recording(s)?.steps ?? NO_STEPS;
-    return steps.length > 0 && steps.some((x) => x.keyframeUrl === null);
+    return steps.some((x) => x.keyframeUrl === null);
   },
+  /** Number of steps without a (fresh) keyframe. */
+  missingKeyframes: (s: ReviewState): number =>
+    (recording(s)?.steps ?? NO_STEPS).filter((x) => x.keyframeUrl === null).length,
   /** Human text of the save state. */
   saveLabel: (s: ReviewState): string =>
     s.saveState === 'saving' ? 'Saving…' : s.saveState === 'error' ? 'Not saved' : 'Saved',

@@ -1,0 +1,348 @@
+// End to end: the review UI in Debian Chromium (playwright-core) against a real
+// `cua-annotator serve` child over a temp library holding the AgentNet fixture. Edits made in
+// the browser autosave, survive a reload, leave the raw events alone, and show up in an export
+// started from the UI. Screenshots of both pages go to docs/screenshots/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
+import { runCli } from '../helpers/cli';
+import { tempLibrary } from '../helpers/library';
+import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+
+/** Chromium flags from platform-linux.md §8. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const RENDERER_INDEX = path.join(REPO_ROOT, 'out', 'renderer', 'index.html');
+const SCREENSHOT_DIR = path.join(REPO_ROOT, 'docs', 'screenshots');
+const VIEWPORT = { width: 1280, height: 800 };
+const RELABEL = 'Open the night light menu from the tray';
+
+type Standardized = { content: { instruction?: string; guiactions?: { action_type: string }[] }[] };
+
+// Runs a child process to completion, failing with its output on a non-zero exit.
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)),
+    );
+  });
+}
+
+// Starts `cua-annotator serve` and resolves with the printed token URL.
+function startServer(libraryDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+      'serve',
+      '--port',
+      '0',
+      '--library',
+      libraryDir,
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/.exec(stdout);
+      if (m) {
+        resolve({ child, url: m[0] });
+      }
+    });
+    child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+}
+
+// Stops a child with SIGTERM and waits for it.
+async function stop(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.kill('SIGTERM');
+  await closed;
+}
+
+async function eventCounts(libraryDir: string, id: string): Promise<unknown> {
+  const r = await runCli(['show', id, '--json', '--library', libraryDir]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).eventCounts;
+}
+
+function readStandardized(dir: string): Standardized & { file: string } {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+  expect(files).toHaveLength(1);
+  const file = path.join(dir, files[0]!);
+  return { file, ...(JSON.parse(fs.readFileSync(file, 'utf8')) as Standardized) };
+}
+
+const guiActions = (doc: Standardized) => doc.content.filter((c) => Array.isArray(c.guiactions));
+
+const stepCards = (page: Page) => page.locator('[data-testid=step-card]');
+
+async function waitForSteps(page: Page, count: number): Promise<void> {
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-testid=step-card]').length === n,
+    count,
+    { timeout: 15_000 },
+  );
+}
+
+async function waitSaved(page: Page): Promise<void> {
+  await page.waitForSelector('[data-testid=save-state].save-saved', { timeout: 15_000 });
+}
+
+describe('review UI end to end (Chromium + cua-annotator serve)', () => {
+  const lib = tempLibrary();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-e2e-'));
+  let id = '';
+  let server: ChildProcess | null = null;
+  let url = '';
+  let browser: Browser | null = null;
+  let page: Page;
+  let countsBefore: unknown;
+  let baselineActions = 0;
+
+  beforeAll(async () => {
+    if (!fs.existsSync(RENDERER_INDEX)) {
+      await run(process.execPath, [
+        path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+        'build',
+        '-c',
+        'vite.renderer.config.ts',
+      ]);
+    }
+    id = (await importAgentNetFolder(lib.lib, FIXTURE_DIR, { appVersion: '0.0.0-e2e' })).id;
+    // the server child owns the library from here on
+    lib.lib.close();
+    countsBefore = await eventCounts(lib.dir, id);
+    // the same export before any edit: what the edits must change
+    const baseline = path.join(work, 'baseline');
+    const r = await runCli([
+      'export',
+      id,
+      '--format',
+      'standardized',
+      '--out',
+      baseline,
+      '--library',
+      lib.dir,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    baselineActions = guiActions(readStandardized(baseline)).length;
+    ({ child: server, url } = await startServer(lib.dir));
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    page = await browser.newPage({ viewport: VIEWPORT });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stop(server);
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(lib.dir, { recursive: true, force: true });
+  });
+
+  it('lists the imported recording in the library', async () => {
+    await page.goto(url);
+    const row = page.locator(`[data-testid=library-row][data-id="${id}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toContain('Open the system display settings');
+    expect(await row.textContent()).toContain('Draft');
+    expect(await page.getByTestId('library-count').textContent()).toBe('1 recording');
+    // the Upload button is there, disabled, with a tooltip
+    expect(await page.getByTestId('upload-button').isDisabled()).toBe(true);
+    expect(await page.locator('.tooltip-wrap').first().getAttribute('title')).toMatch(
+      /not available/,
+    );
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'library.png') });
+  });
+
+  it('opens the recording: 14 steps, keyframes computed from the UI', async () => {
+    await page.locator(`[data-testid=library-row][data-id="${id}"] .task-link`).click();
+    await waitForSteps(page, 14);
+    const compute = page.getByTestId('compute-keyframes');
+    if ((await compute.count()) > 0) {
+      await compute.click();
+      await compute.waitFor({ state: 'detached', timeout: 120_000 });
+    }
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-testid=step-card] img')].filter((img) =>
+          (img as HTMLImageElement).src.includes('/media/'),
+        ).length === 14,
+      undefined,
+      { timeout: 30_000 },
+    );
+    // the large keyframe is the video's resolution (overlays scale by image / screen size)
+    const size = await page.locator('[data-testid=keyframe] img').evaluate(async (el) => {
+      const img = el as HTMLImageElement;
+      await img.decode();
+      return [img.naturalWidth, img.naturalHeight];
+    });
+    expect(size).toEqual([1276, 718]);
+    // the first step's click is drawn on it
+    expect(await page.locator('[data-testid=keyframe] .ov-click').count()).toBe(1);
+  });
+
+  it('navigates with ↑/↓, plays with Space, and the selection follows the video', async () => {
+    const selected = () =>
+      page.locator('[data-testid=step-card][aria-selected=true]').getAttribute('data-step-id');
+    const ids = await page
+      .locator('[data-testid=step-card]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-step-id')));
+    await stepCards(page).nth(0).click();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(await selected()).toBe(ids[2]);
+    await page.keyboard.press('ArrowUp');
+    expect(await selected()).toBe(ids[1]);
+    // selecting a step seeks the video to its keyframe time
+    const videoTime = () =>
+      page.getByTestId('video').evaluate((v) => (v as HTMLVideoElement).currentTime);
+    await page.waitForFunction(() => (document.querySelector('video')?.currentTime ?? 0) > 8);
+    const atStep2 = await videoTime();
+    expect(atStep2).toBeGreaterThan(8);
+    expect(atStep2).toBeLessThan(9);
+    // Space plays; step 3 starts ~1.5 s later and the list follows on its own
+    await page.keyboard.press('Space');
+    await page.waitForFunction(
+      (id) =>
+        document
+          .querySelector('[data-testid=step-card][aria-selected=true]')
+          ?.getAttribute('data-step-id') === id,
+      ids[2],
+      { timeout: 10_000 },
+    );
+    await page.keyboard.press('Space');
+    expect(await page.getByTestId('video').evaluate((v) => (v as HTMLVideoElement).paused)).toBe(
+      true,
+    );
+  });
+
+  it('relabels, deletes, undoes (Ctrl+Z) and merges, with a visible Saved state', async () => {
+    // relabel step 2
+    await stepCards(page).nth(1).click();
+    await page.getByTestId('label-input').fill(RELABEL);
+    await page.getByTestId('label-input').press('Escape');
+    await page.waitForFunction(
+      (text) =>
+        document.querySelectorAll('[data-testid=step-label]')[1]?.textContent === text &&
+        document.querySelector('[data-testid=save-state]')?.classList.contains('save-saved'),
+      RELABEL,
+      { timeout: 15_000 },
+    );
+    // delete step 6, then take it back with Ctrl+Z
+    const sixth = await stepCards(page).nth(5).getAttribute('data-step-id');
+    await stepCards(page).nth(5).click();
+    await page.getByTestId('delete-step').click();
+    await waitForSteps(page, 13);
+    await waitSaved(page);
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+z');
+    await waitForSteps(page, 14);
+    await waitSaved(page);
+    expect(await stepCards(page).nth(5).getAttribute('data-step-id')).toBe(sixth);
+    // merge step 9 ("click on 1366x768") with step 10 ("Click on 1680x1050")
+    await stepCards(page).nth(8).click();
+    await page.getByTestId('merge-next').click();
+    await waitForSteps(page, 13);
+    await waitSaved(page);
+    expect(await page.getByTestId('save-state').textContent()).toContain('Saved');
+    const merged = stepCards(page).nth(8);
+    expect((await merged.getByTestId('step-label').textContent()) ?? '').toContain('1366x768');
+    expect(await page.getByTestId('step-code').textContent()).toMatch(
+      /^pyautogui\.click\(.*\)\npyautogui\.click\(.*\)$/,
+    );
+    // screenshot: a drag step with its overlay, and its accessibility tree
+    await stepCards(page).nth(3).click();
+    await page.getByTestId('tab-ax').click();
+    await page.getByTestId('ax-viewer').waitFor({ timeout: 15_000 });
+    // clicks scrolled the panes; show them from the top
+    await page.locator('.rec-main').evaluate((el) => el.scrollTo(0, 0));
+    await page.locator('.rec-steps').evaluate((el) => el.scrollTo(0, 0));
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'recording.png') });
+  });
+
+  it('keeps the edits after a reload and never touches the raw events', async () => {
+    await page.reload();
+    await waitForSteps(page, 13);
+    const labels = await page.locator('[data-testid=step-label]').allTextContents();
+    expect(labels[1]).toBe(RELABEL);
+    expect(labels[8]).toContain('1366x768');
+    expect(labels[8]).toContain('1680x1050');
+    expect(await eventCounts(lib.dir, id)).toEqual(countsBefore);
+    expect((countsBefore as { total: number }).total).toBe(4099);
+  });
+
+  it('exports from the UI (standardized) with the edits applied', async () => {
+    const outDir = path.join(work, 'ui-export');
+    await page.getByTestId('recording-export').click();
+    await page.getByTestId('export-dialog').waitFor();
+    await page.locator('input[name=format][value=standardized]').check();
+    await page.getByTestId('export-outdir').fill(outDir);
+    await page.getByTestId('export-start').click();
+    await page.getByTestId('export-done').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('export-progress').getAttribute('class')).toBe('progress-block');
+    const doc = readStandardized(outDir);
+    const actions = guiActions(doc);
+    // one step fewer (the merge), the relabel in place, the merged step with both clicks
+    expect(actions).toHaveLength(baselineActions - 1);
+    expect(actions.map((a) => a.instruction)).toContain(RELABEL);
+    const merged = actions.find((a) => a.instruction?.includes('1366x768'));
+    expect(merged?.instruction).toContain('1680x1050');
+    expect(merged?.guiactions?.map((g) => g.action_type)).toEqual(['click', 'click']);
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  it('moves through the review workflow and the library filters by status', async () => {
+    await page.getByTestId('tab-review').click();
+    await page.getByTestId('review-submitted').click();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('.rec-head [data-testid=review-chip]')?.textContent === 'Submitted',
+    );
+    await page.getByLabel('Comment').fill('Clean run; merged the two resolution clicks.');
+    await page.getByLabel('Quality grade').selectOption('A');
+    await page.getByTestId('review-accepted').click();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('.rec-head [data-testid=review-chip]')?.textContent === 'Accepted',
+    );
+    expect(await page.locator('.review-history li').first().textContent()).toContain(
+      'merged the two resolution clicks',
+    );
+    expect(await page.locator('.review-history li').first().textContent()).toContain('grade A');
+    await page.locator('.back-link').first().click();
+    await page.getByRole('radio', { name: 'Accepted' }).click();
+    await page.locator(`[data-testid=library-row][data-id="${id}"]`).waitFor({ timeout: 10_000 });
+    await page.getByRole('radio', { name: 'Draft' }).click();
+    await page.getByText('No recording matches these filters.').waitFor({ timeout: 10_000 });
+    expect(await page.locator('[data-testid=library-row]').count()).toBe(0);
+  });
+});

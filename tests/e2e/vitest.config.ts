@@ -1,0 +1,14 @@
+// Vitest config of the browser end-to-end tests (Debian Chromium + `cua-annotator serve`); the
+// main config leaves tests/e2e out, `npm test` runs this one after it.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  test: {
+    include: ['tests/e2e/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+  },
+});

@@ -1,0 +1,449 @@
+// The upload engine against a real S3 implementation (OpenStack Swift + s3api on 127.0.0.1):
+// multipart with verified checksums, kill-and-resume without re-sending parts, a proxy outage,
+// wrong credentials and a missing bucket, pause/cancel, a forgotten multipart upload, and a
+// server whose answers do not match.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AbortMultipartUploadCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
+import { runUpload, type UploadEngineOptions } from '../../../src/services/upload/engine';
+import { parseManifest } from '../../../src/services/upload/manifest';
+import type { ObjectStore } from '../../../src/services/upload/object-store';
+import { cancelUpload, enqueueUpload } from '../../../src/services/upload/queue';
+import { S3ObjectStore } from '../../../src/services/upload/s3-client';
+import type { UploadTarget } from '../../../src/services/upload/target';
+import { isAppError } from '../../../src/shared/errors';
+import { getRecording } from '../../../src/store';
+import { getUpload, listUploadParts } from '../../../src/store/queries/uploads';
+import { tempLibrary } from '../../helpers/library';
+import { FIXTURE_DIR, REPO_ROOT } from '../../helpers/paths';
+import { startSwift, type Swift } from '../../helpers/swift';
+import {
+  PART_5_MIB,
+  createBucket,
+  listObjects,
+  objectSha256,
+  objectText,
+  rawClient,
+  swiftTarget,
+  writeBlob,
+} from './helpers';
+
+const BUCKET = 'submissions';
+const BLOB_KEY = 'extra/blob.bin';
+const RUNNER = path.join(import.meta.dirname, 'fixtures', 'upload-runner.ts');
+const FAST_RETRY = { maxAttempts: 12, baseDelayMs: 100, maxDelayMs: 1000 };
+
+let swift: Swift;
+let client: S3Client;
+const t = tempLibrary();
+let recordingId = '';
+
+beforeAll(async () => {
+  [swift] = await Promise.all([
+    startSwift(),
+    (async () => {
+      recordingId = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: 'test' })).id;
+    })(),
+  ]);
+  client = rawClient(swift);
+  await createBucket(client, BUCKET);
+}, 60_000);
+
+afterAll(async () => {
+  client?.destroy();
+  t.cleanup();
+  await swift?.stop();
+});
+
+function sha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+function blob(name: string, mib: number): string {
+  const file = path.join(t.dir, `${name}.bin`);
+  writeBlob(file, mib * 1024 * 1024 + 12_345); // not a multiple of the part size
+  return file;
+}
+
+function store(target: UploadTarget, credentials = swift.credentials): S3ObjectStore {
+  return new S3ObjectStore(target, { kind: 'static', credentials });
+}
+
+function options(blobFile: string, extra: Partial<UploadEngineOptions> = {}): UploadEngineOptions {
+  return {
+    appVersion: '0.0.0-test',
+    partSizeBytes: PART_5_MIB,
+    includeKeyframes: false,
+    retry: FAST_RETRY,
+    extraFiles: [{ relKey: BLOB_KEY, path: blobFile }],
+    ...extra,
+  };
+}
+
+/** UploadPart requests Swift logged for one key (after `from` log entries). */
+function partRequests(key: string, from = 0) {
+  return swift
+    .requests()
+    .slice(from)
+    .filter(
+      (r) => r.method === 'PUT' && r.path === `/${BUCKET}/${key}` && r.query.has('partNumber'),
+    );
+}
+
+describe('upload engine against Swift s3api', () => {
+  it('uploads a multipart submission, verifies every object and writes the manifest last', async () => {
+    const target = swiftTarget(swift, BUCKET, 'team-a');
+    const blobFile = blob('basic', 23);
+    const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'alice' });
+    const s = store(target);
+    const events: string[] = [];
+    const from = swift.requests().length;
+    const result = await runUpload(t.lib, uploadId, s, {
+      ...options(blobFile),
+      concurrency: 3,
+      onProgress: (p) => events.push(p.phase),
+    });
+    s.close();
+    const base = `team-a/alice/${recordingId}`;
+    expect(result.status).toBe('uploaded');
+    expect(result.location).toBe(`s3://${BUCKET}/${base}/`);
+    expect(getUpload(t.lib.db, uploadId)).toMatchObject({
+      status: 'uploaded',
+      error: null,
+      partRequests: 5,
+      bytesDone: result.bytesTotal,
+    });
+    expect(events).toContain('verifying');
+    expect(events.at(-1)).toBe('uploaded');
+
+    // what Swift holds: exactly the manifest's files plus the manifest, same sizes and SHA-256
+    const manifest = parseManifest(await objectText(client, BUCKET, `${base}/manifest.json`), 'm');
+    const stored = await listObjects(client, BUCKET, `${base}/`);
+    expect([...stored.keys()].sort()).toEqual(
+      [...manifest.files.map((f) => `${base}/${f.path}`), `${base}/manifest.json`].sort(),
+    );
+    for (const f of manifest.files) {
+      expect(stored.get(`${base}/${f.path}`)?.size, f.path).toBe(f.sizeBytes);
+      expect(await objectSha256(client, BUCKET, `${base}/${f.path}`), f.path).toBe(f.sha256);
+    }
+    const rec = getRecording(t.lib.db, recordingId);
+    const video = manifest.files.find((f) => f.role === 'video')!;
+    expect(video.sha256).toBe(rec.videos[0]!.sha256);
+    expect(manifest.files.find((f) => f.path === BLOB_KEY)!.sha256).toBe(sha256(blobFile));
+    expect(stored.get(`${base}/${BLOB_KEY}`)!.etag).toMatch(/^[0-9a-f]{32}-5$/);
+    expect(manifest).toMatchObject({
+      schema: 'cua-annotator/submission',
+      schemaVersion: 1,
+      recordingId,
+      annotator: 'alice',
+      task: rec.task,
+      toolVersion: '0.0.0-test',
+      episodeId: 'win10-display-settings',
+      stepCount: rec.stepCount,
+    });
+    expect(Date.parse(manifest.submittedAt)).toBeGreaterThanOrEqual(Date.parse(manifest.createdAt));
+    // the documented layout
+    const paths = new Set(manifest.files.map((f) => f.path));
+    for (const p of [
+      'video/2024-11-05 18-56-31.mp4',
+      'files/raw/events.jsonl',
+      'files/raw/metadata.json',
+      'raw/recording.json',
+      'raw/events.jsonl',
+      'raw/videos.jsonl',
+      'steps/steps.json',
+      'steps/steps.jsonl',
+      'agentnet/win10-display-settings/events.jsonl',
+      'agentnet/win10-display-settings/reduced_events_vis.jsonl',
+    ]) {
+      expect(paths.has(p), p).toBe(true);
+    }
+    expect([...paths].some((p) => p.startsWith('agentnet/') && p.endsWith('.mp4'))).toBe(false);
+
+    // the manifest is the last object written
+    await swift.settleLog();
+    const writes = swift
+      .requests()
+      .slice(from)
+      .filter(
+        (r) =>
+          (r.method === 'PUT' || r.method === 'POST') && r.path.startsWith(`/${BUCKET}/${base}/`),
+      );
+    expect(writes.at(-1)!.path).toBe(`/${BUCKET}/${base}/manifest.json`);
+    expect(partRequests(`${base}/${BLOB_KEY}`, from)).toHaveLength(5);
+    // per-part checksums were kept, and the staging folder is gone
+    const parts = listUploadParts(t.lib.db, uploadId, BLOB_KEY);
+    expect(parts.map((p) => p.partNumber)).toEqual([1, 2, 3, 4, 5]);
+    for (const p of parts) {
+      expect(p.etag).toBe(p.md5);
+      expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(fs.existsSync(path.join(t.dir, 'uploads', String(uploadId)))).toBe(false);
+  });
+
+  it('resumes after the uploading process is killed without re-sending completed parts', async () => {
+    const target = swiftTarget(swift, BUCKET, 'kill');
+    const blobFile = blob('kill', 40); // 9 parts of 5 MiB
+    const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'bob' });
+    const key = `kill/bob/${recordingId}/${BLOB_KEY}`;
+
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'run-ts.mjs'),
+        RUNNER,
+        t.dir,
+        String(uploadId),
+        blobFile,
+        String(PART_5_MIB),
+      ],
+      { env: { ...process.env, ...swift.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let buffered = '';
+    let blobParts = 0;
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.once('exit', (code, signal) => resolve(signal ?? code)),
+    );
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        const e = JSON.parse(line);
+        if (
+          typeof e.detail === 'string' &&
+          e.detail.startsWith('part ') &&
+          e.detail.endsWith(BLOB_KEY)
+        ) {
+          blobParts += 1;
+          if (blobParts === 3) {
+            child.kill('SIGKILL');
+          }
+        }
+      }
+    });
+    expect(await exited, stderr).toBe('SIGKILL');
+
+    const persisted = listUploadParts(t.lib.db, uploadId, BLOB_KEY).map((p) => p.partNumber);
+    expect(persisted.length).toBeGreaterThanOrEqual(3);
+    expect(persisted.length).toBeLessThan(9);
+    expect(getUpload(t.lib.db, uploadId)!.status).toBe('uploading'); // the killed run's state
+
+    await swift.settleLog();
+    const from = swift.requests().length;
+    const s = store(target);
+    const result = await runUpload(t.lib, uploadId, s, { ...options(blobFile), concurrency: 4 });
+    s.close();
+    await swift.settleLog();
+    const resent = partRequests(key, from).map((r) => Number(r.query.get('partNumber')));
+    // exactly the parts that were not persisted, each once
+    expect(resent.sort((a, b) => a - b)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9].filter((n) => !persisted.includes(n)),
+    );
+    expect(result.partRequests).toBe(9 - persisted.length);
+    expect(result.bytesSent).toBeLessThan(result.bytesTotal);
+    expect(result.status).toBe('uploaded');
+    expect(getUpload(t.lib.db, uploadId)!.status).toBe('uploaded');
+    expect(await objectSha256(client, BUCKET, key)).toBe(sha256(blobFile));
+    const manifest = parseManifest(
+      await objectText(client, BUCKET, `kill/bob/${recordingId}/manifest.json`),
+      'm',
+    );
+    for (const f of manifest.files) {
+      expect(await objectSha256(client, BUCKET, `kill/bob/${recordingId}/${f.path}`), f.path).toBe(
+        f.sha256,
+      );
+    }
+  });
+
+  it('retries through a proxy outage and completes when the proxy is back', async () => {
+    const target = swiftTarget(swift, BUCKET, 'outage');
+    const blobFile = blob('outage', 30);
+    const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'carol' });
+    const inner = store(target);
+    // hold part requests once the first part is in, until the proxy is really down, so the
+    // outage lands mid-upload deterministically (the failures themselves are real)
+    const outage: { done: Promise<void> | null; proxyDown: Promise<void> | null } = {
+      done: null,
+      proxyDown: null,
+    };
+    const gated: ObjectStore = Object.assign(Object.create(inner) as ObjectStore, {
+      uploadPart: async (...args: Parameters<ObjectStore['uploadPart']>) => {
+        if (outage.proxyDown) {
+          await outage.proxyDown;
+        }
+        return await inner.uploadPart(...args);
+      },
+    });
+    const result = await runUpload(t.lib, uploadId, gated, {
+      ...options(blobFile),
+      concurrency: 2,
+      onProgress: (p) => {
+        if (!outage.done && p.detail.startsWith('part ')) {
+          const proxyDown = swift.stopProxy();
+          outage.proxyDown = proxyDown;
+          outage.done = (async () => {
+            await proxyDown;
+            await new Promise((r) => setTimeout(r, 1500));
+            await swift.startProxy();
+          })();
+        }
+      },
+    });
+    expect(outage.done).not.toBeNull();
+    await outage.done;
+    inner.close();
+    expect(result.status).toBe('uploaded');
+    expect(result.retries).toBeGreaterThan(0);
+    const row = getUpload(t.lib.db, uploadId)!;
+    expect(row.status).toBe('uploaded');
+    expect(row.retries).toBe(result.retries);
+    expect(await objectSha256(client, BUCKET, `outage/carol/${recordingId}/${BLOB_KEY}`)).toBe(
+      sha256(blobFile),
+    );
+  });
+
+  it('fails clearly on wrong credentials and on a missing bucket, marking nothing uploaded', async () => {
+    const blobFile = blob('bad', 6);
+    const cases = [
+      {
+        target: swiftTarget(swift, BUCKET, 'badcreds'),
+        credentials: { accessKeyId: 'test:tester', secretAccessKey: 'not-the-secret' },
+        code: 'UPLOAD_AUTH',
+        reason: /refused the credentials/,
+      },
+      {
+        target: swiftTarget(swift, 'no-such-bucket', 'x'),
+        credentials: swift.credentials,
+        code: 'UPLOAD_BUCKET_NOT_FOUND',
+        reason: /does not exist/,
+      },
+    ];
+    for (const c of cases) {
+      const { uploadId } = enqueueUpload(t.lib, recordingId, {
+        target: c.target,
+        annotator: 'dave',
+      });
+      const s = store(c.target, c.credentials);
+      let caught: unknown;
+      try {
+        await runUpload(t.lib, uploadId, s, options(blobFile));
+      } catch (e) {
+        caught = e;
+      }
+      s.close();
+      expect(isAppError(caught, c.code as 'UPLOAD_AUTH'), String(caught)).toBe(true);
+      const row = getUpload(t.lib.db, uploadId)!;
+      expect(row.status).toBe('failed');
+      expect(row.error).toMatch(new RegExp(`^${c.code}: `));
+      expect(row.error).toMatch(c.reason);
+      expect(row.submittedAtMs).toBeNull();
+    }
+    expect((await listObjects(client, BUCKET, 'badcreds/')).size).toBe(0);
+  });
+
+  it('pauses on abort, resumes after the server forgot the multipart upload, and cancels', async () => {
+    const target = swiftTarget(swift, BUCKET, 'pause');
+    const blobFile = blob('pause', 16);
+    const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'erin' });
+    const key = `pause/erin/${recordingId}/${BLOB_KEY}`;
+    const controller = new AbortController();
+    const s = store(target);
+    let caught: unknown;
+    try {
+      await runUpload(t.lib, uploadId, s, {
+        ...options(blobFile),
+        concurrency: 1,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.detail.startsWith('part ') && p.detail.endsWith(BLOB_KEY)) {
+            controller.abort();
+          }
+        },
+      });
+    } catch (e) {
+      caught = e;
+    }
+    expect(isAppError(caught, 'ABORTED')).toBe(true);
+    expect(getUpload(t.lib.db, uploadId)).toMatchObject({ status: 'paused', error: null });
+    expect(listUploadParts(t.lib.db, uploadId, BLOB_KEY).length).toBeGreaterThanOrEqual(1);
+
+    // the server forgets the multipart upload (expiry, a lifecycle rule): resume starts it over
+    const open = await client.send(
+      new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: `pause/` }),
+    );
+    expect(open.Uploads ?? []).toHaveLength(1);
+    await client.send(
+      new AbortMultipartUploadCommand({
+        Bucket: BUCKET,
+        Key: key,
+        UploadId: open.Uploads![0]!.UploadId,
+      }),
+    );
+    const resumed = await runUpload(t.lib, uploadId, s, options(blobFile));
+    expect(resumed.status).toBe('uploaded');
+    expect(await objectSha256(client, BUCKET, key)).toBe(sha256(blobFile));
+
+    // cancel: a second upload of the same recording (another prefix), paused, then cancelled
+    const target2 = swiftTarget(swift, BUCKET, 'cancel');
+    const second = enqueueUpload(t.lib, recordingId, { target: target2, annotator: 'erin' });
+    const s2 = store(target2);
+    const c2 = new AbortController();
+    await runUpload(t.lib, second.uploadId, s2, {
+      ...options(blobFile),
+      concurrency: 1,
+      signal: c2.signal,
+      onProgress: (p) => {
+        if (p.detail.startsWith('part ')) {
+          c2.abort();
+        }
+      },
+    }).catch(() => undefined);
+    expect((await listObjects(client, BUCKET, 'cancel/')).size).toBeGreaterThan(0);
+    await cancelUpload(t.lib, second.uploadId, s2);
+    s2.close();
+    s.close();
+    expect(getUpload(t.lib.db, second.uploadId)!.status).toBe('cancelled');
+    expect((await listObjects(client, BUCKET, 'cancel/')).size).toBe(0);
+    const left = await client.send(
+      new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'cancel/' }),
+    );
+    expect(left.Uploads ?? []).toHaveLength(0);
+  });
+
+  it('refuses to mark an upload done when the stored objects do not match', async () => {
+    const target = swiftTarget(swift, BUCKET, 'mismatch');
+    const blobFile = blob('mismatch', 6);
+    const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'frank' });
+    const inner = store(target);
+    // a server that reports another size for the blob (as after a truncated write)
+    const lying: ObjectStore = Object.assign(Object.create(inner) as ObjectStore, {
+      headObject: async (...args: Parameters<ObjectStore['headObject']>) => {
+        const info = await inner.headObject(...args);
+        return info && args[0].endsWith(BLOB_KEY)
+          ? { ...info, sizeBytes: info.sizeBytes - 1 }
+          : info;
+      },
+    });
+    let caught: unknown;
+    try {
+      await runUpload(t.lib, uploadId, lying, options(blobFile));
+    } catch (e) {
+      caught = e;
+    }
+    inner.close();
+    expect(isAppError(caught, 'UPLOAD_VERIFY_FAILED')).toBe(true);
+    const row = getUpload(t.lib.db, uploadId)!;
+    expect(row.status).toBe('failed');
+    expect(row.error).toMatch(/extra\/blob\.bin.*size/);
+    const stored = await listObjects(client, BUCKET, `mismatch/frank/${recordingId}/`);
+    expect(stored.has(`mismatch/frank/${recordingId}/manifest.json`)).toBe(false);
+  });
+});
