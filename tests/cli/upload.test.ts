@@ -55,7 +55,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   return runCli(args, { ...swift.env, ...env });
 }
 
-describe('cua-annotator upload / uploads / pull / export --out s3://', () => {
+describe('cua-annotator upload / uploads / pull / export --out s3://', { timeout: 180_000 }, () => {
   it('uploads accepted recordings with keyframes and exports, lists them, skips a second upload', async () => {
     const up = await cli([
       'upload',

@@ -22,7 +22,8 @@ const RENDERER_DIR = path.join(REPO_ROOT, 'out', 'renderer');
 const ORIGIN = 'http://renderer.test';
 const COUNT = 10_000;
 
-// The fake preload bridge, installed before the page's scripts run (serialised into the page).
+// The fake preload bridge, installed before the page's scripts run (serialised into the page;
+// `globalThis` is the page's window there).
 function installFakeBridge(count: number): void {
   type Query = { sort?: string; order?: string; offset?: number; limit?: number };
   const rows = Array.from({ length: count }, (_, i) => ({
@@ -38,8 +39,8 @@ function installFakeBridge(count: number): void {
     eventCount: 1000,
   }));
   const calls: { method: string; payload: Query }[] = [];
-  (window as unknown as { __calls: typeof calls }).__calls = calls;
-  (window as unknown as { api: unknown }).api = {
+  (globalThis as unknown as { __calls: typeof calls }).__calls = calls;
+  (globalThis as unknown as { api: unknown }).api = {
     invoke: (method: string, payload: Query) => {
       calls.push({ method, payload });
       if (method !== 'recordings:list') {
@@ -58,7 +59,7 @@ function installFakeBridge(count: number): void {
 
 type Calls = { method: string; payload: { sort?: string; offset?: number; limit?: number } }[];
 const listCalls = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __calls: Calls }).__calls);
+  page.evaluate(() => (globalThis as unknown as { __calls: Calls }).__calls);
 const domRows = (page: Page) => page.locator('[data-testid=library-row]').count();
 
 describe('library page at 10,000 recordings (Chromium, IPC transport, fake window.api)', () => {
@@ -136,7 +137,7 @@ describe('library page at 10,000 recordings (Chromium, IPC transport, fake windo
   it('sorts through the service, selects all 10,000 and offers them for export', async () => {
     await page.getByRole('button', { name: /Steps/ }).click();
     await page.waitForFunction(
-      () => (window as unknown as { __calls: Calls }).__calls.at(-1)?.payload.sort === 'steps',
+      () => (globalThis as unknown as { __calls: Calls }).__calls.at(-1)?.payload.sort === 'steps',
       undefined,
       { timeout: 10_000 },
     );

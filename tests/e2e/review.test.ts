@@ -96,16 +96,16 @@ function readStandardized(dir: string): Standardized & { file: string } {
   return { file, ...(JSON.parse(fs.readFileSync(file, 'utf8')) as Standardized) };
 }
 
+/** The bits of HTMLImageElement / HTMLVideoElement the page-side callbacks read. */
+type ImageLike = { decode: () => Promise<void>; naturalWidth: number; naturalHeight: number };
+type VideoLike = { currentTime: number; paused: boolean };
+
 const guiActions = (doc: Standardized) => doc.content.filter((c) => Array.isArray(c.guiactions));
 
 const stepCards = (page: Page) => page.locator('[data-testid=step-card]');
 
 async function waitForSteps(page: Page, count: number): Promise<void> {
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-testid=step-card]').length === n,
-    count,
-    { timeout: 15_000 },
-  );
+  await expect.poll(() => stepCards(page).count(), { timeout: 15_000 }).toBe(count);
 }
 
 async function waitSaved(page: Page): Promise<void> {
@@ -190,17 +190,21 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
       await compute.click();
       await compute.waitFor({ state: 'detached', timeout: 120_000 });
     }
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('[data-testid=step-card] img')].filter((img) =>
-          (img as HTMLImageElement).src.includes('/media/'),
-        ).length === 14,
-      undefined,
-      { timeout: 30_000 },
-    );
+    await expect
+      .poll(
+        async () =>
+          (
+            await page
+              .locator('[data-testid=step-card] img')
+              .evaluateAll((imgs) => imgs.map((img) => img.getAttribute('src') ?? ''))
+          ).filter((src) => src.includes('/media/')).length,
+        { timeout: 30_000 },
+      )
+      .toBe(14);
     // the large keyframe is the video's resolution (overlays scale by image / screen size)
+    // (this file compiles without the DOM lib: page-side values are typed structurally)
     const size = await page.locator('[data-testid=keyframe] img').evaluate(async (el) => {
-      const img = el as HTMLImageElement;
+      const img = el as unknown as ImageLike;
       await img.decode();
       return [img.naturalWidth, img.naturalHeight];
     });
@@ -222,26 +226,19 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     await page.keyboard.press('ArrowUp');
     expect(await selected()).toBe(ids[1]);
     // selecting a step seeks the video to its keyframe time
-    const videoTime = () =>
-      page.getByTestId('video').evaluate((v) => (v as HTMLVideoElement).currentTime);
-    await page.waitForFunction(() => (document.querySelector('video')?.currentTime ?? 0) > 8);
-    const atStep2 = await videoTime();
-    expect(atStep2).toBeGreaterThan(8);
-    expect(atStep2).toBeLessThan(9);
+    const video = () =>
+      page.getByTestId('video').evaluate((v) => {
+        const el = v as unknown as VideoLike;
+        return { currentTime: el.currentTime, paused: el.paused };
+      });
+    await expect.poll(async () => (await video()).currentTime).toBeGreaterThan(8);
+    expect((await video()).currentTime).toBeLessThan(9);
     // Space plays; step 3 starts ~1.5 s later and the list follows on its own
     await page.keyboard.press('Space');
-    await page.waitForFunction(
-      (id) =>
-        document
-          .querySelector('[data-testid=step-card][aria-selected=true]')
-          ?.getAttribute('data-step-id') === id,
-      ids[2],
-      { timeout: 10_000 },
-    );
+    await expect.poll(async () => (await video()).paused).toBe(false);
+    await expect.poll(selected, { timeout: 10_000 }).toBe(ids[2]);
     await page.keyboard.press('Space');
-    expect(await page.getByTestId('video').evaluate((v) => (v as HTMLVideoElement).paused)).toBe(
-      true,
-    );
+    await expect.poll(async () => (await video()).paused).toBe(true);
   });
 
   it('relabels, deletes, undoes (Ctrl+Z) and merges, with a visible Saved state', async () => {
@@ -249,13 +246,12 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     await stepCards(page).nth(1).click();
     await page.getByTestId('label-input').fill(RELABEL);
     await page.getByTestId('label-input').press('Escape');
-    await page.waitForFunction(
-      (text) =>
-        document.querySelectorAll('[data-testid=step-label]')[1]?.textContent === text &&
-        document.querySelector('[data-testid=save-state]')?.classList.contains('save-saved'),
-      RELABEL,
-      { timeout: 15_000 },
-    );
+    await expect
+      .poll(() => page.locator('[data-testid=step-label]').nth(1).textContent(), {
+        timeout: 15_000,
+      })
+      .toBe(RELABEL);
+    await waitSaved(page);
     // delete step 6, then take it back with Ctrl+Z
     const sixth = await stepCards(page).nth(5).getAttribute('data-step-id');
     await stepCards(page).nth(5).click();
@@ -278,6 +274,18 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     expect(await page.getByTestId('step-code').textContent()).toMatch(
       /^pyautogui\.click\(.*\)\npyautogui\.click\(.*\)$/,
     );
+    // change step 3's action with the structured editor: a click on the keyframe sets the point
+    await stepCards(page).nth(2).click();
+    await page.getByTestId('edit-action').click();
+    await page.getByTestId('action-kind').selectOption('doubleClick');
+    const keyframe = page.getByTestId('keyframe');
+    const box = await keyframe.boundingBox();
+    await keyframe.click({ position: { x: box!.width * 0.25, y: box!.height * 0.5 } });
+    await page.getByTestId('action-save').click();
+    await expect
+      .poll(() => page.getByTestId('step-code').textContent(), { timeout: 15_000 })
+      .toMatch(/^pyautogui\.doubleClick\(x=0\.2[45]\d*, y=0\.[45]\d*\)$/);
+    await waitSaved(page);
     // screenshot: a drag step with its overlay, and its accessibility tree
     await stepCards(page).nth(3).click();
     await page.getByTestId('tab-ax').click();
@@ -296,6 +304,8 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     expect(labels[1]).toBe(RELABEL);
     expect(labels[8]).toContain('1366x768');
     expect(labels[8]).toContain('1680x1050');
+    await stepCards(page).nth(2).click();
+    expect(await page.getByTestId('step-code').textContent()).toMatch(/^pyautogui\.doubleClick\(/);
     expect(await eventCounts(lib.dir, id)).toEqual(countsBefore);
     expect((countsBefore as { total: number }).total).toBe(4099);
   });
@@ -317,23 +327,19 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     const merged = actions.find((a) => a.instruction?.includes('1366x768'));
     expect(merged?.instruction).toContain('1680x1050');
     expect(merged?.guiactions?.map((g) => g.action_type)).toEqual(['click', 'click']);
-    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    expect(actions[2]?.guiactions?.map((g) => g.action_type)).toEqual(['doubleClick']);
+    await page.locator('.modal-foot button', { hasText: 'Close' }).click();
+    await page.getByTestId('export-dialog').waitFor({ state: 'detached' });
   });
 
   it('moves through the review workflow and the library filters by status', async () => {
     await page.getByTestId('tab-review').click();
     await page.getByTestId('review-submitted').click();
-    await page.waitForFunction(
-      () =>
-        document.querySelector('.rec-head [data-testid=review-chip]')?.textContent === 'Submitted',
-    );
+    await page.locator('.rec-head [data-testid=review-chip]', { hasText: 'Submitted' }).waitFor();
     await page.getByLabel('Comment').fill('Clean run; merged the two resolution clicks.');
     await page.getByLabel('Quality grade').selectOption('A');
     await page.getByTestId('review-accepted').click();
-    await page.waitForFunction(
-      () =>
-        document.querySelector('.rec-head [data-testid=review-chip]')?.textContent === 'Accepted',
-    );
+    await page.locator('.rec-head [data-testid=review-chip]', { hasText: 'Accepted' }).waitFor();
     expect(await page.locator('.review-history li').first().textContent()).toContain(
       'merged the two resolution clicks',
     );

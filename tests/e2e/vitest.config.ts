@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // one file at a time: the first one builds out/renderer when it is missing
+    fileParallelism: false,
   },
 });

@@ -301,12 +301,6 @@ export async function startSwift(): Promise<Swift> {
     path.join(etc, 'proxy-server.conf'),
     proxyConf(proxyPort, etc, memcachePort, logPort),
   );
-  await run(
-    SWIFT_PYTHON,
-    ['-c', RING_SCRIPT, ...storage.map((s) => `${s.name}:${s.port}`)],
-    etc,
-  );
-
   const children = new Set<ChildProcess>();
   const output: string[] = [];
   const launch = (command: string, args: string[]): ChildProcess => {
@@ -326,6 +320,7 @@ export async function startSwift(): Promise<Swift> {
   };
   const logs = () => [...output, ...lines.slice(-20)].join('\n');
 
+  // storage servers do not read the rings: start them while the rings are built
   launch('memcached', ['-l', '127.0.0.1', '-p', String(memcachePort), '-U', '0', '-u', 'root']);
   for (const s of storage) {
     launch(`swift-${s.name}-server`, [path.join(etc, `${s.name}-server.conf`)]);
@@ -350,6 +345,7 @@ export async function startSwift(): Promise<Swift> {
   };
 
   try {
+    await run(SWIFT_PYTHON, ['-c', RING_SCRIPT, ...storage.map((s) => `${s.name}:${s.port}`)], etc);
     for (const s of storage) {
       await waitFor(`${s.name} server`, () => canConnect(s.port), logs);
     }

@@ -8,6 +8,7 @@ import {
   EDITABLE_KINDS,
   KIND_LABELS,
   KNOWN_KEY_NAMES,
+  draftFromCalls,
   draftToCalls,
   kindTakesPoint,
   parseKeysText,
@@ -117,6 +118,10 @@ export function ActionEditor({
   const calls = draftToCalls(draft);
   const errorList = Object.values(errors);
   const isUnchanged = calls !== null && JSON.stringify(calls) === JSON.stringify(original);
+  // steps like write + press hold more than one action; the editor writes exactly one
+  const [isLossy] = useState(
+    () => JSON.stringify(draftToCalls(draftFromCalls(original))) !== JSON.stringify(original),
+  );
 
   const addKeys = () => {
     const keys = parseKeysText(keyText);
@@ -291,6 +296,11 @@ export function ActionEditor({
         </div>
       )}
 
+      {isLossy && (
+        <p className="notice notice-warn editor-note">
+          This step holds several actions; saving replaces all of them with the one above.
+        </p>
+      )}
       <pre className="code-block code-preview" aria-label="Code preview">
         {calls ? callsPreview(calls) || '(no calls)' : '…'}
       </pre>

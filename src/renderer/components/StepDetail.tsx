@@ -256,6 +256,15 @@ export function StepDetail({
         >
           ✂ Split…
         </button>
+        {step.index === 0 && (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => onEdit({ op: 'insert', afterStepId: null, kind: 'wait' })}
+          >
+            + Wait before
+          </button>
+        )}
         <button
           type="button"
           className="btn"

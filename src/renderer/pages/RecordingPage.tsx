@@ -1,6 +1,6 @@
 // Recording page: video synchronised with the step list, the selected step in full with its
 // edits, and side panels for the task, labels, review and accessibility snapshot.
-import { useEffect, useEffectEvent, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import type { StepEdit } from '../../shared/contract';
 import { AxTreeViewer } from '../components/AxTreeViewer';
 import { ExportDialog } from '../components/ExportDialog';
@@ -69,19 +69,22 @@ export function RecordingPage({ id }: { id: string }) {
     void useReviewStore.getState().refreshIfIdle(e.id);
   });
 
-  const seekToStep = (stepId: string) => {
-    const s = useReviewStore.getState();
-    const rec = reviewSelectors.recording(s);
+  // stable (reads the store when called) so memoised step cards do not re-render
+  const seekToStep = useCallback((stepId: string) => {
+    const rec = reviewSelectors.recording(useReviewStore.getState());
     const step = rec?.steps.find((x) => x.id === stepId);
     if (rec?.video && step) {
       playerRef.current?.seek(stepVideoTimeSec(step, rec.video.startMs));
     }
-  };
+  }, []);
 
-  const selectAndSeek = (stepId: string) => {
-    actions.selectStep(stepId);
-    seekToStep(stepId);
-  };
+  const selectAndSeek = useCallback(
+    (stepId: string) => {
+      useReviewStore.getState().selectStep(stepId);
+      seekToStep(stepId);
+    },
+    [seekToStep],
+  );
 
   const onTime = (videoSec: number, isPlaying: boolean) => {
     if (!isPlaying || !recording?.video) {

@@ -258,7 +258,10 @@ class EngineRun {
   private phase: UploadPhase = 'preparing';
   private objectsDone = 0;
   private readonly abort = new AbortController();
+  /** Requests in flight. */
   private readonly limiter: Limiter;
+  /** Parts being read and hashed ahead of a free request slot (bounds memory to 2 × N parts). */
+  private readonly readAhead: Limiter;
   private readonly retryPolicy: RetryPolicy;
   private bundle: Bundle | null = null;
 
@@ -271,6 +274,7 @@ class EngineRun {
     private readonly now: () => number,
   ) {
     this.limiter = createLimiter(options.concurrency ?? 4);
+    this.readAhead = createLimiter(options.concurrency ?? 4);
     this.retryPolicy = options.retry ?? DEFAULT_RETRY_POLICY;
     if (options.signal) {
       if (options.signal.aborted) {
@@ -511,31 +515,62 @@ class EngineRun {
 
   private async transfer(o: UploadObjectRecord): Promise<void> {
     if (isSinglePut(o.sizeBytes, o.partSizeBytes)) {
-      await this.limiter.run(() => this.putSingle(o));
+      await this.putSingle(o);
     } else {
       await this.putMultipart(o, true);
     }
+    // verified while other objects are still going up
+    await this.verify(o);
     this.objectsDone += 1;
-    this.emit(`sent ${o.relKey}`);
+    this.emit(`sent and verified ${o.relKey}`);
+  }
+
+  /** Reads and hashes bytes ahead of a request slot; resolves holding the slot. */
+  private async readForRequest(
+    file: string,
+    offsetBytes: number,
+    sizeBytes: number,
+  ): Promise<{ payload: ReturnType<typeof digests>; release: () => void }> {
+    const releaseRead = await this.readAhead.acquire();
+    try {
+      if (this.signal.aborted) {
+        throw abortedError();
+      }
+      const payload = digests(
+        sizeBytes ? await readRange(file, offsetBytes, sizeBytes) : Buffer.alloc(0),
+      );
+      const release = await this.limiter.acquire();
+      return { payload, release };
+    } finally {
+      releaseRead();
+    }
   }
 
   private async putSingle(o: UploadObjectRecord): Promise<void> {
-    const file = resolvePath(this.lib, o.path);
-    const payload = digests(o.sizeBytes ? await readRange(file, 0, o.sizeBytes) : Buffer.alloc(0));
-    if (payload.sha256Hex !== o.sha256) {
-      throw new AppError(
-        'UPLOAD_VERIFY_FAILED',
-        `${o.relKey} changed after it was hashed; run the upload again.`,
-      );
-    }
-    const { etag } = await this.retrying(`PutObject ${o.relKey}`, () =>
-      this.store.putObject(
-        this.key(o.relKey),
-        payload,
-        { metadata: { sha256: o.sha256 }, contentType: contentTypeOf(o.relKey) },
-        { signal: this.signal },
-      ),
+    const { payload, release } = await this.readForRequest(
+      resolvePath(this.lib, o.path),
+      0,
+      o.sizeBytes,
     );
+    let etag: string;
+    try {
+      if (payload.sha256Hex !== o.sha256) {
+        throw new AppError(
+          'UPLOAD_VERIFY_FAILED',
+          `${o.relKey} changed after it was hashed; run the upload again.`,
+        );
+      }
+      ({ etag } = await this.retrying(`PutObject ${o.relKey}`, () =>
+        this.store.putObject(
+          this.key(o.relKey),
+          payload,
+          { metadata: { sha256: o.sha256 }, contentType: contentTypeOf(o.relKey) },
+          { signal: this.signal },
+        ),
+      ));
+    } finally {
+      release();
+    }
     if (etag !== payload.md5Hex) {
       throw new AppError(
         'UPLOAD_VERIFY_FAILED',
@@ -581,18 +616,24 @@ class EngineRun {
           .filter((p) => !done.has(p.partNumber))
           .map(
             (p) => () =>
-              this.limiter.run(async () => {
-                if (this.signal.aborted) {
-                  throw abortedError();
+              (async () => {
+                const { payload, release } = await this.readForRequest(
+                  file,
+                  p.offsetBytes,
+                  p.sizeBytes,
+                );
+                let etag: string;
+                try {
+                  ({ etag } = await this.retrying(`part ${p.partNumber} of ${o.relKey}`, () => {
+                    this.partRequests += 1;
+                    addUploadCounters(db, this.row.id, { partRequests: 1 });
+                    return this.store.uploadPart(key, uploadId, p.partNumber, payload, {
+                      signal: this.signal,
+                    });
+                  }));
+                } finally {
+                  release();
                 }
-                const payload = digests(await readRange(file, p.offsetBytes, p.sizeBytes));
-                const { etag } = await this.retrying(`part ${p.partNumber} of ${o.relKey}`, () => {
-                  this.partRequests += 1;
-                  addUploadCounters(db, this.row.id, { partRequests: 1 });
-                  return this.store.uploadPart(key, uploadId, p.partNumber, payload, {
-                    signal: this.signal,
-                  });
-                });
                 if (etag !== payload.md5Hex) {
                   throw new AppError(
                     'UPLOAD_VERIFY_FAILED',
@@ -614,7 +655,7 @@ class EngineRun {
                   updateUpload(db, this.row.id, { bytesDone: this.bytesDone }, this.now());
                 })();
                 this.emit(`part ${p.partNumber}/${plan.length} ${o.relKey}`);
-              }),
+              })(),
           ),
       );
       const parts = listUploadParts(db, this.row.id, o.relKey);

@@ -3,6 +3,8 @@
 /** Runs tasks with at most `concurrency` of them in flight. */
 export type Limiter = {
   run: <T>(task: () => Promise<T>) => Promise<T>;
+  /** Waits for a slot; call the returned function exactly once to free it. */
+  acquire: () => Promise<() => void>;
   /** Tasks holding a slot right now. */
   readonly active: number;
 };
@@ -28,6 +30,16 @@ export function createLimiter(concurrency: number): Limiter {
     }
   };
   return {
+    acquire: async () => {
+      await acquire();
+      let released = false;
+      return () => {
+        if (!released) {
+          released = true;
+          release();
+        }
+      };
+    },
     run: async (task) => {
       await acquire();
       try {

@@ -29,7 +29,7 @@ import {
   type RecordingDump,
   type RestoredRecording,
 } from './recording-dump';
-import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry';
+import { DEFAULT_RETRY_POLICY, abortedError, withRetry, type RetryPolicy } from './retry';
 import { joinKey } from './target';
 
 /** Options of {@link pullSubmissions}. */
@@ -289,6 +289,7 @@ async function importSubmission(
     const fetched = new Map<string, string>();
     // the first failure stops the other downloads; all settle before the staging folder goes
     const stop = new AbortController();
+    let cause: unknown = null;
     const call = {
       signal: io.call.signal ? AbortSignal.any([io.call.signal, stop.signal]) : stop.signal,
     };
@@ -297,7 +298,7 @@ async function importSubmission(
         limiter
           .run(async () => {
             if (call.signal.aborted) {
-              throw new AppError('ABORTED', 'stopped');
+              throw abortedError();
             }
             const dest =
               (f.role === 'video' || f.role === 'file') && f.libraryPath
@@ -308,18 +309,30 @@ async function importSubmission(
               const hash = createHash('sha256');
               let size = 0;
               const body = await store.getObject(joinKey(base, f.path), call);
-              await pipeline(
-                Readable.from(
-                  (async function* () {
-                    for await (const chunk of body) {
-                      hash.update(chunk);
-                      size += chunk.length;
-                      yield chunk;
-                    }
-                  })(),
-                ),
-                createWriteStream(dest),
-              );
+              try {
+                await pipeline(
+                  Readable.from(
+                    (async function* () {
+                      for await (const chunk of body) {
+                        hash.update(chunk);
+                        size += chunk.length;
+                        yield chunk;
+                      }
+                    })(),
+                  ),
+                  createWriteStream(dest),
+                );
+              } catch (e) {
+                if (call.signal.aborted) {
+                  throw abortedError();
+                }
+                // a connection that broke off mid-body: download the file again
+                throw new AppError(
+                  'UPLOAD_UNREACHABLE',
+                  `The download of ${f.path} broke off: ${(e as Error).message}.`,
+                  { retryable: true },
+                );
+              }
               const sha = hash.digest('hex');
               if (size !== f.sizeBytes || sha !== f.sha256) {
                 throw new AppError(
@@ -333,16 +346,16 @@ async function importSubmission(
             fetched.set(f.path, dest);
           })
           .catch((e: unknown) => {
-            stop.abort();
+            if (!stop.signal.aborted) {
+              cause = e; // later failures are consequences of stopping the others
+              stop.abort();
+            }
             throw e;
           }),
       ),
     );
-    const failures = settled
-      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
-      .map((r) => r.reason as unknown);
-    if (failures.length) {
-      throw failures.find((e) => !isAppError(e, 'ABORTED')) ?? failures[0];
+    if (settled.some((r) => r.status === 'rejected')) {
+      throw cause;
     }
     const recordingFile = manifest.files.find((f) => f.role === 'recording');
     if (!recordingFile) {

@@ -65,6 +65,14 @@ describe('draft ↔ calls', () => {
     });
   });
 
+  it('cannot hold a step of several actions (the editor warns before replacing them)', () => {
+    const calls: ActionCall[] = [
+      { name: 'write', args: { message: 'abc' } },
+      { name: 'press', args: { keys: ['enter'] } },
+    ];
+    expect(draftToCalls(draftFromCalls(calls))).toEqual([calls[0]]);
+  });
+
   it('keeps fields when the kind changes', () => {
     const d = draftFromCalls([{ name: 'click', args: { x: f(0.5), y: f(0.6) } }]);
     expect(draftToCalls({ ...d, kind: 'rightClick' })).toEqual([

@@ -95,10 +95,10 @@ function partRequests(key: string, from = 0) {
     );
 }
 
-describe('upload engine against Swift s3api', () => {
+describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
   it('uploads a multipart submission, verifies every object and writes the manifest last', async () => {
     const target = swiftTarget(swift, BUCKET, 'team-a');
-    const blobFile = blob('basic', 23);
+    const blobFile = blob('basic', 18);
     const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'alice' });
     const s = store(target);
     const events: string[] = [];
@@ -115,7 +115,7 @@ describe('upload engine against Swift s3api', () => {
     expect(getUpload(t.lib.db, uploadId)).toMatchObject({
       status: 'uploaded',
       error: null,
-      partRequests: 5,
+      partRequests: 4,
       bytesDone: result.bytesTotal,
     });
     expect(events).toContain('verifying');
@@ -135,7 +135,7 @@ describe('upload engine against Swift s3api', () => {
     const video = manifest.files.find((f) => f.role === 'video')!;
     expect(video.sha256).toBe(rec.videos[0]!.sha256);
     expect(manifest.files.find((f) => f.path === BLOB_KEY)!.sha256).toBe(sha256(blobFile));
-    expect(stored.get(`${base}/${BLOB_KEY}`)!.etag).toMatch(/^[0-9a-f]{32}-5$/);
+    expect(stored.get(`${base}/${BLOB_KEY}`)!.etag).toMatch(/^[0-9a-f]{32}-4$/);
     expect(manifest).toMatchObject({
       schema: 'cua-annotator/submission',
       schemaVersion: 1,
@@ -175,10 +175,10 @@ describe('upload engine against Swift s3api', () => {
           (r.method === 'PUT' || r.method === 'POST') && r.path.startsWith(`/${BUCKET}/${base}/`),
       );
     expect(writes.at(-1)!.path).toBe(`/${BUCKET}/${base}/manifest.json`);
-    expect(partRequests(`${base}/${BLOB_KEY}`, from)).toHaveLength(5);
+    expect(partRequests(`${base}/${BLOB_KEY}`, from)).toHaveLength(4);
     // per-part checksums were kept, and the staging folder is gone
     const parts = listUploadParts(t.lib.db, uploadId, BLOB_KEY);
-    expect(parts.map((p) => p.partNumber)).toEqual([1, 2, 3, 4, 5]);
+    expect(parts.map((p) => p.partNumber)).toEqual([1, 2, 3, 4]);
     for (const p of parts) {
       expect(p.etag).toBe(p.md5);
       expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -188,7 +188,7 @@ describe('upload engine against Swift s3api', () => {
 
   it('resumes after the uploading process is killed without re-sending completed parts', async () => {
     const target = swiftTarget(swift, BUCKET, 'kill');
-    const blobFile = blob('kill', 40); // 9 parts of 5 MiB
+    const blobFile = blob('kill', 30); // 7 parts of 5 MiB
     const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'bob' });
     const key = `kill/bob/${recordingId}/${BLOB_KEY}`;
 
@@ -233,7 +233,7 @@ describe('upload engine against Swift s3api', () => {
 
     const persisted = listUploadParts(t.lib.db, uploadId, BLOB_KEY).map((p) => p.partNumber);
     expect(persisted.length).toBeGreaterThanOrEqual(3);
-    expect(persisted.length).toBeLessThan(9);
+    expect(persisted.length).toBeLessThan(7);
     expect(getUpload(t.lib.db, uploadId)!.status).toBe('uploading'); // the killed run's state
 
     await swift.settleLog();
@@ -245,9 +245,9 @@ describe('upload engine against Swift s3api', () => {
     const resent = partRequests(key, from).map((r) => Number(r.query.get('partNumber')));
     // exactly the parts that were not persisted, each once
     expect(resent.sort((a, b) => a - b)).toEqual(
-      [1, 2, 3, 4, 5, 6, 7, 8, 9].filter((n) => !persisted.includes(n)),
+      [1, 2, 3, 4, 5, 6, 7].filter((n) => !persisted.includes(n)),
     );
-    expect(result.partRequests).toBe(9 - persisted.length);
+    expect(result.partRequests).toBe(7 - persisted.length);
     expect(result.bytesSent).toBeLessThan(result.bytesTotal);
     expect(result.status).toBe('uploaded');
     expect(getUpload(t.lib.db, uploadId)!.status).toBe('uploaded');
@@ -265,7 +265,7 @@ describe('upload engine against Swift s3api', () => {
 
   it('retries through a proxy outage and completes when the proxy is back', async () => {
     const target = swiftTarget(swift, BUCKET, 'outage');
-    const blobFile = blob('outage', 30);
+    const blobFile = blob('outage', 20);
     const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'carol' });
     const inner = store(target);
     // hold part requests once the first part is in, until the proxy is really down, so the
@@ -291,7 +291,7 @@ describe('upload engine against Swift s3api', () => {
           outage.proxyDown = proxyDown;
           outage.done = (async () => {
             await proxyDown;
-            await new Promise((r) => setTimeout(r, 1500));
+            await new Promise((r) => setTimeout(r, 500));
             await swift.startProxy();
           })();
         }

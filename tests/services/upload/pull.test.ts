@@ -127,7 +127,7 @@ function folderHashes(lib: Library, id: string): Record<string, string> {
   return out;
 }
 
-describe('pull', () => {
+describe('pull', { timeout: 120_000 }, () => {
   it('reproduces the recording in an empty library: same files, rows, steps and edits', async () => {
     const target = newLibrary();
     const items = await pullSubmissions(target.lib, store, PREFIX);
@@ -252,7 +252,7 @@ describe('pull', () => {
     });
     // only alice's recording arrived; nothing of the damaged one stayed behind
     const after = librarySnapshot(target.lib);
-    expect(after.rows.recordings).toBe(before.rows.recordings + 1);
+    expect(after.rows.recordings).toBe(before.rows.recordings! + 1);
     expect(after.files.filter((f) => f.includes(damagedId))).toEqual([]);
     const again = await pullSubmissions(target.lib, store, PREFIX);
     expect(again.find((i) => i.folder.startsWith('alice/'))).toMatchObject({
