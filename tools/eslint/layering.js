@@ -29,6 +29,7 @@ export const ADAPTER_ONLY = {
   'better-sqlite3': ['src/store/db.ts'],
   'uiohook-napi': ['src/recorder/input/hook-child.ts'],
   'dbus-next': ['src/axtree/platform/linux/'],
+  '@aws-sdk/client-s3': ['src/services/upload/s3-client.ts'],
   'node:child_process': ['src/recorder/', 'src/pipeline/media/', 'src/services/system/'],
   child_process: [],
 };

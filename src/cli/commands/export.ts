@@ -91,7 +91,7 @@ export const exportCommand: Command = {
             embedImages: values['embed-images'],
             appVersion: APP_VERSION,
             onUploadProgress: (done, total) =>
-              progress.update(Math.floor((done / Math.max(1, total)) * 100), '% uploading'),
+              progress.update(Math.floor((done / Math.max(1, total)) * 100), 'uploading'),
           });
         } finally {
           progress.finish();

@@ -62,7 +62,7 @@ export const pullCommand: Command = {
           onProgress: (p) =>
             progress.update(
               p.submissionsTotal ? Math.floor((p.submissionsDone / p.submissionsTotal) * 100) : 0,
-              `% ${p.recordingId.slice(0, 8)} ${p.detail} ${formatMiB(p.bytesDone)}`,
+              `${p.recordingId.slice(0, 8)} ${p.detail} ${formatMiB(p.bytesDone)}`,
             ),
         });
       } finally {

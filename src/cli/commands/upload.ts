@@ -75,14 +75,15 @@ export function formatMiB(bytes: number): string {
 const HELP = `Usage: cua-annotator upload <id...|--status S> [--to s3://BUCKET/PREFIX] [--annotator NAME]
                             [--endpoint URL] [--region R] [--path-style] [--profile NAME]
                             [--part-size MIB] [--concurrency N] [--verify etag|download]
-                            [--force] [--save] [--json] [--library DIR]
+                            [--part-md5] [--force] [--save] [--json] [--library DIR]
 
 Uploads recordings as submissions under <prefix>/<annotator>/<recording-id>/: the video, the
 library files, the raw data and the steps (with edits) as JSON lines, keyframes and the AgentNet
 exports, then manifest.json (every file with size and SHA-256) last. Large files go as multipart
-uploads; every part carries Content-MD5 and a signed SHA-256, completed parts are kept in the
-library, so an interrupted upload (Ctrl-C, crash, network) resumes where it stopped when you run
-the same command again. Every object is verified before the recording counts as uploaded.
+uploads; every request carries the SHA-256 of its bytes in its signature (the server checks it),
+completed parts are kept in the library, so an interrupted upload (Ctrl-C, crash, network)
+resumes where it stopped when you run the same command again. Every object is verified (size,
+SHA-256, ETag) before the recording counts as uploaded.
 
 Defaults come from the library settings (save them with --save); endpoint, region and
 credentials also from the standard AWS environment variables (AWS_ENDPOINT_URL,
@@ -96,6 +97,7 @@ ${TARGET_HELP}
   --part-size MIB  multipart part size in MiB (≥ 5; default 8)
   --concurrency N  requests in flight (default 4)
   --verify MODE    etag (default: size, SHA-256 metadata and ETag) or download (read back)
+  --part-md5       also send Content-MD5 with every part (servers that skip the SHA-256 check)
   --force          upload again even if already uploaded to this target
   --save           save --to, --endpoint, --region, --path-style and --annotator as defaults
   --json           print a JSON summary
@@ -134,7 +136,7 @@ function progressReporter(enabled: boolean): {
       const pct = p.bytesTotal ? Math.floor((p.bytesDone / p.bytesTotal) * 100) : 0;
       bar?.update(
         pct,
-        `% ${p.recordingId.slice(0, 8)} ${p.phase} ${formatMiB(p.bytesDone)}/${formatMiB(p.bytesTotal)}`,
+        `${p.recordingId.slice(0, 8)} ${p.phase} ${formatMiB(p.bytesDone)}/${formatMiB(p.bytesTotal)}`,
       );
     },
     finish: () => bar?.finish(),
@@ -155,6 +157,7 @@ export const uploadCommand: Command = {
       'part-size': { type: 'string' },
       concurrency: { type: 'string' },
       verify: { type: 'string' },
+      'part-md5': { type: 'boolean' },
       force: { type: 'boolean' },
       save: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -201,6 +204,7 @@ export const uploadCommand: Command = {
           ...(partMiB ? { partSizeBytes: partMiB * MIB } : {}),
           ...(concurrency ? { concurrency } : {}),
           ...(values.verify ? { verify: values.verify as 'etag' | 'download' } : {}),
+          ...(values['part-md5'] ? { partContentMd5: true } : {}),
         },
       });
       const enqueued = queue.enqueue(ids, {

@@ -16,6 +16,7 @@
 //
 // Generated files are staged in the library (uploads/<upload id>/) so an interrupted upload
 // resumes with the same bytes; library files (the video) are read in place.
+import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -48,6 +49,8 @@ export type Bundle = {
   episodeId: string;
   stepCount: number;
   librarySchemaVersion: number;
+  /** {@link recordingFingerprint} when built: a later edit makes the staged files stale. */
+  fingerprint: string;
   files: BundleFile[];
 };
 
@@ -100,7 +103,21 @@ async function moveInto(from: string, to: string): Promise<void> {
   await fs.rename(from, to);
 }
 
-// Builds (or reuses, when complete) the staged submission of a recording in `stageDir`.
+// SHA-256 over every database row of a recording (the table dumps): changes with any edit,
+// label, review or re-reduction, so a staged or uploaded submission can tell it is stale.
+export function recordingFingerprint(lib: Library, seq: number): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(dumpRecordingRow(lib.db, seq)));
+  for (const table of recordingTables(lib.db)) {
+    hash.update(`\n#${table.name}\n`);
+    for (const line of dumpTableLines(lib.db, table, seq)) {
+      hash.update(line);
+    }
+  }
+  return hash.digest('hex');
+}
+
+// Builds (or reuses, when complete and current) the staged submission of a recording.
 export async function buildBundle(
   lib: Library,
   recordingId: string,
@@ -108,14 +125,19 @@ export async function buildBundle(
   options: BundleOptions,
 ): Promise<Bundle> {
   const marker = path.join(stageDir, STAGE_MARKER);
+  const rec = getRecording(lib.db, recordingId);
+  const fingerprint = recordingFingerprint(lib, rec.seq);
   try {
-    return JSON.parse(await fs.readFile(marker, 'utf8')) as Bundle;
+    const staged = JSON.parse(await fs.readFile(marker, 'utf8')) as Bundle;
+    if (staged.fingerprint === fingerprint) {
+      return staged;
+    }
+    // edited (or re-reduced, relabelled, reviewed) since it was staged: build again
   } catch {
     // not staged yet (or interrupted while staging): build from scratch
   }
   await fs.rm(stageDir, { recursive: true, force: true });
   await fs.mkdir(stageDir, { recursive: true });
-  const rec = getRecording(lib.db, recordingId);
   const relStage = path.relative(lib.dir, stageDir).split(path.sep).join('/');
   const files: BundleFile[] = [];
   const staged = async (
@@ -246,6 +268,7 @@ export async function buildBundle(
     episodeId,
     stepCount: steps.length,
     librarySchemaVersion: schemaVersion(lib.db),
+    fingerprint,
     files: files.sort((a, b) => (a.relKey < b.relKey ? -1 : a.relKey > b.relKey ? 1 : 0)),
   };
   await fs.writeFile(marker, JSON.stringify(bundle));

@@ -19,7 +19,7 @@ export type ObjectInfo = {
 export type Payload = {
   body: Buffer;
   /** MD5 of `body`, base64: sent as Content-MD5 (the server rejects a mismatch: BadDigest). */
-  md5Base64: string;
+  md5Base64?: string;
   /** SHA-256 of `body`, hex: signed as the payload hash (x-amz-content-sha256), also verified. */
   sha256Hex: string;
 };

@@ -17,6 +17,7 @@ import {
   type UploadStatus,
 } from '../../store/queries/uploads';
 import type { Library } from '../library/library';
+import { recordingFingerprint } from './bundle';
 import {
   runUpload,
   uploadState,
@@ -46,6 +47,8 @@ export type EnqueueResult = {
   recordingId: string;
   /** `new` row, `resume` of an unfinished one, or `already-uploaded` (nothing to do). */
   action: 'new' | 'resume' | 'already-uploaded';
+  /** For `new`: the earlier upload to the same target that the recording changed since. */
+  supersedes?: number;
 };
 
 function sameDestination(state: UploadState, request: UploadRequest): boolean {
@@ -67,13 +70,16 @@ export function enqueueUpload(
   const { seq, id } = resolveRecordingSeq(lib.db, recordingIdOrPrefix);
   const url = targetUrl(request.target);
   const keyPrefix = submissionKeyPrefix(request.target, request.annotator, id);
-  return lib.db.transaction((): EnqueueResult => {
-    if (!request.force) {
-      const done = findUpload(lib.db, seq, url, ['uploaded']);
-      if (done && sameDestination(uploadState(done), request)) {
-        return { uploadId: done.id, recordingId: id, action: 'already-uploaded' };
-      }
+  const done = findUpload(lib.db, seq, url, ['uploaded']);
+  let supersedes: number | undefined;
+  if (done && sameDestination(uploadState(done), request)) {
+    const uploaded = uploadState(done).fingerprint;
+    if (!request.force && (!uploaded || uploaded === recordingFingerprint(lib, seq))) {
+      return { uploadId: done.id, recordingId: id, action: 'already-uploaded' };
     }
+    supersedes = done.id; // edited since (or --force): a new submission replaces it
+  }
+  return lib.db.transaction((): EnqueueResult => {
     const open = findUpload(lib.db, seq, url, RESUMABLE_UPLOAD_STATUSES);
     if (open && sameDestination(uploadState(open), request)) {
       return { uploadId: open.id, recordingId: id, action: 'resume' };
@@ -95,7 +101,12 @@ export function enqueueUpload(
     });
     state.stageDir = `${UPLOADS_STAGE_DIR}/${uploadId}`;
     updateUpload(lib.db, uploadId, { state: state }, nowMs);
-    return { uploadId, recordingId: id, action: 'new' };
+    return {
+      uploadId,
+      recordingId: id,
+      action: 'new',
+      ...(supersedes === undefined ? {} : { supersedes }),
+    };
   })();
 }
 

@@ -231,6 +231,7 @@ export type UploadObjectRecord = {
   sizeBytes: number;
   /** File mtime when hashed (ms); a changed file restarts its object. */
   mtimeMs: number;
+  /** SHA-256 of the file, hex; '' until computed (while the object is being sent). */
   sha256: string;
   /** Part size used for this object (bytes); objects up to this size go in one PUT. */
   partSizeBytes: number;
@@ -298,10 +299,14 @@ export function updateUploadObject(
   db: Db,
   uploadId: number,
   relKey: string,
-  patch: Partial<Pick<UploadObjectRecord, 'multipartUploadId' | 'status' | 'etag'>>,
+  patch: Partial<Pick<UploadObjectRecord, 'multipartUploadId' | 'status' | 'etag' | 'sha256'>>,
 ): void {
   const sets: string[] = [];
   const params: unknown[] = [];
+  if ('sha256' in patch) {
+    sets.push('sha256 = ?');
+    params.push(patch.sha256);
+  }
   if ('multipartUploadId' in patch) {
     sets.push('multipart_upload_id = ?');
     params.push(patch.multipartUploadId ?? null);
@@ -340,9 +345,9 @@ export function deleteUploadObjects(db: Db, uploadId: number): void {
 export type UploadPartRecord = {
   partNumber: number;
   sizeBytes: number;
-  /** MD5 of the part, hex (sent as Content-MD5; the server's ETag must equal it). */
+  /** MD5 of the part, hex, when it was sent with Content-MD5 (the ETag must equal it), else ''. */
   md5: string;
-  /** SHA-256 of the part, hex (signed as the request payload hash). */
+  /** SHA-256 of the part, hex (signed as the request payload hash; the server verifies it). */
   sha256: string;
   etag: string;
   completedAtMs: number;

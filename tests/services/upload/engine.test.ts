@@ -9,13 +9,16 @@ import path from 'node:path';
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEdit } from '../../../src/services/edits/edit-service';
 import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
+import { effectiveSteps } from '../../../src/services/steps';
 import { runUpload, type UploadEngineOptions } from '../../../src/services/upload/engine';
 import { parseManifest } from '../../../src/services/upload/manifest';
 import type { ObjectStore } from '../../../src/services/upload/object-store';
 import { cancelUpload, enqueueUpload } from '../../../src/services/upload/queue';
 import { S3ObjectStore } from '../../../src/services/upload/s3-client';
 import type { UploadTarget } from '../../../src/services/upload/target';
+import type { Step } from '../../../src/shared/domain';
 import { isAppError } from '../../../src/shared/errors';
 import { getRecording } from '../../../src/store';
 import { getUpload, listUploadParts } from '../../../src/store/queries/uploads';
@@ -180,7 +183,8 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     const parts = listUploadParts(t.lib.db, uploadId, BLOB_KEY);
     expect(parts.map((p) => p.partNumber)).toEqual([1, 2, 3, 4]);
     for (const p of parts) {
-      expect(p.etag).toBe(p.md5);
+      expect(p.etag).toMatch(/^[0-9a-f]{32}$/); // the server's MD5 of the part
+      expect(p.md5).toBe(''); // no Content-MD5 by default: the signed SHA-256 is checked
       expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
     expect(fs.existsSync(path.join(t.dir, 'uploads', String(uploadId)))).toBe(false);
@@ -239,7 +243,11 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     await swift.settleLog();
     const from = swift.requests().length;
     const s = store(target);
-    const result = await runUpload(t.lib, uploadId, s, { ...options(blobFile), concurrency: 4 });
+    const result = await runUpload(t.lib, uploadId, s, {
+      ...options(blobFile),
+      concurrency: 4,
+      verify: 'download', // and read every object back
+    });
     s.close();
     await swift.settleLog();
     const resent = partRequests(key, from).map((r) => Number(r.query.get('partNumber')));
@@ -248,6 +256,7 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
       [1, 2, 3, 4, 5, 6, 7].filter((n) => !persisted.includes(n)),
     );
     expect(result.partRequests).toBe(7 - persisted.length);
+    expect(result.downloadedForVerify).toBe(result.objects);
     expect(result.bytesSent).toBeLessThan(result.bytesTotal);
     expect(result.status).toBe('uploaded');
     expect(getUpload(t.lib.db, uploadId)!.status).toBe('uploaded');
@@ -285,6 +294,7 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     const result = await runUpload(t.lib, uploadId, gated, {
       ...options(blobFile),
       concurrency: 2,
+      partContentMd5: true, // and Content-MD5 on every part
       onProgress: (p) => {
         if (!outage.done && p.detail.startsWith('part ')) {
           const proxyDown = swift.stopProxy();
@@ -305,6 +315,9 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     const row = getUpload(t.lib.db, uploadId)!;
     expect(row.status).toBe('uploaded');
     expect(row.retries).toBe(result.retries);
+    for (const p of listUploadParts(t.lib.db, uploadId, BLOB_KEY)) {
+      expect(p.etag).toBe(p.md5);
+    }
     expect(await objectSha256(client, BUCKET, `outage/carol/${recordingId}/${BLOB_KEY}`)).toBe(
       sha256(blobFile),
     );
@@ -418,18 +431,69 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     expect(left.Uploads ?? []).toHaveLength(0);
   });
 
+  it('never sends stale data: an edit restages a paused upload and re-opens an uploaded one', async () => {
+    const target = swiftTarget(swift, BUCKET, 'edits');
+    const blobFile = blob('edits', 6);
+    const base = `edits/gina/${recordingId}`;
+    const steps = effectiveSteps(t.lib, getRecording(t.lib.db, recordingId).seq);
+    const label = (text: string) =>
+      applyEdit(t.lib, recordingId, { op: 'relabel', stepId: steps[0]!.id, label: text });
+    const uploadedLabel = async () =>
+      (JSON.parse(await objectText(client, BUCKET, `${base}/steps/steps.json`)) as Step[])[0]!
+        .label;
+    const first = enqueueUpload(t.lib, recordingId, { target, annotator: 'gina' });
+    const s = store(target);
+    const controller = new AbortController();
+    await runUpload(t.lib, first.uploadId, s, {
+      ...options(blobFile),
+      concurrency: 1,
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.detail.startsWith('part ')) {
+          controller.abort();
+        }
+      },
+    }).catch(() => undefined);
+    expect(getUpload(t.lib.db, first.uploadId)!.status).toBe('paused');
+    label('Edited while paused');
+    expect(enqueueUpload(t.lib, recordingId, { target, annotator: 'gina' })).toMatchObject({
+      uploadId: first.uploadId,
+      action: 'resume',
+    });
+    await runUpload(t.lib, first.uploadId, s, options(blobFile));
+    expect(await uploadedLabel()).toBe('Edited while paused');
+    expect(enqueueUpload(t.lib, recordingId, { target, annotator: 'gina' }).action).toBe(
+      'already-uploaded',
+    );
+    label('Edited after upload');
+    const again = enqueueUpload(t.lib, recordingId, { target, annotator: 'gina' });
+    expect(again).toMatchObject({ action: 'new', supersedes: first.uploadId });
+    // the new submission has no blob: the old one's leftovers go once its manifest is written
+    await runUpload(t.lib, again.uploadId, s, { ...options(blobFile), extraFiles: [] });
+    s.close();
+    expect(await uploadedLabel()).toBe('Edited after upload');
+    const manifest = parseManifest(await objectText(client, BUCKET, `${base}/manifest.json`), 'm');
+    expect([...(await listObjects(client, BUCKET, `${base}/`)).keys()].sort()).toEqual(
+      [...manifest.files.map((f) => `${base}/${f.path}`), `${base}/manifest.json`].sort(),
+    );
+    expect(manifest.files.some((f) => f.path === BLOB_KEY)).toBe(false);
+  });
+
   it('refuses to mark an upload done when the stored objects do not match', async () => {
     const target = swiftTarget(swift, BUCKET, 'mismatch');
     const blobFile = blob('mismatch', 6);
     const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'frank' });
     const inner = store(target);
     // a server that reports another size for the blob (as after a truncated write)
+    const short = <T extends { key: string; sizeBytes: number } | null>(info: T): T =>
+      info && info.key.endsWith(BLOB_KEY) ? { ...info, sizeBytes: info.sizeBytes - 1 } : info;
     const lying: ObjectStore = Object.assign(Object.create(inner) as ObjectStore, {
-      headObject: async (...args: Parameters<ObjectStore['headObject']>) => {
-        const info = await inner.headObject(...args);
-        return info && args[0].endsWith(BLOB_KEY)
-          ? { ...info, sizeBytes: info.sizeBytes - 1 }
-          : info;
+      headObject: async (...args: Parameters<ObjectStore['headObject']>) =>
+        short(await inner.headObject(...args)),
+      listObjects: async function* (...args: Parameters<ObjectStore['listObjects']>) {
+        for await (const info of inner.listObjects(...args)) {
+          yield short(info);
+        }
       },
     });
     let caught: unknown;
