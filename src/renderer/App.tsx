@@ -1,8 +1,10 @@
-// The app shell: a header and a tiny hash router (`#/` library, `#/recording/<id>`).
+// The app shell: a header and a tiny hash router (`#/` library, `#/uploads`, `#/recording/<id>`).
 import { Component, type ReactNode } from 'react';
 import { useHashRoute } from './hooks/use-hash-route';
 import { LibraryPage } from './pages/LibraryPage';
 import { RecordingPage } from './pages/RecordingPage';
+import { UploadsPage } from './pages/UploadsPage';
+import { UploadDialog } from './components/UploadDialog';
 
 class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
   override state: { error: Error | null } = { error: null };
@@ -43,10 +45,24 @@ export function App() {
           cua-annotator
         </a>
         <span className="app-bar-sub">Review</span>
+        <a
+          href="#/uploads"
+          className={`app-bar-link${route.page === 'uploads' ? ' is-active' : ''}`}
+          data-testid="nav-uploads"
+        >
+          Uploads
+        </a>
       </nav>
-      <ErrorBoundary key={route.page === 'recording' ? route.id : 'library'}>
-        {route.page === 'recording' ? <RecordingPage id={route.id} /> : <LibraryPage />}
+      <ErrorBoundary key={route.page === 'recording' ? route.id : route.page}>
+        {route.page === 'recording' ? (
+          <RecordingPage id={route.id} />
+        ) : route.page === 'uploads' ? (
+          <UploadsPage />
+        ) : (
+          <LibraryPage />
+        )}
       </ErrorBoundary>
+      <UploadDialog />
     </div>
   );
 }

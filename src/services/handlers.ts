@@ -16,6 +16,13 @@ import {
   setReviewStatus,
   updateRecordingTask,
 } from './review-service';
+import {
+  cancelUiUpload,
+  listUploads,
+  retryUpload,
+  startUploads,
+  uploadDialogDefaults,
+} from './upload/ui-service';
 
 /** A handler for every method: `(input, ctx) → output`. */
 export type ApiHandlers = {
@@ -121,4 +128,12 @@ export const handlers = {
       })),
     };
   },
+  'uploads:defaults': (_input, ctx) => settle(() => uploadDialogDefaults(ctx.lib)),
+  'uploads:enqueue': async (input, ctx) => {
+    const ids = input.ids.map((id) => exact(ctx, id));
+    return startUploads(ctx.lib, { ids, to: input.to, annotator: input.annotator }, ctx);
+  },
+  'uploads:list': (_input, ctx) => settle(() => listUploads(ctx.lib)),
+  'uploads:retry': (input, ctx) => settle(() => retryUpload(ctx.lib, input.uploadId, ctx)),
+  'uploads:cancel': (input, ctx) => cancelUiUpload(ctx.lib, input.uploadId, ctx),
 } satisfies ApiHandlers;

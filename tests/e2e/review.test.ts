@@ -173,10 +173,10 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     expect(await row.textContent()).toContain('Open the system display settings');
     expect(await row.textContent()).toContain('Draft');
     expect(await page.getByTestId('library-count').textContent()).toBe('1 recording');
-    // the Upload button is there, disabled, with a tooltip
+    // the Upload button is there, disabled until recordings are selected, with a tooltip
     expect(await page.getByTestId('upload-button').isDisabled()).toBe(true);
-    expect(await page.locator('.tooltip-wrap').first().getAttribute('title')).toMatch(
-      /not available/,
+    expect(await page.getByTestId('upload-button').getAttribute('title')).toMatch(
+      /Select recordings/,
     );
     fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'library.png') });

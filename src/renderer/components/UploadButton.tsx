@@ -1,21 +1,30 @@
-// The Upload button: present, disabled until a later issue wires uploads.
+// The Upload button: opens the upload dialog for the given recordings.
+import { useUploadsStore } from '../store/uploads';
 
-const UPLOAD_TOOLTIP = 'Upload is not available yet: it arrives with the upload queue.';
+/** Props of {@link UploadButton}. */
+export type UploadButtonProps = {
+  /** Recordings to upload, read when clicked. */
+  getIds: () => string[];
+  /** Disabled (e.g. nothing selected). */
+  disabled?: boolean;
+  /** Button text; default `Upload`. */
+  label?: string;
+  /** Tooltip. */
+  title?: string;
+};
 
-// A disabled Upload button whose tooltip says why (the wrapper carries the tooltip because
-// disabled buttons get no pointer events in some browsers).
-export function UploadButton() {
+// An Upload button that opens the upload dialog (rendered once by the app shell).
+export function UploadButton({ getIds, disabled = false, label, title }: UploadButtonProps) {
   return (
-    <span className="tooltip-wrap" title={UPLOAD_TOOLTIP} tabIndex={0} aria-label={UPLOAD_TOOLTIP}>
-      <button
-        type="button"
-        className="btn"
-        disabled
-        aria-disabled="true"
-        data-testid="upload-button"
-      >
-        <span aria-hidden="true">⇪</span> Upload
-      </button>
-    </span>
+    <button
+      type="button"
+      className="btn"
+      disabled={disabled}
+      title={title ?? 'Upload to S3-compatible storage'}
+      onClick={() => void useUploadsStore.getState().openDialog(getIds())}
+      data-testid="upload-button"
+    >
+      <span aria-hidden="true">⇪</span> {label ?? 'Upload'}
+    </button>
   );
 }

@@ -85,7 +85,12 @@ export function LibraryPage() {
           >
             Export selected…
           </button>
-          <UploadButton />
+          <UploadButton
+            label="Upload selected…"
+            disabled={selectedCount === 0}
+            title={selectedCount === 0 ? 'Select recordings to upload' : undefined}
+            getIds={() => librarySelectors.selectedIds(useLibraryStore.getState())}
+          />
         </div>
       </header>
 

@@ -240,7 +240,7 @@ export function RecordingPage({ id }: { id: string }) {
           >
             Export…
           </button>
-          <UploadButton />
+          <UploadButton getIds={() => [recording.id]} />
         </div>
       </header>
       {recording.skippedEdits.length > 0 && (

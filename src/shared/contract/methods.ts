@@ -126,6 +126,72 @@ export type RecordingQuery = {
 export const RECORDING_PAGE_DEFAULT_LIMIT = 200;
 export const RECORDING_PAGE_MAX_LIMIT = 5000;
 
+/** Lifecycle of an upload (the `uploads` table's statuses). */
+export const UPLOAD_VIEW_STATUSES = [
+  'queued',
+  'preparing',
+  'uploading',
+  'verifying',
+  'uploaded',
+  'paused',
+  'failed',
+  'cancelled',
+] as const;
+/** One of {@link UPLOAD_VIEW_STATUSES}. */
+export type UploadViewStatus = (typeof UPLOAD_VIEW_STATUSES)[number];
+
+/** An upload as the uploads view lists it. */
+export type UploadViewDto = {
+  uploadId: number;
+  recordingId: string;
+  task: string;
+  /** `s3://bucket/prefix` of the target. */
+  target: string;
+  /** Endpoint URL (null = AWS). */
+  endpoint: string | null;
+  annotator: string;
+  /** `s3://bucket/<prefix>/<annotator>/<recording-id>/`. */
+  location: string;
+  status: UploadViewStatus;
+  /** Bytes acknowledged by the server / all bytes of the submission. */
+  bytesDone: number;
+  bytesTotal: number;
+  objectsVerified: number;
+  objectsTotal: number;
+  error: string | null;
+  partRequests: number;
+  retries: number;
+  /** Epoch ms. */
+  createdAtMs: number;
+  updatedAtMs: number;
+  submittedAtMs: number | null;
+};
+
+/** Phases of an `uploads:progress` event. */
+export const UPLOAD_PHASES = [
+  'preparing',
+  'uploading',
+  'verifying',
+  'manifest',
+  'uploaded',
+  'paused',
+  'failed',
+] as const;
+
+/** The `uploads:progress` payload. */
+export type UploadProgressDto = {
+  uploadId: number;
+  recordingId: string;
+  phase: (typeof UPLOAD_PHASES)[number];
+  /** Bytes acknowledged by the server so far / all bytes. */
+  bytesDone: number;
+  bytesTotal: number;
+  objectsDone: number;
+  objectsTotal: number;
+  /** What just happened, e.g. `part 3/12 video/x.mp4`. */
+  detail: string;
+};
+
 /** The request/response map of every method. */
 export type ApiMethods = {
   'recordings:list': {
@@ -171,6 +237,26 @@ export type ApiMethods = {
       recordings: { id: string; episodeId: string; outputs: string[]; warnings: string[] }[];
     };
   };
+  /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */
+  'uploads:defaults': {
+    input: Record<string, never>;
+    output: { to: string | null; endpoint: string | null; annotator: string | null };
+  };
+  /** Queues recordings for upload and starts them in the background (progress by event). */
+  'uploads:enqueue': {
+    input: {
+      ids: string[];
+      /** `s3://bucket/prefix`; default: the saved target. */
+      to?: string;
+      /** Annotator folder; default: the saved annotator. */
+      annotator?: string;
+    };
+    output: UploadViewDto[];
+  };
+  'uploads:list': { input: Record<string, never>; output: UploadViewDto[] };
+  /** Runs an unfinished (failed, paused, queued) upload again in the background. */
+  'uploads:retry': { input: { uploadId: number }; output: UploadViewDto };
+  'uploads:cancel': { input: { uploadId: number }; output: UploadViewDto };
 };
 
 /** Runtime allow-list of methods (the preload and the HTTP server accept exactly these). */
@@ -187,6 +273,11 @@ export const API_METHODS = [
   'keyframes:compute',
   'axtree:get',
   'exports:run',
+  'uploads:defaults',
+  'uploads:enqueue',
+  'uploads:list',
+  'uploads:retry',
+  'uploads:cancel',
 ] as const satisfies readonly (keyof ApiMethods)[];
 
 /** A method name. */
@@ -196,12 +287,14 @@ export type ApiMethod = keyof ApiMethods;
 export type ApiEvents = {
   'exports:progress': { done: number; total: number; recordingId: string; phase: string };
   'recordings:changed': { id: string };
+  'uploads:progress': UploadProgressDto;
 };
 
 /** Runtime allow-list of events. */
 export const API_EVENTS = [
   'exports:progress',
   'recordings:changed',
+  'uploads:progress',
 ] as const satisfies readonly (keyof ApiEvents)[];
 
 /** An event name. */

@@ -6,7 +6,7 @@ import { ACTION_NAMES, RECORDING_STATUSES, REVIEW_STATUSES } from '../domain';
 import type { ActionCall, ActionName, PyValue } from '../domain';
 import { EDIT_OPS, STEP_MARKS } from './edits';
 import type { StepEdit } from './edits';
-import { API_EVENTS, API_METHODS, RECORDING_PAGE_MAX_LIMIT } from './methods';
+import { API_EVENTS, API_METHODS, RECORDING_PAGE_MAX_LIMIT, UPLOAD_PHASES } from './methods';
 import type {
   ApiEvent,
   ApiEvents,
@@ -39,6 +39,8 @@ const MAX_TEXT_LENGTH = 100_000;
 const MAX_CALLS = 100;
 /** Most recordings in one export run. */
 const MAX_EXPORT_IDS = 10_000;
+/** Most recordings in one upload request. */
+const MAX_UPLOAD_IDS = 10_000;
 
 class Invalid extends Error {
   constructor(
@@ -460,6 +462,13 @@ function idOnly(v: unknown): { id: string } {
   return { id: id(required(o, 'id', ''), 'id') };
 }
 
+function uploadIdOnly(v: unknown): { uploadId: number } {
+  const o = object(v, '', ['uploadId']);
+  return {
+    uploadId: integer(required(o, 'uploadId', ''), 'uploadId', 1, Number.MAX_SAFE_INTEGER),
+  };
+}
+
 function recordingQuery(v: unknown): RecordingQuery {
   const o = object(v ?? {}, '', [
     'search',
@@ -601,6 +610,37 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
       outDir: absolutePath(required(o, 'outDir', ''), 'outDir'),
     };
   },
+  'uploads:defaults': (v) => {
+    object(v, '', []);
+    return {};
+  },
+  'uploads:enqueue': (v) => {
+    const o = object(v, '', ['ids', 'to', 'annotator']);
+    const ids = required(o, 'ids', '');
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_UPLOAD_IDS) {
+      return fail(
+        'ids',
+        `must be a list of 1 to ${MAX_UPLOAD_IDS} recording ids, got ${show(ids)}`,
+      );
+    }
+    const out: Input<'uploads:enqueue'> = { ids: ids.map((x, i) => id(x, join('ids', i))) };
+    if (has(o, 'to')) {
+      out.to = text(o.to, 'to', { min: 1, max: 1024 });
+      if (!out.to.startsWith('s3://')) {
+        return fail('to', `must be an s3://bucket/prefix URL, got ${show(o.to)}`);
+      }
+    }
+    if (has(o, 'annotator')) {
+      out.annotator = text(o.annotator, 'annotator', { min: 1, max: 64 });
+    }
+    return out;
+  },
+  'uploads:list': (v) => {
+    object(v, '', []);
+    return {};
+  },
+  'uploads:retry': uploadIdOnly,
+  'uploads:cancel': uploadIdOnly,
 };
 
 /** The payload validator of every method. */
@@ -629,6 +669,30 @@ const EVENT_CHECKS: { [E in ApiEvent]: (payload: unknown) => ApiEvents[E] } = {
     };
   },
   'recordings:changed': idOnly,
+  'uploads:progress': (v) => {
+    const o = object(v, '', [
+      'uploadId',
+      'recordingId',
+      'phase',
+      'bytesDone',
+      'bytesTotal',
+      'objectsDone',
+      'objectsTotal',
+      'detail',
+    ]);
+    const count = (key: string): number =>
+      integer(required(o, key, ''), key, 0, Number.MAX_SAFE_INTEGER);
+    return {
+      uploadId: integer(required(o, 'uploadId', ''), 'uploadId', 1, Number.MAX_SAFE_INTEGER),
+      recordingId: id(required(o, 'recordingId', ''), 'recordingId'),
+      phase: oneOf(required(o, 'phase', ''), 'phase', UPLOAD_PHASES),
+      bytesDone: count('bytesDone'),
+      bytesTotal: count('bytesTotal'),
+      objectsDone: count('objectsDone'),
+      objectsTotal: count('objectsTotal'),
+      detail: text(required(o, 'detail', ''), 'detail', { max: 2000 }),
+    };
+  },
 };
 
 /** The payload validator of every event. */
