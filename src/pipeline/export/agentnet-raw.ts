@@ -61,6 +61,18 @@ export function buildAgentNetRawFolder(input: AgentNetRawInput): AgentNetRawFold
     const id = pair.complete.id;
     nextId = (typeof id === 'number' ? id : nextId) + 1;
   }
+  // Imported rows keep their ids (gaps allowed); when edits mixed rebuilt rows in and the ids
+  // no longer strictly increase, every row is renumbered 0..n-1 in both files (spec §13.5).
+  const ids = complete.map((c) => c.id);
+  const isIncreasing = ids.every(
+    (id, i) => typeof id === 'number' && (i === 0 || id > (ids[i - 1] as number)),
+  );
+  if (!isIncreasing) {
+    complete.forEach((c, i) => {
+      complete[i] = { ...c, id: i };
+      vis[i] = { ...vis[i], id: i };
+    });
+  }
   const metadata = { ...input.metadata, x_recorder: input.provenance };
   const files = new Map<string, string>([
     [

@@ -168,3 +168,41 @@ describe('dataset goldens of the fixture', () => {
     expect(rec.alignment_score).toBeNull();
   });
 });
+
+describe('AgentNet row ids after edits', () => {
+  it('renumbers every row when rebuilt rows would repeat an imported id', async () => {
+    const b = await readAgentNetFolder(FIXTURE_DIR);
+    const steps = stepsFromAgentNetRows(b.reduced, { width: 1366, height: 768 });
+    // an edited copy of step 5 inserted after it: rebuilt rows are numbered from the previous id
+    const extra = {
+      ...steps[5]!,
+      id: 'edit:1',
+      extra: {},
+      description: 'Single left Click',
+      kind: 'click' as const,
+    };
+    steps.splice(6, 0, extra);
+    const { files } = buildAgentNetRawFolder({
+      task: b.task,
+      metadata: b.metadata.raw,
+      provenance: {},
+      videoStartS: b.metadata.videoStartS,
+      events: b.events,
+      steps,
+      a11y: [],
+      elements: [],
+      topWindows: [],
+    });
+    const ids = (name: string) =>
+      files
+        .get(name)!
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id as number);
+    expect(ids('reduced_events_complete.jsonl')).toEqual([...Array(15).keys()]);
+    expect(ids('reduced_events_vis.jsonl')).toEqual([...Array(15).keys()]);
+    // the steps' own imported rows are not mutated
+    expect((steps[6]!.extra as { agentnet?: unknown }).agentnet).toBeUndefined();
+    expect((steps[7]!.extra.agentnet as { complete: { id: number } }).complete.id).toBe(6);
+  });
+});
