@@ -1,5 +1,6 @@
 // Export dialog: pick a Pipeline format and a folder, run `exports:run`, follow its progress.
 import { useEffect, useRef } from 'react';
+import { Modal } from './Modal';
 import { useApiEvent } from '../hooks/use-api-event';
 import {
   EXPORT_FORMAT_LABELS,
@@ -37,133 +38,108 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
   };
 
   return (
-    <div
-      className="modal-backdrop"
-      onMouseDown={(e) => {
-        if (e.target === e.currentTarget) {
-          close();
-        }
-      }}
+    <Modal
+      titleId="export-title"
+      title={
+        <>
+          Export {s.ids.length.toLocaleString()} recording{s.ids.length === 1 ? '' : 's'}
+        </>
+      }
+      testId="export-dialog"
+      isBusy={isRunning}
+      onClose={close}
     >
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="export-title"
-        data-testid="export-dialog"
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation();
-            close();
-          }
+      <form
+        className="modal-body"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void s.run();
         }}
       >
-        <header className="modal-head">
-          <h2 id="export-title">
-            Export {s.ids.length.toLocaleString()} recording{s.ids.length === 1 ? '' : 's'}
-          </h2>
-          <button
-            type="button"
-            className="btn btn-ghost"
-            onClick={close}
+        <fieldset className="format-list" disabled={isRunning}>
+          <legend>Format</legend>
+          {FORMATS.map((f) => (
+            <label key={f} className={`format-option${s.format === f ? ' is-checked' : ''}`}>
+              <input
+                type="radio"
+                name="format"
+                value={f}
+                checked={s.format === f}
+                onChange={() => s.setFormat(f)}
+              />
+              <span>
+                <strong>{f}</strong>
+                <small>{EXPORT_FORMAT_LABELS[f]}</small>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <label className="field">
+          <span className="field-label">Output folder (on the machine running the service)</span>
+          <input
+            ref={firstFieldRef}
+            type="text"
+            className="input mono"
+            placeholder="/home/me/exports/batch-01"
+            value={s.outDir}
             disabled={isRunning}
-            aria-label="Close"
-          >
-            ✕
-          </button>
-        </header>
-        <form
-          className="modal-body"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void s.run();
-          }}
-        >
-          <fieldset className="format-list" disabled={isRunning}>
-            <legend>Format</legend>
-            {FORMATS.map((f) => (
-              <label key={f} className={`format-option${s.format === f ? ' is-checked' : ''}`}>
-                <input
-                  type="radio"
-                  name="format"
-                  value={f}
-                  checked={s.format === f}
-                  onChange={() => s.setFormat(f)}
-                />
-                <span>
-                  <strong>{f}</strong>
-                  <small>{EXPORT_FORMAT_LABELS[f]}</small>
-                </span>
-              </label>
-            ))}
-          </fieldset>
-          <label className="field">
-            <span className="field-label">Output folder (on the machine running the service)</span>
-            <input
-              ref={firstFieldRef}
-              type="text"
-              className="input mono"
-              placeholder="/home/me/exports/batch-01"
-              value={s.outDir}
-              disabled={isRunning}
-              onChange={(e) => s.setOutDir(e.target.value)}
-              data-testid="export-outdir"
-            />
-          </label>
-          {(isRunning || s.status === 'done') && (
-            <div className="progress-block" data-testid="export-progress">
-              <div
-                className={`progress${fraction === null ? ' is-indeterminate' : ''}`}
-                role="progressbar"
-                aria-valuemin={0}
-                aria-valuemax={100}
-                aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
-              >
-                <div
-                  className="progress-bar"
-                  style={{ width: `${Math.round((fraction ?? 0.3) * 100)}%` }}
-                />
-              </div>
-              <div className="progress-text">
-                {s.status === 'done'
-                  ? 'Export finished'
-                  : `${s.progress?.phase ?? 'starting'} · ${s.progress?.done ?? 0} of ${s.progress?.total ?? s.ids.length}`}
-              </div>
-            </div>
-          )}
-          {s.status === 'done' && s.result && (
-            <div className="notice notice-good" data-testid="export-done">
-              Wrote {exportSelectors.outputCount(s)} file
-              {exportSelectors.outputCount(s) === 1 ? '' : 's'} to <code>{s.result.outDir}</code>
-              {warnings.length > 0 && (
-                <ul className="warnings">
-                  {warnings.slice(0, 20).map((w, i) => (
-                    <li key={i}>{w}</li>
-                  ))}
-                </ul>
-              )}
-            </div>
-          )}
-          {s.status === 'error' && (
-            <div className="notice notice-bad" role="alert" data-testid="export-error">
-              {s.error}
-            </div>
-          )}
-          <footer className="modal-foot">
-            <button type="button" className="btn" onClick={close} disabled={isRunning}>
-              {s.status === 'done' ? 'Close' : 'Cancel'}
-            </button>
-            <button
-              type="submit"
-              className="btn btn-primary"
-              disabled={!canStart}
-              data-testid="export-start"
+            onChange={(e) => s.setOutDir(e.target.value)}
+            data-testid="export-outdir"
+          />
+        </label>
+        {(isRunning || s.status === 'done') && (
+          <div className="progress-block" data-testid="export-progress">
+            <div
+              className={`progress${fraction === null ? ' is-indeterminate' : ''}`}
+              role="progressbar"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
             >
-              {isRunning ? 'Exporting…' : s.status === 'done' ? 'Export again' : 'Export'}
-            </button>
-          </footer>
-        </form>
-      </div>
-    </div>
+              <div
+                className="progress-bar"
+                style={{ width: `${Math.round((fraction ?? 0.3) * 100)}%` }}
+              />
+            </div>
+            <div className="progress-text">
+              {s.status === 'done'
+                ? 'Export finished'
+                : `${s.progress?.phase ?? 'starting'} · ${s.progress?.done ?? 0} of ${s.progress?.total ?? s.ids.length}`}
+            </div>
+          </div>
+        )}
+        {s.status === 'done' && s.result && (
+          <div className="notice notice-good" data-testid="export-done">
+            Wrote {exportSelectors.outputCount(s)} file
+            {exportSelectors.outputCount(s) === 1 ? '' : 's'} to <code>{s.result.outDir}</code>
+            {warnings.length > 0 && (
+              <ul className="warnings">
+                {warnings.slice(0, 20).map((w, i) => (
+                  <li key={i}>{w}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+        {s.status === 'error' && (
+          <div className="notice notice-bad" role="alert" data-testid="export-error">
+            {s.error}
+          </div>
+        )}
+        <footer className="modal-foot">
+          <button type="button" className="btn" onClick={close} disabled={isRunning}>
+            {s.status === 'done' ? 'Close' : 'Cancel'}
+          </button>
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={!canStart}
+            data-testid="export-start"
+          >
+            {isRunning ? 'Exporting…' : s.status === 'done' ? 'Export again' : 'Export'}
+          </button>
+        </footer>
+      </form>
+    </Modal>
   );
 }

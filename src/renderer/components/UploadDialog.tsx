@@ -1,6 +1,7 @@
 // Upload dialog: the target (`s3://bucket/prefix`, prefilled from the saved settings) and the
 // annotator; starts `uploads:enqueue`, after which the uploads run in the background.
 import { useEffect, useRef } from 'react';
+import { Modal } from './Modal';
 import { uploadsSelectors, useUploadsStore } from '../store/uploads';
 
 // The modal upload dialog (shown while the uploads store's dialog is open).
@@ -27,109 +28,84 @@ export function UploadDialog() {
   };
 
   return (
-    <div
-      className="modal-backdrop"
-      onMouseDown={(e) => {
-        if (e.target === e.currentTarget) {
-          close();
-        }
-      }}
+    <Modal
+      titleId="upload-title"
+      title={
+        <>
+          Upload {d.ids.length.toLocaleString()} recording{d.ids.length === 1 ? '' : 's'}
+        </>
+      }
+      testId="upload-dialog"
+      isBusy={isStarting}
+      onClose={close}
     >
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="upload-title"
-        data-testid="upload-dialog"
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation();
-            close();
-          }
+      <form
+        className="modal-body"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void s.start();
         }}
       >
-        <header className="modal-head">
-          <h2 id="upload-title">
-            Upload {d.ids.length.toLocaleString()} recording{d.ids.length === 1 ? '' : 's'}
-          </h2>
-          <button
-            type="button"
-            className="btn btn-ghost"
-            onClick={close}
-            disabled={isStarting}
-            aria-label="Close"
-          >
-            ✕
-          </button>
-        </header>
-        <form
-          className="modal-body"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void s.start();
-          }}
-        >
-          <label className="field">
-            <span className="field-label">Target (s3://bucket/prefix)</span>
-            <input
-              ref={firstFieldRef}
-              type="text"
-              className="input mono"
-              placeholder="s3://bucket/prefix"
-              value={d.to}
-              disabled={isStarting || d.status === 'started'}
-              onChange={(e) => s.setTarget(e.target.value)}
-              data-testid="upload-target"
-            />
-          </label>
-          {d.endpoint && (
-            <p className="muted">
-              Endpoint: <code>{d.endpoint}</code>
-            </p>
-          )}
-          <label className="field">
-            <span className="field-label">Annotator</span>
-            <input
-              type="text"
-              className="input mono"
-              placeholder="annotator-id"
-              value={d.annotator}
-              disabled={isStarting || d.status === 'started'}
-              onChange={(e) => s.setAnnotator(e.target.value)}
-              data-testid="upload-annotator"
-            />
-          </label>
+        <label className="field">
+          <span className="field-label">Target (s3://bucket/prefix)</span>
+          <input
+            ref={firstFieldRef}
+            type="text"
+            className="input mono"
+            placeholder="s3://bucket/prefix"
+            value={d.to}
+            disabled={isStarting || d.status === 'started'}
+            onChange={(e) => s.setTarget(e.target.value)}
+            data-testid="upload-target"
+          />
+        </label>
+        {d.endpoint && (
           <p className="muted">
-            Credentials come from the service&apos;s AWS environment (AWS_ACCESS_KEY_ID /
-            AWS_SECRET_ACCESS_KEY or AWS_PROFILE).
+            Endpoint: <code>{d.endpoint}</code>
           </p>
-          {d.error && (
-            <div className="notice notice-bad" role="alert" data-testid="upload-error">
-              {d.error}
-            </div>
-          )}
-          {d.status === 'started' && (
-            <div className="notice notice-good" data-testid="upload-started">
-              Upload started. Follow it on the <a href="#/uploads">Uploads</a> page.
-            </div>
-          )}
-          <footer className="modal-foot">
-            <button type="button" className="btn" onClick={close} disabled={isStarting}>
-              {d.status === 'started' ? 'Close' : 'Cancel'}
+        )}
+        <label className="field">
+          <span className="field-label">Annotator</span>
+          <input
+            type="text"
+            className="input mono"
+            placeholder="annotator-id"
+            value={d.annotator}
+            disabled={isStarting || d.status === 'started'}
+            onChange={(e) => s.setAnnotator(e.target.value)}
+            data-testid="upload-annotator"
+          />
+        </label>
+        <p className="muted">
+          Credentials come from the service&apos;s AWS environment (AWS_ACCESS_KEY_ID /
+          AWS_SECRET_ACCESS_KEY or AWS_PROFILE).
+        </p>
+        {d.error && (
+          <div className="notice notice-bad" role="alert" data-testid="upload-error">
+            {d.error}
+          </div>
+        )}
+        {d.status === 'started' && (
+          <div className="notice notice-good" data-testid="upload-started">
+            Upload started. Follow it on the <a href="#/uploads">Uploads</a> page.
+          </div>
+        )}
+        <footer className="modal-foot">
+          <button type="button" className="btn" onClick={close} disabled={isStarting}>
+            {d.status === 'started' ? 'Close' : 'Cancel'}
+          </button>
+          {d.status !== 'started' && (
+            <button
+              type="submit"
+              className="btn btn-primary"
+              disabled={!canStart}
+              data-testid="upload-start"
+            >
+              {isStarting ? 'Starting…' : 'Upload'}
             </button>
-            {d.status !== 'started' && (
-              <button
-                type="submit"
-                className="btn btn-primary"
-                disabled={!canStart}
-                data-testid="upload-start"
-              >
-                {isStarting ? 'Starting…' : 'Upload'}
-              </button>
-            )}
-          </footer>
-        </form>
-      </div>
-    </div>
+          )}
+        </footer>
+      </form>
+    </Modal>
   );
 }

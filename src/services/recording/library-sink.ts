@@ -1,7 +1,7 @@
 // The recorder's sink on top of the library: every batch is committed in its own transaction,
 // so a killed recorder loses at most the batch in flight (≤ 100 ms of input).
 import path from 'node:path';
-import type { AxElementRecord, AxSnapshot } from '../../axtree/model';
+import { countNodes, type AxElementRecord, type AxSnapshot } from '../../axtree/model';
 import type { InputEvent } from '../../recorder/input/normalize-input-event';
 import type { RecordingSink, SessionMark, VideoSegment } from '../../recorder/session';
 import type { ActiveWindowEntry } from '../../recorder/windows/active-window';
@@ -14,16 +14,6 @@ import {
   updateRecording,
 } from '../../store';
 import type { Library } from '../library/library';
-
-function countNodes(node: { children?: unknown[] } | null): number {
-  if (!node) {
-    return 0;
-  }
-  return (
-    1 +
-    (node.children ?? []).reduce<number>((n, c) => n + countNodes(c as { children?: unknown[] }), 0)
-  );
-}
 
 /** A sink writing one recording's streams into the library. */
 export class LibrarySink implements RecordingSink {
