@@ -5,19 +5,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths';
+import { launchChromium } from './chromium';
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const RENDERER_DIR = path.join(REPO_ROOT, 'out', 'renderer');
 const ORIGIN = 'http://renderer.test';
 const COUNT = 10_000;
@@ -85,11 +77,7 @@ describe('library page at 10,000 recordings (Chromium, IPC transport, fake windo
         );
       });
     }
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // the built files, served without any server
     await page.route(`${ORIGIN}/**`, async (route) => {
