@@ -57,7 +57,17 @@ export type FrameDecoderOptions = {
   width: number;
   /** Video height in px. */
   height: number;
-  /** Called once per decoded frame, in ascending index order; awaited before the next frame. */
+  /** Start at a keyframe instead of frame 0: ffmpeg seeks there (input seek) and frames are
+   * picked by their exact timestamps, so indices stay those of the whole video (§2). */
+  seek?: FrameSeek;
+  /** Decoder threads for ffmpeg (`-threads`); default: ffmpeg's choice. Use 1 when several
+   * decodes run at once: frame threading then only adds overhead. */
+  decoderThreads?: number;
+  /** Where frame buffers come from (default: a new buffer per frame). With a pool, a frame
+   * buffer belongs to the callback until it gives it back with `pool.release`. */
+  pool?: FrameBufferPool;
+  /** Called once per decoded frame, in ascending index order (descending with seek.reverse);
+   * awaited before the next frame. */
   onFrame: (frame: DecodedFrame) => FrameCallbackResult | Promise<FrameCallbackResult>;
   /** Aborts decoding: ffmpeg is killed and `done` rejects with code ABORTED. */
   signal?: AbortSignal;
@@ -68,6 +78,44 @@ export type FrameDecoderOptions = {
   /** Debug logger (`pipeline:frames`): spawn arguments, readiness, kills and the exit status. */
   log?: (message: string) => void;
 };
+
+/** Where a decode starts and how frame indices map to timestamps (see frame-timeline.ts). */
+export type FrameSeek = {
+  /** `-ss` value in seconds on the file's own timestamps (`-seek_timestamp 1`): a keyframe's
+   * pts, rounded up to the microsecond. Every requested frame lies at or after that keyframe. */
+  seconds: string;
+  /** pts (stream time base) of frame n. */
+  ptsOf: (frame: number) => number;
+  /** Deliver the frames in descending index order: ffmpeg reads the input only up to
+   * `stopSeconds` (file timestamps, just past the last requested frame), keeps the selected
+   * frames (still undecoded to RGB) and converts them last first, so a consumer that stops early
+   * spares the conversion of the rest. */
+  reverse?: { stopSeconds: string | null };
+};
+
+/** Reusable frame buffers (all of one size), to spare the allocator and the garbage collector. */
+export class FrameBufferPool {
+  private readonly free: Buffer[] = [];
+
+  constructor(
+    /** Bytes per buffer (width · height · 3). */
+    readonly frameBytes: number,
+    /** Free buffers kept for reuse at most. */
+    private readonly maxFree = 8,
+  ) {}
+
+  /** A buffer of frameBytes bytes (contents undefined). */
+  acquire(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafe(this.frameBytes);
+  }
+
+  /** Gives a buffer back; the caller must not use it afterwards. */
+  release(buffer: Buffer): void {
+    if (buffer.length === this.frameBytes && this.free.length < this.maxFree) {
+      this.free.push(buffer);
+    }
+  }
+}
 
 /** Outcome of a finished decode. */
 export type FrameDecodeResult = {
@@ -91,11 +139,22 @@ export type FrameDecoderArgsOptions = {
   filterScriptPath: string;
   /** Number of frames selected; ffmpeg stops after emitting that many. */
   frameCount: number;
+  /** Input seek in seconds (file timestamps); the filter then selects by pts. */
+  seekSeconds?: string;
+  /** With a seek: stop reading the input here and emit the selected frames in reverse order. */
+  reverseStopSeconds?: string;
+  /** `-threads` of the decoder; absent: ffmpeg's default. */
+  decoderThreads?: number;
 };
 
-// Builds the select expression matching exactly `frames` (ascending, unique), as a balanced
-// if/lt tree over runs, so that thousands of indices cost O(log n) per decoded frame.
-export function buildSelectExpression(frames: readonly number[]): string {
+// Builds the select expression matching exactly `frames` (ascending, unique) on the variable
+// `n` (frame index) or `pts`, as a balanced if/lt tree over runs, so that thousands of values
+// cost O(log n) per decoded frame.
+export function buildSelectExpression(
+  frames: readonly number[],
+  variable: 'n' | 'pts' = 'n',
+): string {
+  const v = variable;
   const runs: { first: number; last: number }[] = [];
   for (const frame of frames) {
     const run = runs.at(-1);
@@ -111,19 +170,30 @@ export function buildSelectExpression(frames: readonly number[]): string {
   const build = (from: number, to: number): string => {
     if (from === to) {
       const run = runs[from] as { first: number; last: number };
-      return run.first === run.last ? `eq(n,${run.first})` : `between(n,${run.first},${run.last})`;
+      return run.first === run.last
+        ? `eq(${v},${run.first})`
+        : `between(${v},${run.first},${run.last})`;
     }
     const middle = Math.ceil((from + to) / 2);
     const pivot = (runs[middle] as { first: number }).first;
-    return `if(lt(n,${pivot}),${build(from, middle - 1)},${build(middle, to)})`;
+    return `if(lt(${v},${pivot}),${build(from, middle - 1)},${build(middle, to)})`;
   };
   return build(0, runs.length - 1);
 }
 
-// The filtergraph of a decode: select the frames, then OpenCV's BT.601/bicubic conversion (§3).
-export function buildFrameFilterScript(frames: readonly number[]): string {
-  // single quotes keep the expression's commas away from the filtergraph parser
-  return `select='${buildSelectExpression(frames)}',${OPENCV_SCALE_FILTER}`;
+// The filtergraph of a decode: select the frames (by index, or by pts when `ptsOf` is given, for
+// decodes that start at a seek), then OpenCV's BT.601/bicubic conversion (§3).
+export function buildFrameFilterScript(
+  frames: readonly number[],
+  ptsOf?: (frame: number) => number,
+  isReversed = false,
+): string {
+  const expression = ptsOf
+    ? buildSelectExpression(frames.map(ptsOf), 'pts')
+    : buildSelectExpression(frames);
+  // single quotes keep the expression's commas away from the filtergraph parser; `reverse`
+  // buffers the selected frames before the (costly) RGB conversion
+  return `select='${expression}',${isReversed ? 'reverse,' : ''}${OPENCV_SCALE_FILTER}`;
 }
 
 // The ffmpeg argument list of a decode (the filtergraph comes from a script file so that
@@ -134,6 +204,15 @@ export function buildFrameDecoderArgs(options: FrameDecoderArgsOptions): string[
     ...['-hide_banner', '-nostdin', '-nostats'],
     // info level prints "Stream mapping:" once the input is open: our readiness signal
     ...['-loglevel', 'info'],
+    // a seek starts at a keyframe (no accurate-seek trimming) and keeps the file's timestamps,
+    // so that the filter can select frames by their pts
+    ...(options.seekSeconds === undefined
+      ? []
+      : [
+          ...['-seek_timestamp', '1', '-noaccurate_seek', '-ss', options.seekSeconds, '-copyts'],
+          ...(options.reverseStopSeconds === undefined ? [] : ['-to', options.reverseStopSeconds]),
+        ]),
+    ...(options.decoderThreads === undefined ? [] : ['-threads', String(options.decoderThreads)]),
     ...['-i', options.videoPath],
     // the first video stream only: audio is neither demuxed into a decoder nor converted
     ...['-map', '0:v:0'],
@@ -206,6 +285,12 @@ export class FrameDecoder {
     this.options = options;
     this.frames = normalizeFrames(options.frames);
     this.frameBytes = width * height * 3;
+    if (options.pool !== undefined && options.pool.frameBytes !== this.frameBytes) {
+      throw new RangeError(
+        `FrameDecoder: the buffer pool holds ${options.pool.frameBytes}-byte buffers, frames ` +
+          `of ${width}×${height} need ${this.frameBytes}`,
+      );
+    }
     this.donePromise = new Promise<FrameDecodeResult>((resolve, reject) => {
       this.resolveDone = resolve;
       this.rejectDone = reject;
@@ -261,7 +346,15 @@ export class FrameDecoder {
       this.readyWaiter = { resolve, reject };
     });
     try {
-      await writeFile(scriptPath, buildFrameFilterScript(this.frames), 'utf8');
+      await writeFile(
+        scriptPath,
+        buildFrameFilterScript(
+          this.frames,
+          this.options.seek?.ptsOf,
+          this.options.seek?.reverse !== undefined,
+        ),
+        'utf8',
+      );
     } catch (error) {
       await rm(scriptDir, { recursive: true, force: true });
       this.finishWithError(error);
@@ -304,6 +397,9 @@ export class FrameDecoder {
       videoPath,
       filterScriptPath: scriptPath,
       frameCount: this.frames.length,
+      seekSeconds: this.options.seek?.seconds,
+      reverseStopSeconds: this.options.seek?.reverse?.stopSeconds ?? undefined,
+      decoderThreads: this.options.decoderThreads,
     });
     this.startedAt = performance.now();
     this.log(`spawn ${ffmpeg.path} ${args.join(' ')} (${this.frames.length} frames)`);
@@ -386,7 +482,7 @@ export class FrameDecoder {
         this.markReady();
         let offset = 0;
         while (offset < chunk.length) {
-          current ??= Buffer.allocUnsafe(this.frameBytes);
+          current ??= this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes);
           const count = Math.min(this.frameBytes - filled, chunk.length - offset);
           chunk.copy(current, filled, offset, offset + count);
           filled += count;
@@ -415,7 +511,10 @@ export class FrameDecoder {
       return true;
     }
     const ordinal = this.decodedCount;
-    const index = this.frames[ordinal];
+    const index =
+      this.options.seek?.reverse === undefined
+        ? this.frames[ordinal]
+        : this.frames[this.frames.length - 1 - ordinal];
     if (index === undefined) {
       this.failure = new AppError(
         'FFMPEG_FAILED',
@@ -565,7 +664,11 @@ export class FrameDecoder {
       );
       return;
     }
-    this.finishWithResult({ missingFrames: this.frames.slice(this.decodedCount), durationMs });
+    const missingFrames =
+      this.options.seek?.reverse === undefined
+        ? this.frames.slice(this.decodedCount)
+        : this.frames.slice(0, this.frames.length - this.decodedCount);
+    this.finishWithResult({ missingFrames, durationMs });
   }
 
   private finishWithResult(result: { missingFrames: number[]; durationMs: number }): void {

@@ -1,7 +1,21 @@
-// Keyframe extraction for one episode: plan (pure), pass 1 = reference frames (gray only),
-// pass 2 = probe and candidate frames in index order (gray compared on the fly, RGB kept only
-// for frames that can still be chosen), then resolve (spec: keyframes.md §6). Two sequential
-// ffmpeg decodes instead of one seek per probe; memory stays O(steps) frames.
+// Keyframe extraction for one episode (spec: keyframes.md §6), decoding each needed frame once.
+//
+// 1. Plan (pure): every search's probes, candidates and reference frame.
+// 2. Timeline: one ffprobe packet listing gives every frame's pts and the keyframes, so a decode
+//    can seek to the keyframe before a step's frames and skip the rest of the video; frames are
+//    still picked by their index n (selected by exact pts). Without ffprobe, or when the listing
+//    cannot be trusted, everything is one decode from frame 0.
+// 3. Segments: the frames of each search (or fixed frame) form a unit; units whose keyframes are
+//    close merge into one decode segment. Segments run in parallel (one ffmpeg each), in frame
+//    order inside a segment; a segment stops as soon as none of its units needs another frame.
+// 4. Each backward search sees its reference frame (hi) last, so it keeps the RGB of its probes
+//    and candidates until the reference arrives, then walks the probes from hi down exactly as
+//    the reference does (gray computed only for the probes the walk reaches) and keeps only the
+//    chosen frame. A search whose frames would not fit the memory budget has its reference decoded
+//    first (a small extra decode) and compares on the fly instead. Forward searches (terminate)
+//    see their reference first and never buffer.
+// 5. Resolve (pure) with the recorded verdicts.
+import os from 'node:os';
 import { isAppError } from '../../shared/errors';
 import { grayFramesDiffer, rgbToGray } from '../keyframes/gray';
 import { planKeyframes } from '../keyframes/plan';
@@ -13,8 +27,21 @@ import type {
   ResolvedKeyframe,
   ResolvedKeyframes,
 } from '../keyframes/resolve';
-import { decodeFrames } from './frame-decoder';
-import type { DecodedFrame, FrameCallbackResult } from './frame-decoder';
+import { FrameBufferPool, decodeFrames } from './frame-decoder';
+import type { FrameSeek } from './frame-decoder';
+import {
+  keyframeAtOrBefore,
+  readFrameTimeline,
+  seekSecondsOf,
+  stopSecondsAfter,
+} from './frame-timeline';
+import type { FrameTimeline } from './frame-timeline';
+
+/** Default memory the buffering searches may hold at once, in bytes. */
+export const DEFAULT_KEYFRAME_BUFFER_BYTES = 256 * 1024 * 1024;
+/** A new decode segment starts only when the next keyframe lies this many frames past the end
+ * of the current one: decoding a short gap is cheaper than starting another ffmpeg. */
+export const SEGMENT_MERGE_GAP_FRAMES = 60;
 
 /** Options of {@link extractKeyframes}. */
 export type ExtractKeyframesOptions = {
@@ -22,6 +49,8 @@ export type ExtractKeyframesOptions = {
   videoPath: string;
   /** ffmpeg executable (resolved by the caller, e.g. with the recorder's resolveFfmpeg). */
   ffmpegPath: string;
+  /** ffprobe executable for the frame timeline (seeking); null or absent: decode from frame 0. */
+  ffprobePath?: string | null;
   /** `video_start_timestamp`: absolute clock s of frame 0. */
   videoStartS: number;
   /** Frame rate of the video (constant), e.g. 30. */
@@ -34,31 +63,42 @@ export type ExtractKeyframesOptions = {
   height: number;
   /** The steps in output order. */
   steps: readonly KeyframeStepInput[];
-  /** Aborts both decodes (rejects with ABORTED). */
+  /** Aborts every decode (rejects with ABORTED). */
   signal?: AbortSignal;
+  /** Decodes running at once; default min(2, available CPUs). */
+  concurrency?: number;
+  /** Memory budget of buffered frames, bytes; default {@link DEFAULT_KEYFRAME_BUFFER_BYTES}. */
+  bufferBytes?: number;
 };
 
 /** One chosen keyframe with its pixels. */
 export type ExtractedKeyframe = ResolvedKeyframe & {
-  /** RGB24 pixels of `frame` (width · height · 3 bytes; steps choosing the same frame share the
-   * buffer); null when the frame could not be read (see diagnostics). */
+  /** RGB24 pixels of `frame` (width · height · 3 bytes; steps choosing the same frame may share
+   * the buffer); null when the frame could not be read (see diagnostics). */
   rgb: Buffer | null;
 };
 
 /** Counters of one extraction. */
 export type KeyframeExtractionStats = {
-  /** Frames requested in pass 1 (reference frames). */
-  passOneFrames: number;
-  /** Frames requested in pass 2 (probes and candidates). */
-  passTwoFrames: number;
-  /** Frames pass 2 actually delivered before it could stop. */
-  passTwoDecoded: number;
+  /** True when decodes seeked with the frame timeline; false: one decode from frame 0. */
+  isSeeking: boolean;
+  /** Decode segments (ffmpeg processes) of the main pass. */
+  segments: number;
+  /** Reference frames decoded beforehand for searches too large to buffer. */
+  referenceFrames: number;
+  /** Frames requested from the main pass (probes, candidates, references, fixed frames). */
+  requestedFrames: number;
+  /** Frames the main pass delivered before its segments could stop. */
+  decodedFrames: number;
+  /** Frames of the video the decoders had to go through (from each segment's keyframe to its
+   * last delivered frame): the decoding work. */
+  spannedFrames: number;
   /** Probe comparisons made (gray similarity tests). */
   comparisons: number;
-  /** Wall-clock ms of pass 1. */
-  passOneMs: number;
-  /** Wall-clock ms of pass 2. */
-  passTwoMs: number;
+  /** Wall-clock ms of the frame timeline listing. */
+  timelineMs: number;
+  /** Wall-clock ms of all decoding. */
+  decodeMs: number;
 };
 
 /** Result of {@link extractKeyframes}. */
@@ -73,7 +113,45 @@ export type KeyframeExtraction = {
   stats: KeyframeExtractionStats;
 };
 
-// Picks and decodes the keyframe of every step and of terminate (two ffmpeg passes).
+/** A contiguous frame range wanted by one unit. */
+export type FrameRange = { first: number; last: number };
+
+/** One decode: from `startFrame` (a keyframe) through `lastFrame`, for the units `members`. */
+export type DecodeSegment = {
+  /** Frame the decode starts at (a keyframe; 0 without a timeline). */
+  startFrame: number;
+  /** Last frame any member wants. */
+  lastFrame: number;
+  /** Indices into the ranges given to {@link planDecodeSegments}. */
+  members: number[];
+};
+
+// Groups unit ranges into decode segments: a range joins the current segment when its keyframe
+// lies at most `mergeGapFrames` after the segment's last frame (continuing costs at most that
+// many extra frames), else it starts a new segment at its keyframe.
+export function planDecodeSegments(
+  ranges: readonly FrameRange[],
+  keyframeOf: (frame: number) => number,
+  mergeGapFrames: number = SEGMENT_MERGE_GAP_FRAMES,
+): DecodeSegment[] {
+  const order = ranges
+    .map((range, index) => ({ range, index }))
+    .sort((a, b) => a.range.first - b.range.first || a.index - b.index);
+  const segments: DecodeSegment[] = [];
+  for (const { range, index } of order) {
+    const current = segments.at(-1);
+    const keyframe = keyframeOf(range.first);
+    if (current !== undefined && keyframe <= current.lastFrame + mergeGapFrames) {
+      current.lastFrame = Math.max(current.lastFrame, range.last);
+      current.members.push(index);
+    } else {
+      segments.push({ startFrame: keyframe, lastFrame: range.last, members: [index] });
+    }
+  }
+  return segments;
+}
+
+// Picks and decodes the keyframe of every step and of terminate.
 export async function extractKeyframes(
   options: ExtractKeyframesOptions,
 ): Promise<KeyframeExtraction> {
@@ -84,50 +162,163 @@ export async function extractKeyframes(
     steps: options.steps,
   });
   const stats: KeyframeExtractionStats = {
-    passOneFrames: plan.referenceFrames.length,
-    passTwoFrames: 0,
-    passTwoDecoded: 0,
+    isSeeking: false,
+    segments: 0,
+    referenceFrames: 0,
+    requestedFrames: 0,
+    decodedFrames: 0,
+    spannedFrames: 0,
     comparisons: 0,
-    passOneMs: 0,
-    passTwoMs: 0,
+    timelineMs: 0,
+    decodeMs: 0,
   };
-  const decode = async (
-    frames: readonly number[],
-    onFrame: (frame: DecodedFrame) => FrameCallbackResult,
-  ): Promise<void> => {
-    await decodeFrames({
-      ffmpeg: { path: options.ffmpegPath },
-      videoPath: options.videoPath,
-      frames,
-      width: options.width,
-      height: options.height,
-      onFrame,
-      signal: options.signal,
-    });
-  };
+  const pixelCount = options.width * options.height;
+
+  const timelineStart = performance.now();
+  const timeline =
+    options.ffprobePath && plan.decodeFrames.length > 0
+      ? await readFrameTimeline(options.videoPath, options.ffprobePath)
+      : null;
+  stats.timelineMs = performance.now() - timelineStart;
+  stats.isSeeking = timeline !== null;
+  // with a timeline, frames past its end do not exist: never ask for them
+  const frameLimit = Math.min(plan.frameCount, timeline?.pts.length ?? plan.frameCount);
+
+  const concurrency = Math.max(
+    1,
+    Math.floor(options.concurrency ?? Math.min(2, os.availableParallelism())),
+  );
+  const searchBudget = (options.bufferBytes ?? DEFAULT_KEYFRAME_BUFFER_BYTES) / concurrency;
+  const runner = new SegmentRunner(options, timeline, concurrency);
 
   try {
-    // pass 1: reference frames, gray only (spec §6 step 2)
-    const passOneStart = performance.now();
+    const decodeStart = performance.now();
+    // the searches, and which of them need their reference decoded beforehand
+    const searches: { target: Target; plan: KeyframeSearchPlan }[] = plan.steps.flatMap(
+      (step, index) =>
+        step.rule === 'A' ? [{ target: { kind: 'step', index }, plan: step.search }] : [],
+    );
+    if (plan.terminate?.rule === 'forward') {
+      searches.push({ target: { kind: 'terminate' }, plan: plan.terminate.search });
+    }
+    const isSearchable = (search: KeyframeSearchPlan): boolean =>
+      search.direction === 'backward' && search.isRefInRange && search.refFrame < frameLimit;
+    // with a timeline, a backward search gets its own reversed decode (reference first) when
+    // ffmpeg may hold its selected frames (YUV 4:2:0, 1.5 bytes per pixel) within the budget
+    const reversed = new Set(
+      timeline === null
+        ? []
+        : searches.filter(
+            (search) =>
+              isSearchable(search.plan) &&
+              bufferedFrameCount(search.plan, frameLimit) * pixelCount * 1.5 <= searchBudget,
+          ),
+    );
+    // a forward-decoded backward search buffers its probes' RGB until its reference arrives,
+    // unless that exceeds the budget: then the reference is decoded beforehand
+    const prefetched = searches.filter(
+      (search) =>
+        isSearchable(search.plan) &&
+        !reversed.has(search) &&
+        bufferedFrameCount(search.plan, frameLimit) * pixelCount * 3 > searchBudget,
+    );
     const refGray = new Map<number, Uint8Array>();
-    await decode(plan.referenceFrames, (frame) => {
-      refGray.set(frame.index, rgbToGray(frame.rgb));
-    });
-    stats.passOneMs = performance.now() - passOneStart;
+    if (prefetched.length > 0) {
+      const refUnits = [...new Set(prefetched.map((search) => search.plan.refFrame))].map(
+        (frame) =>
+          new FixedUnit(frame, frameLimit, (rgb) => {
+            refGray.set(frame, rgbToGray(rgb));
+            return false;
+          }),
+      );
+      stats.referenceFrames = refUnits.length;
+      await runner.run(runner.forwardSegments(refUnits), () => undefined);
+    }
 
-    // pass 2: probes and candidates in index order (spec §6 step 3)
-    const passTwoStart = performance.now();
-    const tracker = new PassTwoTracker(plan, refGray, options.width * options.height);
-    stats.passTwoFrames = tracker.frames.length;
-    await decode(tracker.frames, (frame) => tracker.onFrame(frame));
-    stats.passTwoMs = performance.now() - passTwoStart;
-    stats.passTwoDecoded = tracker.delivered.size;
-    stats.comparisons = tracker.comparisons;
+    // the main pass
+    const delivered = new Set<number>();
+    const searchUnits = new Map<string, SearchUnit>();
+    const units: DecodeUnit[] = [];
+    const reversedSegments: RunnerSegment[] = [];
+    const reversedUnits: SearchUnit[] = [];
+    for (const search of searches) {
+      const preset = prefetched.includes(search)
+        ? (refGray.get(search.plan.refFrame) ?? 'missing')
+        : null;
+      const isReversed = reversed.has(search);
+      const unit = new SearchUnit(
+        search.plan,
+        frameLimit,
+        preset,
+        isReversed ? 'descending' : 'ascending',
+      );
+      searchUnits.set(targetKey(search.target), unit);
+      if (isReversed && timeline !== null && unit.frames.length > 0) {
+        reversedUnits.push(unit);
+      } else {
+        units.push(unit);
+      }
+    }
+    if (timeline !== null) {
+      reversedSegments.push(...planReversedSegments(reversedUnits, timeline));
+    }
+    const fixedUnits = new Map<string, FixedUnit>();
+    const addFixed = (target: Target, frame: number): void => {
+      const unit = new FixedUnit(frame, frameLimit, () => true);
+      fixedUnits.set(targetKey(target), unit);
+      // a frame inside a reversed decode's range comes with it (in any order)
+      const host = reversedSegments.find(
+        (segment) => segment.startFrame <= frame && frame <= segment.lastFrame,
+      );
+      if (host) {
+        host.units.push(unit);
+      } else {
+        units.push(unit);
+      }
+    };
+    for (const [index, step] of plan.steps.entries()) {
+      if (step.rule === 'B') {
+        addFixed({ kind: 'step', index }, step.frame);
+      }
+    }
+    if (plan.terminate?.rule === 'fixed') {
+      addFixed({ kind: 'terminate' }, plan.terminate.frame);
+    }
+    const mainStats = await runner.run(
+      [...reversedSegments, ...runner.forwardSegments(units)],
+      (frame) => delivered.add(frame),
+    );
+    stats.decodeMs = performance.now() - decodeStart;
+    stats.segments = mainStats.segments;
+    stats.requestedFrames = mainStats.requestedFrames;
+    stats.decodedFrames = delivered.size;
+    stats.spannedFrames = mainStats.spannedFrames;
+    stats.comparisons = [...searchUnits.values()].reduce((sum, unit) => sum + unit.comparisons, 0);
 
-    const resolved = resolveKeyframes(plan, tracker.outcomes(), {
-      isFrameReadable: (frame) => tracker.delivered.has(frame),
+    const outcome = (target: Target): KeyframeSearchOutcome | null =>
+      searchUnits.get(targetKey(target))?.outcome() ?? null;
+    const outcomes: KeyframeOutcomes = {
+      steps: plan.steps.map((_, index) => outcome({ kind: 'step', index })),
+      terminate: outcome({ kind: 'terminate' }),
+    };
+    const resolved = resolveKeyframes(plan, outcomes, {
+      isFrameReadable: (frame) => delivered.has(frame),
     });
-    return { ...attachPixels(resolved, tracker), plan, stats };
+    const pixelsFor = (target: Target, frame: number | null): Buffer | null => {
+      if (frame === null || !delivered.has(frame)) {
+        return null;
+      }
+      const key = targetKey(target);
+      const rgb = (searchUnits.get(key) ?? fixedUnits.get(key))?.pixels(frame);
+      if (rgb === undefined) {
+        throw new Error(
+          `extractKeyframes: internal error: frame ${frame} chosen for ${key} was decoded but ` +
+            'not kept',
+        );
+      }
+      return rgb;
+    };
+    return { ...attachPixels(resolved, pixelsFor), plan, stats };
   } catch (error) {
     // native mode: a video ffmpeg cannot open becomes per-step diagnostics (spec §1.6)
     if (isAppError(error, 'VIDEO_UNREADABLE')) {
@@ -143,254 +334,472 @@ export async function extractKeyframes(
   }
 }
 
+type Target = { kind: 'step'; index: number } | { kind: 'terminate' };
+
+function targetKey(target: Target): string {
+  return target.kind === 'step' ? `step ${target.index}` : 'terminate';
+}
+
 function attachPixels(
   resolved: ResolvedKeyframes,
-  tracker: PassTwoTracker,
+  pixelsFor: (target: Target, frame: number | null) => Buffer | null,
 ): Pick<KeyframeExtraction, 'steps' | 'terminate'> {
   return {
     steps: resolved.steps.map((step, index) => ({
       ...step,
-      rgb: tracker.pixelsFor({ kind: 'step', index }, step.frame),
+      rgb: pixelsFor({ kind: 'step', index }, step.frame),
     })),
     terminate: resolved.terminate && {
       ...resolved.terminate,
-      rgb: tracker.pixelsFor({ kind: 'terminate' }, resolved.terminate.frame),
+      rgb: pixelsFor({ kind: 'terminate' }, resolved.terminate.frame),
     },
   };
 }
 
-type Target = { kind: 'step'; index: number } | { kind: 'terminate' };
+/** Cost of starting one more ffmpeg, in decoded frames (Debian's ffmpeg needs ~0.1 s of CPU
+ * to start; a 720p frame decodes in ~1.3 ms). */
+const SPAWN_COST_FRAMES = 70;
+/** Cost of one frame converted to RGB and piped to us, in decoded frames. */
+const DELIVERY_COST_FRAMES = 6;
 
-/** Live state of one search during pass 2. */
-type SearchState = {
-  target: Target;
-  plan: KeyframeSearchPlan;
-  refGray: Uint8Array | null;
-  /** Per probe: decoded verdict; undefined until decoded (or when irrelevant). */
-  differs: (boolean | undefined)[];
-  /** Lowest loop index of a differing probe so far: the walk returns it unless an earlier probe
-   * is missing (backward: latest differing probe in frame order; forward: the first). */
-  best: number | null;
-  /** candidate frame → loop indices of the probes that would choose it. */
-  probesByCandidate: Map<number, number[]>;
-  /** RGB of frames this search may still choose. */
-  held: Map<number, Buffer>;
-  /** Highest frame this search still needs (recomputed when `best` changes). */
-  lastNeededFrame: number;
-};
+// Groups reversed (backward-search) units into decodes. In a shared reversed decode the higher
+// unit is served first, and its frames after its own decision are converted for nothing until
+// the lower unit is done; so a unit joins the decode below it only when what that saves (the
+// frames from its keyframe up to the decode's end, plus one ffmpeg start) outweighs converting
+// all its frames.
+function planReversedSegments(
+  units: readonly SearchUnit[],
+  timeline: FrameTimeline,
+): RunnerSegment[] {
+  const sorted = [...units].sort((a, b) => (a.frames[0] as number) - (b.frames[0] as number));
+  const segments: RunnerSegment[] = [];
+  for (const unit of sorted) {
+    const first = unit.frames[0] as number;
+    const last = unit.frames.at(-1) as number;
+    const keyframe = keyframeAtOrBefore(timeline, first);
+    const current = segments.at(-1);
+    if (
+      current !== undefined &&
+      keyframe <= current.lastFrame &&
+      current.lastFrame - keyframe + SPAWN_COST_FRAMES >= unit.frames.length * DELIVERY_COST_FRAMES
+    ) {
+      current.lastFrame = Math.max(current.lastFrame, last);
+      current.units.push(unit);
+    } else {
+      segments.push({ startFrame: keyframe, lastFrame: last, units: [unit], isReversed: true });
+    }
+  }
+  return segments;
+}
 
-/** Pass 2 bookkeeping: verdicts per probe, RGB of candidate frames, early stop. */
-class PassTwoTracker {
-  /** Frames pass 2 decodes, ascending. */
-  readonly frames: number[];
-  /** Frames pass 2 delivered. */
-  readonly delivered = new Set<number>();
-  comparisons = 0;
-  private readonly searches: SearchState[] = [];
-  private readonly stepSearch = new Map<number, SearchState>();
-  private terminateSearch: SearchState | null = null;
-  /** frame → probes (search, loop index) to compare on that frame. */
-  private readonly probesAt = new Map<number, { search: SearchState; probe: number }[]>();
-  /** RGB of fixed (case B / terminate without search) frames. */
-  private readonly fixedFrames = new Set<number>();
-  private readonly fixedHeld = new Map<number, Buffer>();
-  private readonly fixedLastFrame: number;
-  private readonly gray: Uint8Array;
-
-  constructor(
-    private readonly plan: KeyframePlan,
-    refGray: ReadonlyMap<number, Uint8Array>,
-    pixelCount: number,
-  ) {
-    this.gray = new Uint8Array(pixelCount);
-    const frames = new Set<number>();
-    const addFrame = (frame: number): void => {
-      if (frame >= 0 && frame < plan.frameCount) {
+/** Frames a backward search holds before its reference arrives (probes and candidates). */
+function bufferedFrameCount(search: KeyframeSearchPlan, frameLimit: number): number {
+  const frames = new Set<number>();
+  for (const probe of search.probes) {
+    for (const frame of [probe.frame, probe.resultFrame]) {
+      if (frame >= 0 && frame < frameLimit && frame < search.refFrame) {
         frames.add(frame);
       }
+    }
+  }
+  return frames.size;
+}
+
+/** Something that wants some frames of the video, in ascending order within one decode. */
+interface DecodeUnit {
+  /** Wanted frames, ascending, unique, inside the video. */
+  readonly frames: readonly number[];
+  /** A wanted frame, decoded (frames arrive in ascending order). */
+  onFrame(frame: number, rgb: Buffer): void;
+  /** True when no further frame can change this unit's result. */
+  isDone(): boolean;
+  /** True while the unit keeps the pixels of `frame`. */
+  holds(frame: number): boolean;
+}
+
+/** A single frame (case B, fixed terminate, or a prefetched reference). */
+class FixedUnit implements DecodeUnit {
+  readonly frames: number[];
+  private rgb: Buffer | null = null;
+  private isDecoded = false;
+
+  constructor(
+    private readonly frame: number,
+    frameLimit: number,
+    /** Sees the pixels; returns true to keep them (the chosen frame), false to let them go. */
+    private readonly onDecoded: (rgb: Buffer) => boolean,
+  ) {
+    this.frames = frame >= 0 && frame < frameLimit ? [frame] : [];
+  }
+
+  onFrame(frame: number, rgb: Buffer): void {
+    if (frame === this.frame) {
+      this.isDecoded = true;
+      this.rgb = this.onDecoded(rgb) ? rgb : null;
+    }
+  }
+
+  isDone(): boolean {
+    return this.isDecoded || this.frames.length === 0;
+  }
+
+  holds(frame: number): boolean {
+    return frame === this.frame && this.rgb !== null;
+  }
+
+  pixels(frame: number): Buffer | undefined {
+    return frame === this.frame ? (this.rgb ?? undefined) : undefined;
+  }
+}
+
+const FALLBACK = -1;
+
+/** One similarity search (backward case A or forward terminate) during the main pass. */
+class SearchUnit implements DecodeUnit {
+  readonly frames: number[];
+  comparisons = 0;
+  private readonly probesAt = new Map<number, number[]>();
+  private readonly probesByCandidate = new Map<number, number[]>();
+  private readonly wanted: Set<number>;
+  private readonly differs: (boolean | undefined)[] = [];
+  private readonly held = new Map<number, Buffer>();
+  private refGray: Uint8Array | null = null;
+  /** The reference was prefetched (or found missing) before this pass. */
+  private readonly isRefPreset: boolean;
+  /** Lowest loop index known to differ (eager comparisons). */
+  private bestDiffering: number | null = null;
+  /** Next probe of the walk; the walk is decided when `decided` is set. */
+  private walk = 0;
+  /** Loop index of the winning probe, FALLBACK (lo), or null while undecided. */
+  private decided: number | null = null;
+  /** Latest frame decoded so far. */
+  private lastArrived: number;
+
+  constructor(
+    private readonly plan: KeyframeSearchPlan,
+    private readonly frameLimit: number,
+    preset: Uint8Array | 'missing' | null,
+    /** Order the frames arrive in (descending: a reversed decode, reference first). */
+    private readonly arrival: 'ascending' | 'descending' = 'ascending',
+  ) {
+    this.lastArrived = arrival === 'ascending' ? -1 : Number.POSITIVE_INFINITY;
+    this.isRefPreset = preset !== null;
+    this.refGray = preset instanceof Uint8Array ? preset : null;
+    const wanted = new Set<number>();
+    const want = (frame: number): void => {
+      if (frame >= 0 && frame < frameLimit) {
+        wanted.add(frame);
+      }
     };
-    for (const [index, step] of plan.steps.entries()) {
-      if (step.rule === 'A') {
-        const state = this.addSearch({ kind: 'step', index }, step.search, refGray, addFrame);
-        this.stepSearch.set(index, state);
-      } else {
-        this.fixedFrames.add(step.frame);
-        addFrame(step.frame);
+    want(plan.fallbackFrame);
+    if (!plan.isRefInRange || preset === 'missing') {
+      this.decided = FALLBACK; // only lo can be chosen (resolve reports the missing reference)
+    } else {
+      if (!this.isRefPreset) {
+        want(plan.refFrame);
+      }
+      for (const [index, probe] of plan.probes.entries()) {
+        if (probe.frame === plan.refFrame) {
+          // the reference compared with itself: similarity 1 (the decode is deterministic)
+          this.differs[index] = false;
+        } else {
+          const list = this.probesAt.get(probe.frame) ?? [];
+          list.push(index);
+          this.probesAt.set(probe.frame, list);
+          want(probe.frame);
+        }
+        const candidates = this.probesByCandidate.get(probe.resultFrame) ?? [];
+        candidates.push(index);
+        this.probesByCandidate.set(probe.resultFrame, candidates);
+        want(probe.resultFrame);
       }
     }
-    if (plan.terminate?.rule === 'forward') {
-      this.terminateSearch = this.addSearch(
-        { kind: 'terminate' },
-        plan.terminate.search,
-        refGray,
-        addFrame,
-      );
-    } else if (plan.terminate?.rule === 'fixed') {
-      this.fixedFrames.add(plan.terminate.frame);
-      addFrame(plan.terminate.frame);
-    }
-    this.frames = [...frames].sort((a, b) => a - b);
-    this.fixedLastFrame = Math.max(
-      -1,
-      ...[...this.fixedFrames].filter((frame) => frames.has(frame)),
-    );
-    for (const search of this.searches) {
-      search.lastNeededFrame = this.searchLastNeededFrame(search);
-    }
+    this.wanted = wanted;
+    this.frames = [...wanted].sort((a, b) => a - b);
   }
 
-  /** Handles one decoded pass-2 frame; 'stop' once no later frame can matter. */
-  onFrame(frame: DecodedFrame): FrameCallbackResult {
-    const { index, rgb } = frame;
-    this.delivered.add(index);
-    let isGrayReady = false;
-    for (const { search, probe } of this.probesAt.get(index) ?? []) {
-      if (search.best !== null && probe > search.best) {
-        continue; // the walk stops at `best` before reaching this probe
+  onFrame(frame: number, rgb: Buffer): void {
+    if (!this.wanted.has(frame)) {
+      return;
+    }
+    this.lastArrived = frame;
+    this.held.set(frame, rgb);
+    if (this.decided === null) {
+      if (frame === this.plan.refFrame && this.refGray === null && !this.isRefPreset) {
+        this.refGray = rgbToGray(rgb);
       }
-      if (!isGrayReady) {
-        rgbToGray(rgb, this.gray);
-        isGrayReady = true;
+      if (this.isRefPreset && this.refGray !== null) {
+        this.compareEagerly(frame, rgb);
       }
-      const differs = grayFramesDiffer(this.gray, search.refGray as Uint8Array);
-      this.comparisons += 1;
-      search.differs[probe] = differs;
-      if (differs && (search.best === null || probe < search.best)) {
-        search.best = probe;
-        search.lastNeededFrame = this.searchLastNeededFrame(search);
-      }
+      this.advance();
     }
-    if (this.fixedFrames.has(index)) {
-      this.fixedHeld.set(index, rgb);
-    }
-    for (const search of this.searches) {
-      this.updateHeld(search, index, rgb);
-    }
-    return index >= this.lastNeededFrame() ? 'stop' : undefined;
+    this.prune();
   }
 
-  /** Outcomes for resolveKeyframes. */
-  outcomes(): KeyframeOutcomes {
-    const outcome = (search: SearchState | null | undefined): KeyframeSearchOutcome | null =>
-      search ? { isRefRead: search.refGray !== null, differs: search.differs } : null;
-    return {
-      steps: this.plan.steps.map((_, index) => outcome(this.stepSearch.get(index))),
-      terminate: outcome(this.terminateSearch),
-    };
+  isDone(): boolean {
+    if (this.decided === null) {
+      return false;
+    }
+    const chosen = this.chosenFrame();
+    return !this.wanted.has(chosen) || this.held.has(chosen) || this.isPast(chosen);
   }
 
-  /** RGB of the frame a target chose; null when it was not delivered. */
-  pixelsFor(target: Target, frame: number | null): Buffer | null {
-    if (frame === null || !this.delivered.has(frame)) {
-      return null;
-    }
-    const search =
-      target.kind === 'step' ? this.stepSearch.get(target.index) : this.terminateSearch;
-    const rgb = search ? search.held.get(frame) : this.fixedHeld.get(frame);
-    if (rgb === undefined) {
-      throw new Error(
-        `extractKeyframes: internal error: frame ${frame} chosen for ${JSON.stringify(target)} ` +
-          'was decoded but not kept',
-      );
-    }
-    return rgb;
+  /** Whether `frame` would have arrived by now (a wanted frame that did not is missing). */
+  private isPast(frame: number): boolean {
+    return this.arrival === 'ascending' ? frame <= this.lastArrived : frame >= this.lastArrived;
   }
 
-  private addSearch(
-    target: Target,
-    plan: KeyframeSearchPlan,
-    refGray: ReadonlyMap<number, Uint8Array>,
-    addFrame: (frame: number) => void,
-  ): SearchState {
-    const gray = plan.isRefInRange ? (refGray.get(plan.refFrame) ?? null) : null;
-    const state: SearchState = {
-      target,
-      plan,
-      refGray: gray,
-      differs: [],
-      best: null,
-      probesByCandidate: new Map(),
-      held: new Map(),
-      lastNeededFrame: -1,
-    };
-    this.searches.push(state);
-    addFrame(plan.fallbackFrame);
-    if (gray === null) {
-      return state; // no reference: only lo can be chosen
-    }
-    for (const [index, probe] of plan.probes.entries()) {
-      if (probe.frame === plan.refFrame) {
-        // the reference compared with itself: similarity 1 (the decode is deterministic)
-        state.differs[index] = false;
-      } else {
-        const list = this.probesAt.get(probe.frame) ?? [];
-        list.push({ search: state, probe: index });
-        this.probesAt.set(probe.frame, list);
-        addFrame(probe.frame);
-      }
-      const candidates = state.probesByCandidate.get(probe.resultFrame) ?? [];
-      candidates.push(index);
-      state.probesByCandidate.set(probe.resultFrame, candidates);
-      addFrame(probe.resultFrame);
-    }
-    return state;
+  /** Verdicts for resolveKeyframes. */
+  outcome(): KeyframeSearchOutcome {
+    return { isRefRead: this.refGray !== null, differs: this.differs };
   }
 
-  /** Keeps `rgb` if the search may still choose `frame`; drops frames it can no longer choose. */
-  private updateHeld(search: SearchState, frame: number, rgb: Buffer): void {
-    if (this.canStillChoose(search, frame, frame)) {
-      search.held.set(frame, rgb);
-    }
-    for (const heldFrame of search.held.keys()) {
-      if (!this.canStillChoose(search, heldFrame, frame)) {
-        search.held.delete(heldFrame);
-      }
-    }
+  holds(frame: number): boolean {
+    return this.held.has(frame);
   }
 
-  /** Whether `candidate` can still be the search's result after frames ≤ `decodedUpTo`. */
-  private canStillChoose(search: SearchState, candidate: number, decodedUpTo: number): boolean {
-    if (candidate === search.plan.fallbackFrame) {
-      return true;
-    }
-    const { best } = search;
-    return (search.probesByCandidate.get(candidate) ?? []).some(
-      (probe) =>
-        probe === best ||
-        // a probe not decoded yet (its frame comes later, e.g. the end clamp) may still win
-        ((best === null || probe < best) &&
-          (search.plan.probes[probe]?.frame ?? -1) > decodedUpTo &&
-          search.differs[probe] === undefined),
-    );
+  /** Pixels of `frame` if this search kept them. */
+  pixels(frame: number): Buffer | undefined {
+    return this.held.get(frame);
   }
 
-  /** Highest frame the search can still need: undecided probes below `best` and candidates. */
-  private searchLastNeededFrame(search: SearchState): number {
-    let last = this.inDecodeRange(search.plan.fallbackFrame);
-    if (search.refGray === null) {
-      return last;
+  private chosenFrame(): number {
+    if (this.decided === null || this.decided === FALLBACK) {
+      return this.plan.fallbackFrame;
     }
-    for (const [index, probe] of search.plan.probes.entries()) {
-      if (search.best !== null && index > search.best) {
+    return (this.plan.probes[this.decided] as { resultFrame: number }).resultFrame;
+  }
+
+  /** Prefetched reference: decide the probes on `frame` now instead of keeping the pixels. */
+  private compareEagerly(frame: number, rgb: Buffer): void {
+    let gray: Uint8Array | null = null;
+    for (const probe of this.probesAt.get(frame) ?? []) {
+      if (this.differs[probe] !== undefined) {
         continue;
       }
-      if (index !== search.best && probe.frame !== search.plan.refFrame) {
-        last = Math.max(last, this.inDecodeRange(probe.frame));
+      if (this.bestDiffering !== null && probe > this.bestDiffering) {
+        continue; // the walk stops at bestDiffering before reaching this probe
       }
-      last = Math.max(last, this.inDecodeRange(probe.resultFrame));
+      gray ??= rgbToGray(rgb);
+      const differs = grayFramesDiffer(gray, this.refGray as Uint8Array);
+      this.comparisons += 1;
+      this.differs[probe] = differs;
+      if (differs && (this.bestDiffering === null || probe < this.bestDiffering)) {
+        this.bestDiffering = probe;
+      }
     }
-    return last;
   }
 
-  private inDecodeRange(frame: number): number {
-    return frame >= 0 && frame < this.plan.frameCount ? frame : -1;
+  /** Walks the loop as far as the decoded frames allow (spec §1.2 step 4, §1.5 step 4). */
+  private advance(): void {
+    if (this.refGray === null) {
+      return;
+    }
+    while (this.decided === null) {
+      const probe = this.plan.probes[this.walk];
+      if (probe === undefined) {
+        this.decided = FALLBACK; // the loop ended by its bound or at the video end
+        break;
+      }
+      let differs = this.differs[this.walk];
+      if (differs === undefined) {
+        const rgb = this.held.get(probe.frame);
+        if (rgb !== undefined) {
+          differs = grayFramesDiffer(rgbToGray(rgb), this.refGray);
+          this.comparisons += 1;
+          this.differs[this.walk] = differs;
+        } else if (this.isPast(probe.frame) || probe.frame >= this.frameLimit) {
+          this.decided = FALLBACK; // the probe's frame was not decoded: the loop ends with lo
+          break;
+        } else {
+          break; // wait for the probe's frame
+        }
+      }
+      if (differs) {
+        this.decided = this.walk;
+        break;
+      }
+      this.walk += 1;
+    }
   }
 
-  private lastNeededFrame(): number {
-    let last = this.fixedLastFrame;
-    for (const search of this.searches) {
-      last = Math.max(last, search.lastNeededFrame);
+  /** Drops pixels this search can no longer need. */
+  private prune(): void {
+    for (const frame of this.held.keys()) {
+      if (!this.mayNeed(frame)) {
+        this.held.delete(frame);
+      }
     }
-    return last;
+  }
+
+  private mayNeed(frame: number): boolean {
+    if (this.decided !== null) {
+      return frame === this.chosenFrame();
+    }
+    if (frame === this.plan.fallbackFrame) {
+      return true;
+    }
+    if (!this.isRefPreset && this.refGray === null && this.probesAt.has(frame)) {
+      return true; // a probe still to be compared once the reference arrives
+    }
+    if (!this.isRefPreset && this.refGray !== null && this.probesAt.has(frame)) {
+      // the walk waits for a later probe: keep the probes it has not reached
+      if ((this.probesAt.get(frame) ?? []).some((probe) => this.differs[probe] === undefined)) {
+        return true;
+      }
+    }
+    return (this.probesByCandidate.get(frame) ?? []).some(
+      (probe) =>
+        this.differs[probe] !== false &&
+        (this.bestDiffering === null || probe <= this.bestDiffering),
+    );
+  }
+}
+
+/** Counters of one {@link SegmentRunner.run}. */
+type RunStats = { segments: number; requestedFrames: number; spannedFrames: number };
+
+/** One decode of the runner: its units' frames between two frames, in one direction. */
+type RunnerSegment = {
+  /** Frame the decode starts at (a keyframe; 0 without a timeline). */
+  startFrame: number;
+  /** Last frame any unit wants. */
+  lastFrame: number;
+  /** Units fed by this decode. */
+  units: DecodeUnit[];
+  /** Descending order (needs the timeline): ffmpeg reads up to lastFrame, then emits backwards. */
+  isReversed: boolean;
+};
+
+/** Decodes the frames of units in segments, several at once. */
+class SegmentRunner {
+  private readonly pool: FrameBufferPool;
+
+  constructor(
+    private readonly options: ExtractKeyframesOptions,
+    private readonly timeline: FrameTimeline | null,
+    private readonly concurrency: number,
+  ) {
+    this.pool = new FrameBufferPool(options.width * options.height * 3);
+  }
+
+  /** Ascending segments for `units`, merged by {@link planDecodeSegments}. */
+  forwardSegments(units: readonly DecodeUnit[]): RunnerSegment[] {
+    const active = units.filter((unit) => unit.frames.length > 0);
+    const { timeline } = this;
+    return planDecodeSegments(
+      active.map((unit) => ({
+        first: unit.frames[0] as number,
+        last: unit.frames.at(-1) as number,
+      })),
+      timeline ? (frame) => keyframeAtOrBefore(timeline, frame) : () => 0,
+    ).map((segment) => ({
+      startFrame: segment.startFrame,
+      lastFrame: segment.lastFrame,
+      units: segment.members.map((index) => active[index] as DecodeUnit),
+      isReversed: false,
+    }));
+  }
+
+  /** Runs the segments, longest first, at most `concurrency` at a time. */
+  async run(
+    segments: readonly RunnerSegment[],
+    onDelivered: (frame: number) => void,
+  ): Promise<RunStats> {
+    const queue = [...segments].sort(
+      (a, b) => b.lastFrame - b.startFrame - (a.lastFrame - a.startFrame),
+    );
+    const stats: RunStats = { segments: queue.length, requestedFrames: 0, spannedFrames: 0 };
+    const abort = new AbortController();
+    const onOuterAbort = (): void => abort.abort();
+    this.options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < queue.length && !abort.signal.aborted) {
+        const segment = queue[next] as RunnerSegment;
+        next += 1;
+        await this.decodeSegment(segment, onDelivered, stats, abort.signal);
+      }
+    };
+    try {
+      const workers = Array.from({ length: Math.min(this.concurrency, queue.length) }, () =>
+        worker().catch((error: unknown) => {
+          abort.abort();
+          throw error;
+        }),
+      );
+      const results = await Promise.allSettled(workers);
+      // the first real failure wins over the ABORTED errors it caused in the other workers
+      const failures = results.flatMap((result) =>
+        result.status === 'rejected' ? [result.reason as unknown] : [],
+      );
+      const failure = failures.find((error) => !isAppError(error, 'ABORTED')) ?? failures[0];
+      if (failure !== undefined) {
+        throw failure instanceof Error
+          ? failure
+          : new Error(`decode failed: ${JSON.stringify(failure)}`);
+      }
+    } finally {
+      this.options.signal?.removeEventListener('abort', onOuterAbort);
+    }
+    return stats;
+  }
+
+  private async decodeSegment(
+    segment: RunnerSegment,
+    onDelivered: (frame: number) => void,
+    stats: RunStats,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const members = segment.units;
+    const frames = [...new Set(members.flatMap((unit) => unit.frames))].sort((a, b) => a - b);
+    stats.requestedFrames += frames.length;
+    const { timeline } = this;
+    let seek: FrameSeek | undefined;
+    if (timeline && (segment.startFrame > 0 || segment.isReversed)) {
+      seek = {
+        seconds: seekSecondsOf(timeline, segment.startFrame),
+        ptsOf: (frame) => timeline.pts[frame] as number,
+        ...(segment.isReversed
+          ? { reverse: { stopSeconds: stopSecondsAfter(timeline, segment.lastFrame) } }
+          : {}),
+      };
+    }
+    let lastFrame = segment.startFrame - 1;
+    // buffers of this segment's frames that some unit may still hold
+    const live = new Map<number, Buffer>();
+    const recycle = (): void => {
+      for (const [frame, buffer] of live) {
+        if (!members.some((unit) => unit.holds(frame))) {
+          live.delete(frame);
+          this.pool.release(buffer);
+        }
+      }
+    };
+    await decodeFrames({
+      ffmpeg: { path: this.options.ffmpegPath },
+      videoPath: this.options.videoPath,
+      frames,
+      width: this.options.width,
+      height: this.options.height,
+      seek,
+      signal,
+      pool: this.pool,
+      // parallel decodes fill the cores themselves; frame threading would only add overhead
+      ...(this.concurrency > 1 ? { decoderThreads: 1 } : {}),
+      onFrame: ({ index, rgb }) => {
+        lastFrame = Math.max(lastFrame, index);
+        onDelivered(index);
+        live.set(index, rgb);
+        for (const unit of members) {
+          unit.onFrame(index, rgb);
+        }
+        recycle();
+        return members.every((unit) => unit.isDone()) ? 'stop' : undefined;
+      },
+    });
+    // a reversed decode reads its whole range before emitting anything
+    const decodedUpTo = segment.isReversed ? segment.lastFrame : lastFrame;
+    stats.spannedFrames += Math.max(0, decodedUpTo - segment.startFrame + 1);
   }
 }

@@ -40,6 +40,8 @@ export type ExportOptions = {
   appVersion: string;
   /** ffmpeg path (resolved when absent). */
   ffmpegPath?: string;
+  /** ffprobe for seeking decodes; with an explicit ffmpegPath, null or absent = decode from 0. */
+  ffprobePath?: string | null;
   onProgress?: (p: ExportProgress) => void;
 };
 
@@ -138,9 +140,23 @@ async function load(lib: Library, id: string): Promise<Loaded> {
   return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath };
 }
 
+type DecodeBinaries = { ffmpegPath: string; ffprobePath: string | null };
+
+// ffmpeg (and ffprobe for seeking) for keyframe decoding; agentnet-raw decodes nothing.
+async function decodeBinaries(options: ExportOptions): Promise<DecodeBinaries> {
+  if (options.format === 'agentnet-raw') {
+    return { ffmpegPath: '', ffprobePath: null };
+  }
+  if (options.ffmpegPath) {
+    return { ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath ?? null };
+  }
+  const binary = await resolveFfmpeg();
+  return { ffmpegPath: binary.path, ffprobePath: binary.ffprobePath };
+}
+
 async function keyframes(
   l: Loaded,
-  ffmpegPath: string,
+  binaries: DecodeBinaries,
 ): Promise<{ extraction: KeyframeExtraction; warnings: string[] }> {
   const video = l.rec.videos[0]!;
   if (!video.frameCount) {
@@ -159,7 +175,8 @@ async function keyframes(
   }
   const extraction = await extractKeyframes({
     videoPath: l.videoPath,
-    ffmpegPath,
+    ffmpegPath: binaries.ffmpegPath,
+    ffprobePath: binaries.ffprobePath,
     videoStartS: msToSeconds(video.startMs),
     fps: video.fps,
     frameCount: video.frameCount,
@@ -225,8 +242,7 @@ export async function exportRecordings(
   const results: ExportedRecording[] = [];
   const total = ids.length;
   try {
-    const ffmpegPath =
-      options.format === 'agentnet-raw' ? '' : (options.ffmpegPath ?? (await resolveFfmpeg()).path);
+    const binaries = await decodeBinaries(options);
     const jsonlLines: string[] = [];
     const loaded: Loaded[] = [];
     for (const id of ids) {
@@ -292,7 +308,7 @@ export async function exportRecordings(
         await fs.copyFile(l.videoPath, path.join(stage, l.episodeId, path.basename(video.path)));
       } else {
         tick('keyframes');
-        const kf = await keyframes(l, ffmpegPath);
+        const kf = await keyframes(l, binaries);
         warnings.push(...kf.warnings);
         const traj: TrajectoryStep[] = buildTrajectory(l.steps);
         tick(options.format);

@@ -23,6 +23,9 @@ export const KEYFRAMES_DIR = 'keyframes';
 export type ComputeKeyframesOptions = {
   /** ffmpeg executable; resolved (CUA_FFMPEG, ffmpeg-static, PATH) when absent. */
   ffmpegPath?: string;
+  /** ffprobe for the frame timeline (seeking decodes); with an explicit ffmpegPath, null or
+   * absent means one decode from frame 0. */
+  ffprobePath?: string | null;
   /** Clock for `computed_at` (epoch ms); default Date.now. */
   now?: () => number;
 };
@@ -100,11 +103,14 @@ async function compute(
     );
   }
   const steps = effectiveSteps(lib, rec.seq);
-  const ffmpegPath = options.ffmpegPath ?? (await resolveFfmpeg()).path;
+  const binary = options.ffmpegPath ? null : await resolveFfmpeg();
+  const ffmpegPath = options.ffmpegPath ?? (binary as { path: string }).path;
+  const ffprobePath = binary ? binary.ffprobePath : (options.ffprobePath ?? null);
   const extraction = steps.length
     ? await extractKeyframes({
         videoPath: lib.resolve(video.path),
         ffmpegPath,
+        ffprobePath,
         videoStartS: msToSeconds(video.startMs),
         fps: video.fps,
         frameCount: video.frameCount,

@@ -30,6 +30,7 @@ import {
 const REFERENCE_FRAMES = [187, 449, 811, 1232, 3216, 3479];
 
 let ffmpegPath = '';
+let ffprobePath: string | null = null;
 let tempDir = '';
 let videoPath = '';
 let steps: KeyframeStepInput[] = [];
@@ -70,6 +71,7 @@ async function referenceFrame(frame: number): Promise<Buffer> {
 beforeAll(async () => {
   const binary = await resolveFfmpeg();
   ffmpegPath = binary.path;
+  ffprobePath = binary.ffprobePath;
   tempDir = await mkdtemp(path.join(os.tmpdir(), 'cua-keyframes-'));
   const bundle = await readAgentNetFolder(FIXTURE_DIR);
   videoPath = bundle.videoPath;
@@ -85,6 +87,7 @@ beforeAll(async () => {
   extraction = await extractKeyframes({
     videoPath,
     ffmpegPath,
+    ffprobePath: binary.ffprobePath,
     videoStartS: bundle.metadata.videoStartS,
     fps: probe.fps!,
     frameCount: probe.frameCount!,
@@ -130,13 +133,57 @@ describe('extractKeyframes on win10-display-settings', () => {
     expect(extraction.steps[0]!.rgb!.equals(extraction.steps[1]!.rgb!)).toBe(false);
   });
 
-  it('decoded 14 reference frames, then stopped pass 2 after the last needed frame', () => {
-    expect(extraction.stats.passOneFrames).toBe(14);
-    expect(extraction.stats.passTwoDecoded).toBeGreaterThan(0);
+  it('seeks to the needed parts of the video and stops each decode after its last needed frame', () => {
+    const { stats } = extraction;
+    expect(stats.isSeeking).toBe(true);
+    expect(stats.segments).toBeGreaterThan(1);
+    // far less than the whole video is decoded (the fixture's steps cover under half of it)
+    expect(stats.spannedFrames).toBeLessThan(GOLDEN_FRAME_COUNT * 0.6);
     // terminate's probes after its differing probe (frames 3482…3677) were never decoded
-    expect(extraction.stats.passTwoDecoded).toBeLessThan(extraction.stats.passTwoFrames);
-    expect(extraction.stats.comparisons).toBeGreaterThan(0);
+    expect(stats.decodedFrames).toBeLessThan(stats.requestedFrames);
+    expect(stats.comparisons).toBeGreaterThan(0);
   });
+
+  it.each([
+    ['without ffprobe: one decode from frame 0, probes buffered', { ffprobePath: null }],
+    [
+      'without ffprobe, over budget: references decoded first',
+      { ffprobePath: null, bufferBytes: 1 },
+    ],
+    ['seeking, over budget: forward decodes with references first', { bufferBytes: 1 }],
+    ['seeking, one decode at a time', { concurrency: 1 }],
+  ])(
+    '%s: the same choices and pixels',
+    async (_, variant) => {
+      const result = await extractKeyframes({
+        videoPath,
+        ffmpegPath,
+        videoStartS: GOLDEN_VST,
+        fps: GOLDEN_FPS,
+        frameCount: GOLDEN_FRAME_COUNT,
+        width: GOLDEN_WIDTH,
+        height: GOLDEN_HEIGHT,
+        steps: GOLDEN_STEP_INPUTS,
+        ffprobePath,
+        ...variant,
+      });
+      expect(result.stats.isSeeking).toBe(!('ffprobePath' in variant));
+      if ('bufferBytes' in variant) {
+        // every backward search with probes to buffer had its reference decoded beforehand (13
+        // searches; step 2 has hi = lo, its only probe is the reference itself)
+        expect(result.stats.referenceFrames).toBe(12);
+      }
+      const all = [...result.steps, result.terminate!];
+      const expected = [...extraction.steps, extraction.terminate!];
+      expect(all.map((k) => [k.timeS, k.frame, k.differingProbe, k.diagnostics])).toEqual(
+        expected.map((k) => [k.timeS, k.frame, k.differingProbe, k.diagnostics]),
+      );
+      all.forEach((keyframe, i) => {
+        expect(keyframe.rgb!.equals(expected[i]!.rgb!)).toBe(true);
+      });
+    },
+    180_000,
+  );
 
   it.each(REFERENCE_FRAMES)(
     'frame %i equals the single-frame reference decode pixel for pixel',
