@@ -127,13 +127,13 @@ export type KeyframePlan = {
   steps: KeyframeStepPlan[];
   /** The terminate plan; null when there are no steps (no terminate event is appended). */
   terminate: KeyframeTerminatePlan | null;
-  /** Pass 1: reference frames of every search (in range), ascending, unique. */
+  /** Reference frames of every search (in range), ascending, unique. */
   referenceFrames: number[];
   /** Probe frames that must be decoded (in range, not the search's own reference frame). */
   probeFrames: number[];
   /** Frames that may be chosen (fallbacks, probe results, case B and fixed frames), in range. */
   candidateFrames: number[];
-  /** Pass 2: probeFrames ∪ candidateFrames, ascending, unique. */
+  /** probeFrames ∪ candidateFrames, ascending, unique. */
   decodeFrames: number[];
 };
 
