@@ -1,20 +1,21 @@
-// Keyframe extraction for one episode (spec: keyframes.md §6), decoding each needed frame once.
+// Keyframe extraction for one episode (spec: keyframes.md §6), decoding only what the searches
+// need.
 //
 // 1. Plan (pure): every search's probes, candidates and reference frame.
 // 2. Timeline: one ffprobe packet listing gives every frame's pts and the keyframes, so a decode
 //    can seek to the keyframe before a step's frames and skip the rest of the video; frames are
 //    still picked by their index n (selected by exact pts). Without ffprobe, or when the listing
 //    cannot be trusted, everything is one decode from frame 0.
-// 3. Segments: the frames of each search (or fixed frame) form a unit; units whose keyframes are
-//    close merge into one decode segment. Segments run in parallel (one ffmpeg each), in frame
-//    order inside a segment; a segment stops as soon as none of its units needs another frame.
-// 4. Each backward search sees its reference frame (hi) last, so it keeps the RGB of its probes
-//    and candidates until the reference arrives, then walks the probes from hi down exactly as
-//    the reference does (gray computed only for the probes the walk reaches) and keeps only the
-//    chosen frame. A search whose frames would not fit the memory budget has its reference decoded
-//    first (a small extra decode) and compares on the fly instead. Forward searches (terminate)
-//    see their reference first and never buffer.
-// 5. Resolve (pure) with the recorded verdicts.
+// 3. Units and decodes: each search (or fixed frame) is a unit. With a timeline, a backward
+//    search gets a reversed decode: ffmpeg reads up to its reference (hi) and emits the reference
+//    first, then the probes in walk order, so the decode stops as soon as the walk is decided and
+//    the probes it never reaches are never converted to RGB. Neighbouring reversed units share a
+//    decode when that saves more than it wastes. Everything else (terminate, fixed frames, and
+//    every search without a timeline) goes into merged forward decodes; there a backward search
+//    keeps its probes' RGB until the reference arrives, or, past the memory budget, has its
+//    reference decoded beforehand and compares on the fly. Decodes run in parallel, longest
+//    first, and each stops once none of its units needs another frame.
+// 4. Resolve (pure) with the recorded verdicts.
 import os from 'node:os';
 import { isAppError } from '../../shared/errors';
 import { grayFramesDiffer, rgbToGray } from '../keyframes/gray';
@@ -201,26 +202,29 @@ export async function extractKeyframes(
     if (plan.terminate?.rule === 'forward') {
       searches.push({ target: { kind: 'terminate' }, plan: plan.terminate.search });
     }
-    const isSearchable = (search: KeyframeSearchPlan): boolean =>
-      search.direction === 'backward' && search.isRefInRange && search.refFrame < frameLimit;
-    // with a timeline, a backward search gets its own reversed decode (reference first) when
-    // ffmpeg may hold its selected frames (YUV 4:2:0, 1.5 bytes per pixel) within the budget
+    // pixels a backward search must hold until its reference arrives; null for searches that
+    // never buffer (forward, or a reference outside the video)
+    const bufferedPixels = new Map(
+      searches.map((search) => {
+        const { plan: p } = search;
+        const isBuffering = p.direction === 'backward' && p.isRefInRange && p.refFrame < frameLimit;
+        return [search, isBuffering ? bufferedFrameCount(p, frameLimit) * pixelCount : null];
+      }),
+    );
+    // with a timeline, a backward search gets a reversed decode (reference first) when ffmpeg
+    // may hold its selected frames (YUV 4:2:0, 1.5 bytes per pixel) within the budget
     const reversed = new Set(
       timeline === null
         ? []
-        : searches.filter(
-            (search) =>
-              isSearchable(search.plan) &&
-              bufferedFrameCount(search.plan, frameLimit) * pixelCount * 1.5 <= searchBudget,
-          ),
+        : searches.filter((search) => {
+            const pixels = bufferedPixels.get(search) ?? null;
+            return pixels !== null && pixels * 1.5 <= searchBudget;
+          }),
     );
     // a forward-decoded backward search buffers its probes' RGB until its reference arrives,
     // unless that exceeds the budget: then the reference is decoded beforehand
     const prefetched = searches.filter(
-      (search) =>
-        isSearchable(search.plan) &&
-        !reversed.has(search) &&
-        bufferedFrameCount(search.plan, frameLimit) * pixelCount * 3 > searchBudget,
+      (search) => !reversed.has(search) && (bufferedPixels.get(search) ?? 0) * 3 > searchBudget,
     );
     const refGray = new Map<number, Uint8Array>();
     if (prefetched.length > 0) {
@@ -239,7 +243,6 @@ export async function extractKeyframes(
     const delivered = new Set<number>();
     const searchUnits = new Map<string, SearchUnit>();
     const units: DecodeUnit[] = [];
-    const reversedSegments: RunnerSegment[] = [];
     const reversedUnits: SearchUnit[] = [];
     for (const search of searches) {
       const preset = prefetched.includes(search)
@@ -253,15 +256,9 @@ export async function extractKeyframes(
         isReversed ? 'descending' : 'ascending',
       );
       searchUnits.set(targetKey(search.target), unit);
-      if (isReversed && timeline !== null && unit.frames.length > 0) {
-        reversedUnits.push(unit);
-      } else {
-        units.push(unit);
-      }
+      (isReversed && unit.frames.length > 0 ? reversedUnits : units).push(unit);
     }
-    if (timeline !== null) {
-      reversedSegments.push(...planReversedSegments(reversedUnits, timeline));
-    }
+    const reversedSegments = timeline ? planReversedSegments(reversedUnits, timeline) : [];
     const fixedUnits = new Map<string, FixedUnit>();
     const addFixed = (target: Target, frame: number): void => {
       const unit = new FixedUnit(frame, frameLimit, () => true);

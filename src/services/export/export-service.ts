@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { msToSeconds } from '../../shared/clock';
-import type { RecordingDetail, Step } from '../../shared/domain';
+import type { RecordingDetail, Step, VideoInfo } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
 import { buildAgentNetRecordLine, buildCotInputLine } from '../../pipeline/export/datasets';
@@ -140,18 +140,38 @@ async function load(lib: Library, id: string): Promise<Loaded> {
   return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath };
 }
 
-type DecodeBinaries = { ffmpegPath: string; ffprobePath: string | null };
+/** ffmpeg, and ffprobe for seeking decodes (null: decode from frame 0), for keyframes. */
+export type DecodeBinaries = { ffmpegPath: string; ffprobePath: string | null };
 
-// ffmpeg (and ffprobe for seeking) for keyframe decoding; agentnet-raw decodes nothing.
-async function decodeBinaries(options: ExportOptions): Promise<DecodeBinaries> {
-  if (options.format === 'agentnet-raw') {
-    return { ffmpegPath: '', ffprobePath: null };
-  }
+// The given binaries (an explicit ffmpeg comes with its ffprobe or none), else the resolved ones.
+export async function resolveDecodeBinaries(options: {
+  ffmpegPath?: string;
+  ffprobePath?: string | null;
+}): Promise<DecodeBinaries> {
   if (options.ffmpegPath) {
     return { ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath ?? null };
   }
   const binary = await resolveFfmpeg();
   return { ffmpegPath: binary.path, ffprobePath: binary.ffprobePath };
+}
+
+// The keyframes of `steps` in a recording's video (frame count and rate must be known).
+export async function extractStepKeyframes(
+  videoPath: string,
+  video: VideoInfo & { frameCount: number },
+  steps: readonly Step[],
+  binaries: DecodeBinaries,
+): Promise<KeyframeExtraction> {
+  return await extractKeyframes({
+    videoPath,
+    ...binaries,
+    videoStartS: msToSeconds(video.startMs),
+    fps: video.fps,
+    frameCount: video.frameCount,
+    width: video.width,
+    height: video.height,
+    steps: steps.map(keyframeInputOf),
+  });
 }
 
 async function keyframes(
@@ -173,17 +193,12 @@ async function keyframes(
       `VIDEO_SHORTER_THAN_STEPS: the last step ends ${((lastEndMs - videoEndMs) / 1000).toFixed(3)} s after the video`,
     );
   }
-  const extraction = await extractKeyframes({
-    videoPath: l.videoPath,
-    ffmpegPath: binaries.ffmpegPath,
-    ffprobePath: binaries.ffprobePath,
-    videoStartS: msToSeconds(video.startMs),
-    fps: video.fps,
-    frameCount: video.frameCount,
-    width: video.width,
-    height: video.height,
-    steps: l.steps.map(keyframeInputOf),
-  });
+  const extraction = await extractStepKeyframes(
+    l.videoPath,
+    { ...video, frameCount: video.frameCount },
+    l.steps,
+    binaries,
+  );
   extraction.steps.forEach((k, i) => {
     for (const d of k.diagnostics) {
       warnings.push(`step ${l.steps[i]?.id}: ${d.code}: ${d.message}`);
@@ -242,7 +257,11 @@ export async function exportRecordings(
   const results: ExportedRecording[] = [];
   const total = ids.length;
   try {
-    const binaries = await decodeBinaries(options);
+    // agentnet-raw decodes nothing
+    const binaries: DecodeBinaries =
+      options.format === 'agentnet-raw'
+        ? { ffmpegPath: '', ffprobePath: null }
+        : await resolveDecodeBinaries(options);
     const jsonlLines: string[] = [];
     const loaded: Loaded[] = [];
     for (const id of ids) {

@@ -5,14 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { msToSeconds, secondsToMs } from '../../shared/clock';
+import { secondsToMs } from '../../shared/clock';
 import type { Step } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { extractKeyframes } from '../../pipeline/media/keyframes-extract';
 import { encodePngRgb } from '../../pipeline/media/png';
-import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
 import { getRecording, replaceKeyframes, type KeyframeRecord } from '../../store';
-import { keyframeInputOf } from '../export/export-service';
+import {
+  extractStepKeyframes,
+  keyframeInputOf,
+  resolveDecodeBinaries,
+} from '../export/export-service';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
 
@@ -103,21 +105,13 @@ async function compute(
     );
   }
   const steps = effectiveSteps(lib, rec.seq);
-  const binary = options.ffmpegPath ? null : await resolveFfmpeg();
-  const ffmpegPath = options.ffmpegPath ?? (binary as { path: string }).path;
-  const ffprobePath = binary ? binary.ffprobePath : (options.ffprobePath ?? null);
   const extraction = steps.length
-    ? await extractKeyframes({
-        videoPath: lib.resolve(video.path),
-        ffmpegPath,
-        ffprobePath,
-        videoStartS: msToSeconds(video.startMs),
-        fps: video.fps,
-        frameCount: video.frameCount,
-        width: video.width,
-        height: video.height,
-        steps: steps.map(keyframeInputOf),
-      })
+    ? await extractStepKeyframes(
+        lib.resolve(video.path),
+        { ...video, frameCount: video.frameCount },
+        steps,
+        await resolveDecodeBinaries(options),
+      )
     : null;
 
   const folder = lib.resolve(rec.dir);
