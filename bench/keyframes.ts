@@ -6,7 +6,6 @@
 //   node bin/run-ts.mjs bench/keyframes.ts            (both baselines)
 //   BENCH_NAIVE=seek node bin/run-ts.mjs bench/keyframes.ts
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { readAgentNetFolder } from '../src/pipeline/io/agentnet-read';
 import {
   END_MARGIN_S,
@@ -23,12 +22,9 @@ import { OPENCV_SCALE_FILTER, decodeFrames } from '../src/pipeline/media/frame-d
 import { extractKeyframes } from '../src/pipeline/media/keyframes-extract';
 import { probeVideo } from '../src/pipeline/media/probe';
 import { resolveFfmpeg } from '../src/recorder/screen/ffmpeg-binary';
+import { fixturePath } from '../tests/helpers/fixture';
 
-const FIXTURE = path.resolve(
-  import.meta.dirname,
-  process.env.CUA_SHARED_FIXTURES ?? '../../shared/fixtures',
-  'agentnet-raw/win10-display-settings',
-);
+const FIXTURE = fixturePath('agentnet-raw/win10-display-settings');
 const NAIVE_MODES = (process.env.BENCH_NAIVE ?? 'seek,select').split(',') as NaiveMode[];
 
 type NaiveMode = 'seek' | 'select';

@@ -4,11 +4,11 @@
 // the wall duration; completeness of a 5,000-move burst; stamp error and commit latency of
 // injected input; video and database MB per minute.
 // usage: node bin/run-ts.mjs bench/recorder.ts   (BENCH_SECONDS, default 20)
+import { openDatabase } from '../src/store';
 import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { buildCaptureArgs } from '../src/recorder/screen/ffmpeg-args';
 import { startDesktop, type Desktop } from '../tests/helpers/desktop';
 import { launchGtkForm } from '../tests/fixtures/apps/gtk-form';
@@ -189,7 +189,7 @@ async function main(): Promise<void> {
     await new Promise((r) => rec.once('close', r));
     const summary = JSON.parse(stdout) as { events: number };
 
-    const db = new Database(path.join(lib, 'library.sqlite'), { readonly: true });
+    const db = openDatabase(path.join(lib, 'library.sqlite'), { readonly: true });
     const moves = db.prepare(`SELECT x, y, t_ms FROM events WHERE kind = 0 ORDER BY idx`).all() as {
       x: number;
       y: number;

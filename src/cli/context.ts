@@ -2,7 +2,7 @@
 // first recovers recordings a crashed recorder left `active`.
 import { openLibrary, type Library } from '../services/library/library';
 import { resolveLibraryDir } from '../services/library/library-path';
-import { recoverActiveRecordings } from '../services/recording/crash-recovery';
+import { listActiveRecordings } from '../store';
 import { errLine } from './output';
 
 /** Opens the library named by the flag/env/default and runs `fn`, always closing it. */
@@ -14,7 +14,11 @@ export async function withLibrary<T>(
   const lib = openLibrary(dir);
   try {
     try {
-      for (const r of await recoverActiveRecordings(lib)) {
+      // the recovery code (ffmpeg, remux, reducer) loads only when a recording was left active
+      const recovered = listActiveRecordings(lib.db).length
+        ? await (await import('../services/recording/crash-recovery')).recoverActiveRecordings(lib)
+        : [];
+      for (const r of recovered) {
         errLine(
           `recovered ${r.id} after a crash: ${r.status}, ${r.frames} frames, ${r.steps} steps` +
             (r.warnings.length ? ` (${r.warnings.join('; ')})` : ''),

@@ -66,7 +66,7 @@ export type RecordingSessionOptions = {
   onHotkey?: (action: HotkeyAction) => void;
   /** Non-fatal problems for the log (a11y timeouts, input diagnostics). */
   onWarning?: (message: string) => void;
-  /** Test seam for the input hook. */
+  /** Input hook options (tests; a caller that already checked the preconditions skips them). */
   inputHookOptions?: Partial<InputHookOptions>;
 };
 

@@ -3,4 +3,4 @@ export { createServer, DEFAULT_HOST, type ServerHandle, type ServerOptions } fro
 export { createEventHub, type EventHub } from './events';
 export { mediaPath } from './media';
 export { bindPolicyError, isLoopbackHost, PASSWORD_ENV } from './security';
-export { STATUS_BY_CODE, statusForResult } from './status';
+export { statusForResult } from './status';

@@ -51,5 +51,8 @@ export function withMessage(call: ActionCall, message: string): ActionCall {
 
 // Python `text[:-1]`: drops the last code point.
 export function dropLastChar(text: string): string {
-  return Array.from(text).slice(0, -1).join('');
+  // O(1): only a surrogate pair at the end counts as two code units
+  const last = text.codePointAt(text.length - 2);
+  const isPair = text.length >= 2 && last !== undefined && last > 0xffff;
+  return text.slice(0, isPair ? -2 : -1);
 }

@@ -664,11 +664,20 @@ export class FrameDecoder {
       );
       return;
     }
-    const missingFrames =
-      this.options.seek?.reverse === undefined
-        ? this.frames.slice(this.decodedCount)
-        : this.frames.slice(0, this.frames.length - this.decodedCount);
-    this.finishWithResult({ missingFrames, durationMs });
+    if (this.options.seek?.reverse !== undefined && this.decodedCount < this.frames.length) {
+      // reversed frames are labelled from the top of the list: a frame that did not come means
+      // every label was off by its place, so nothing of this decode can be trusted
+      this.finishWithError(
+        new AppError(
+          'FFMPEG_FAILED',
+          `a reversed decode of '${videoPath}' delivered ${this.decodedCount} of ` +
+            `${this.frames.length} frames; request only frames the video has (see its timeline)`,
+          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderrTailLines() },
+        ),
+      );
+      return;
+    }
+    this.finishWithResult({ missingFrames: this.frames.slice(this.decodedCount), durationMs });
   }
 
   private finishWithResult(result: { missingFrames: number[]; durationMs: number }): void {

@@ -196,11 +196,10 @@ export async function extractKeyframes(
     const decodeStart = performance.now();
     // the searches, and which of them need their reference decoded beforehand
     const searches: { target: Target; plan: KeyframeSearchPlan }[] = plan.steps.flatMap(
-      (step, index) =>
-        step.rule === 'A' ? [{ target: { kind: 'step', index }, plan: step.search }] : [],
+      (step, index) => (step.rule === 'A' ? [{ target: index, plan: step.search }] : []),
     );
     if (plan.terminate?.rule === 'forward') {
-      searches.push({ target: { kind: 'terminate' }, plan: plan.terminate.search });
+      searches.push({ target: 'terminate', plan: plan.terminate.search });
     }
     // pixels a backward search must hold until its reference arrives; null for searches that
     // never buffer (forward, or a reference outside the video)
@@ -241,7 +240,17 @@ export async function extractKeyframes(
 
     // the main pass
     const delivered = new Set<number>();
-    const searchUnits = new Map<string, SearchUnit>();
+    // the unit of each step (by index) and of terminate
+    const stepUnits: (SearchUnit | FixedUnit | undefined)[] = [];
+    let terminateUnit: SearchUnit | FixedUnit | undefined;
+    const place = (target: Target, unit: SearchUnit | FixedUnit): void => {
+      if (target === 'terminate') {
+        terminateUnit = unit;
+      } else {
+        stepUnits[target] = unit;
+      }
+    };
+    const searchUnits: SearchUnit[] = [];
     const units: DecodeUnit[] = [];
     const reversedUnits: SearchUnit[] = [];
     for (const search of searches) {
@@ -255,14 +264,14 @@ export async function extractKeyframes(
         preset,
         isReversed ? 'descending' : 'ascending',
       );
-      searchUnits.set(targetKey(search.target), unit);
+      place(search.target, unit);
+      searchUnits.push(unit);
       (isReversed && unit.frames.length > 0 ? reversedUnits : units).push(unit);
     }
     const reversedSegments = timeline ? planReversedSegments(reversedUnits, timeline) : [];
-    const fixedUnits = new Map<string, FixedUnit>();
     const addFixed = (target: Target, frame: number): void => {
       const unit = new FixedUnit(frame, frameLimit, () => true);
-      fixedUnits.set(targetKey(target), unit);
+      place(target, unit);
       // a frame inside a reversed decode's range comes with it (in any order)
       const host = reversedSegments.find(
         (segment) => segment.startFrame <= frame && frame <= segment.lastFrame,
@@ -275,11 +284,11 @@ export async function extractKeyframes(
     };
     for (const [index, step] of plan.steps.entries()) {
       if (step.rule === 'B') {
-        addFixed({ kind: 'step', index }, step.frame);
+        addFixed(index, step.frame);
       }
     }
     if (plan.terminate?.rule === 'fixed') {
-      addFixed({ kind: 'terminate' }, plan.terminate.frame);
+      addFixed('terminate', plan.terminate.frame);
     }
     const mainStats = await runner.run(
       [...reversedSegments, ...runner.forwardSegments(units)],
@@ -290,13 +299,13 @@ export async function extractKeyframes(
     stats.requestedFrames = mainStats.requestedFrames;
     stats.decodedFrames = delivered.size;
     stats.spannedFrames = mainStats.spannedFrames;
-    stats.comparisons = [...searchUnits.values()].reduce((sum, unit) => sum + unit.comparisons, 0);
+    stats.comparisons = searchUnits.reduce((sum, unit) => sum + unit.comparisons, 0);
 
-    const outcome = (target: Target): KeyframeSearchOutcome | null =>
-      searchUnits.get(targetKey(target))?.outcome() ?? null;
+    const outcome = (unit: SearchUnit | FixedUnit | undefined): KeyframeSearchOutcome | null =>
+      unit instanceof SearchUnit ? unit.outcome() : null;
     const outcomes: KeyframeOutcomes = {
-      steps: plan.steps.map((_, index) => outcome({ kind: 'step', index })),
-      terminate: outcome({ kind: 'terminate' }),
+      steps: plan.steps.map((_, index) => outcome(stepUnits[index])),
+      terminate: outcome(terminateUnit),
     };
     const resolved = resolveKeyframes(plan, outcomes, {
       isFrameReadable: (frame) => delivered.has(frame),
@@ -305,11 +314,11 @@ export async function extractKeyframes(
       if (frame === null || !delivered.has(frame)) {
         return null;
       }
-      const key = targetKey(target);
-      const rgb = (searchUnits.get(key) ?? fixedUnits.get(key))?.pixels(frame);
+      const rgb = (target === 'terminate' ? terminateUnit : stepUnits[target])?.pixels(frame);
       if (rgb === undefined) {
+        const name = target === 'terminate' ? 'terminate' : `step ${target}`;
         throw new Error(
-          `extractKeyframes: internal error: frame ${frame} chosen for ${key} was decoded but ` +
+          `extractKeyframes: internal error: frame ${frame} chosen for ${name} was decoded but ` +
             'not kept',
         );
       }
@@ -331,11 +340,8 @@ export async function extractKeyframes(
   }
 }
 
-type Target = { kind: 'step'; index: number } | { kind: 'terminate' };
-
-function targetKey(target: Target): string {
-  return target.kind === 'step' ? `step ${target.index}` : 'terminate';
-}
+/** A step (its index) or the terminate step. */
+type Target = number | 'terminate';
 
 function attachPixels(
   resolved: ResolvedKeyframes,
@@ -344,11 +350,11 @@ function attachPixels(
   return {
     steps: resolved.steps.map((step, index) => ({
       ...step,
-      rgb: pixelsFor({ kind: 'step', index }, step.frame),
+      rgb: pixelsFor(index, step.frame),
     })),
     terminate: resolved.terminate && {
       ...resolved.terminate,
-      rgb: pixelsFor({ kind: 'terminate' }, resolved.terminate.frame),
+      rgb: pixelsFor('terminate', resolved.terminate.frame),
     },
   };
 }

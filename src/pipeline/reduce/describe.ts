@@ -5,7 +5,8 @@ import type { StepKind } from '../../shared/domain/step';
 import { callsToCode, descriptionToCalls, pyReprFloat, stage1Description } from '../code';
 import type { ScreenSize, ScrollTick } from '../code';
 import type { HotkeyDraft, PointerDraft, RunDraft, ScrollDraft, TapDraft } from './drafts';
-import { hotkeyCall, pressCall, finalRunCalls } from './run-calls';
+import { hotkeyCall, pressCall } from '../code/call-args';
+import { finalRunCalls } from './run-calls';
 
 /** What a draft becomes: kind, AgentNet strings and calls. */
 export type Described = {
@@ -172,7 +173,7 @@ export function describeRun(draft: RunDraft, screen: ScreenSize): Described {
 
 // A lone win/alt tap: press([key]).
 export function describeTap(draft: TapDraft, screen: ScreenSize): Described {
-  const calls = [pressCall(draft.key)];
+  const calls = [pressCall([draft.key])];
   return {
     kind: 'press',
     description: typeDescription(calls, screen),

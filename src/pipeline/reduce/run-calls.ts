@@ -1,35 +1,14 @@
 // Keyboard-run calls built left to right with backspace folding (spec: action-reduction.md §C.6).
 import type { ActionCall } from '../../shared/domain/action';
+import { dropLastChar, pressCall, writeCall } from '../code/call-args';
 import type { RunDraft, StrokeDraft } from './drafts';
 import { LOCK_KEYS } from './key-names';
-
-// `write(message=…)` / `press(keys=[…])` in the keyword form the OpenCUA conversion produces.
-export function writeCall(message: string): ActionCall {
-  return { name: 'write', args: { message } };
-}
-
-// `press(keys=[key])`.
-export function pressCall(key: string): ActionCall {
-  return { name: 'press', args: { keys: [key] } };
-}
-
-// `hotkey(keys=[…])`.
-export function hotkeyCall(keys: readonly string[]): ActionCall {
-  return { name: 'hotkey', args: { keys: [...keys] } };
-}
 
 function flushText(run: RunDraft): void {
   if (run.text !== '') {
     run.calls.push(writeCall(run.text));
     run.text = '';
   }
-}
-
-/** Drops the last code point (a surrogate pair counts as one). */
-function dropLastCodePoint(text: string): string {
-  const last = text.codePointAt(text.length - 2);
-  const isPair = text.length >= 2 && last !== undefined && last > 0xffff;
-  return text.slice(0, isPair ? -2 : -1);
 }
 
 // Applies one keystroke to the run: text appends, backspace deletes, named keys press.
@@ -40,9 +19,9 @@ export function applyKeystroke(run: RunDraft, stroke: StrokeDraft): void {
   }
   if (stroke.key === 'backspace') {
     if (run.text !== '') {
-      run.text = dropLastCodePoint(run.text);
+      run.text = dropLastChar(run.text);
     } else {
-      run.calls.push(pressCall('backspace'));
+      run.calls.push(pressCall(['backspace']));
     }
     return;
   }
@@ -51,7 +30,7 @@ export function applyKeystroke(run: RunDraft, stroke: StrokeDraft): void {
     return;
   }
   flushText(run);
-  run.calls.push(pressCall(stroke.key));
+  run.calls.push(pressCall([stroke.key]));
 }
 
 // The run's calls with the pending text flushed (the draft is left unchanged).

@@ -491,7 +491,8 @@ async function commitStage(
 
 const SHARED_DIRS = new Set(['images', 'cot-input']);
 
-async function pathExists(p: string): Promise<boolean> {
+/** True when `p` exists (any kind of entry). */
+export async function pathExists(p: string): Promise<boolean> {
   try {
     await fs.stat(p);
     return true;

@@ -3,6 +3,7 @@
 import { resolveFfmpeg, type FfmpegBinary } from '../../recorder/screen/ffmpeg-binary';
 import { getCapture, listActiveRecordings } from '../../store';
 import type { Library } from '../library/library';
+import { isProcessAlive } from '../system/process-alive';
 import { finalizeCapture } from './finalize';
 
 /** One recovered recording. */
@@ -14,18 +15,6 @@ export type RecoveredRecording = {
   warnings: string[];
 };
 
-function isAlive(pid: unknown): boolean {
-  if (typeof pid !== 'number' || pid <= 0) {
-    return false;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Recovers every `active` recording whose recorder process is gone. */
 export async function recoverActiveRecordings(
   lib: Library,
@@ -34,7 +23,7 @@ export async function recoverActiveRecordings(
   const stale = listActiveRecordings(lib.db).filter((r) => {
     const capture = getCapture(lib.db, r.seq);
     // a row whose recorder is still running is a live recording, not a crash
-    return !isAlive(capture?.pid);
+    return !isProcessAlive(capture?.pid);
   });
   if (!stale.length) {
     return [];

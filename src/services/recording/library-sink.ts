@@ -1,7 +1,7 @@
 // The recorder's sink on top of the library: every batch is committed in its own transaction,
 // so a killed recorder loses at most the batch in flight (≤ 100 ms of input).
 import path from 'node:path';
-import { countNodes, type AxElementRecord, type AxSnapshot } from '../../axtree/model';
+import type { AxElementRecord, AxSnapshot } from '../../axtree/model';
 import type { InputEvent } from '../../recorder/input/normalize-input-event';
 import type { RecordingSink, SessionMark, VideoSegment } from '../../recorder/session';
 import type { ActiveWindowEntry } from '../../recorder/windows/active-window';
@@ -93,7 +93,7 @@ export class LibrarySink implements RecordingSink {
           source: 'atspi',
           x: null,
           y: null,
-          nodeCount: snapshot.nodeCount || countNodes(snapshot.root),
+          nodeCount: snapshot.nodeCount,
           rootName: snapshot.root?.name ?? null,
           treeJson: JSON.stringify(snapshot.root),
           note: snapshot.truncated ? `truncated: ${snapshot.note ?? ''}` : (snapshot.note ?? null),

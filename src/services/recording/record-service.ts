@@ -12,6 +12,7 @@ import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
 import { RecordingSession, type SessionState } from '../../recorder/session';
 import { AppError } from '../../shared/errors';
 import {
+  deleteRecordingRow,
   insertRecording,
   listMarks,
   resolveRecordingSeq,
@@ -134,6 +135,8 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     accessibility,
     sink,
     hotkeys: options.hotkeys,
+    // checked above, before anything was written
+    inputHookOptions: { shouldCheckPreconditions: false },
     env,
     onWarning: warn,
     onHotkey: (action) => {
@@ -155,7 +158,7 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     await session.start();
   } catch (e) {
     // nothing usable was captured: remove the row and the folder
-    lib.db.prepare(`DELETE FROM recordings WHERE seq = ?`).run(seq);
+    deleteRecordingRow(lib.db, seq);
     await fs.rm(dir, { recursive: true, force: true });
     throw e;
   }

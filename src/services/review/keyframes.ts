@@ -13,6 +13,7 @@ import { getRecording, replaceKeyframes, type KeyframeRecord } from '../../store
 import {
   extractStepKeyframes,
   keyframeInputOf,
+  pathExists,
   resolveDecodeBinaries,
 } from '../export/export-service';
 import type { Library } from '../library/library';
@@ -53,15 +54,6 @@ export function keyframeFileName(frame: number): string {
 }
 
 const running = new Set<string>();
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // Runs keyframe extraction over the recording's effective steps and stores PNGs + times.
 export async function computeKeyframes(
@@ -159,7 +151,7 @@ async function compute(
         computedAtMs,
       });
     }
-    const hadFinal = await exists(final);
+    const hadFinal = await pathExists(final);
     if (hadFinal) {
       await fs.rename(final, old);
     }

@@ -9,6 +9,7 @@
 // concurrency limit. Each object is verified once sent (size, SHA-256 metadata, and its ETag —
 // the MD5, or for multipart the MD5 of the acknowledged part ETags — or its bytes read back),
 // then manifest.json is written last, and only then does the upload become `uploaded`.
+import type { UploadProgressDto } from '../../shared/contract/methods';
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -33,6 +34,7 @@ import {
 } from '../../store/queries/uploads';
 import type { Library } from '../library/library';
 import { buildBundle, type Bundle, type ExtraFile } from './bundle';
+import { isProcessAlive } from '../system/process-alive';
 import { createLimiter, type Limiter } from './limiter';
 import {
   MANIFEST_NAME,
@@ -53,22 +55,10 @@ import { DEFAULT_RETRY_POLICY, abortedError, withRetry, type RetryPolicy } from 
 import { joinKey, type UploadTarget } from './target';
 
 /** Phases reported in progress events. */
-export type UploadPhase =
-  'preparing' | 'uploading' | 'verifying' | 'manifest' | 'uploaded' | 'paused' | 'failed';
+export type UploadPhase = UploadProgressDto['phase'];
 
-/** A progress event (the `uploads:progress` payload for the UI). */
-export type UploadProgress = {
-  uploadId: number;
-  recordingId: string;
-  phase: UploadPhase;
-  /** Bytes acknowledged by the server so far (completed parts and objects). */
-  bytesDone: number;
-  bytesTotal: number;
-  objectsDone: number;
-  objectsTotal: number;
-  /** What just happened, e.g. `part 3/12 video/x.mp4` or `retry 2 in 480 ms: ECONNREFUSED`. */
-  detail: string;
-};
+/** A progress event (the contract's `uploads:progress` payload). */
+export type UploadProgress = UploadProgressDto;
 
 /** How objects are proven to hold our bytes after the transfer. */
 export type VerifyMode =
@@ -148,15 +138,6 @@ function resolvePath(lib: Library, p: string): string {
   return path.isAbsolute(p) ? p : lib.resolve(p);
 }
 
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const CONTENT_TYPES: Record<string, string> = {
   '.mp4': 'video/mp4',
   '.json': 'application/json',
@@ -170,16 +151,26 @@ function contentTypeOf(key: string): string {
 
 type Digested = Payload & { md5Hex: string | null };
 
-function digests(body: Buffer, withMd5: boolean): Digested {
-  const sha256Hex = createHash('sha256').update(body).digest('hex');
-  if (!withMd5) {
-    return { body, sha256Hex, md5Hex: null };
-  }
+/** A payload with its SHA-256 and MD5 (Content-MD5 and the expected ETag). */
+export function payloadWithMd5(body: Buffer): Payload & { md5Base64: string; md5Hex: string } {
   const md5 = createHash('md5').update(body).digest();
-  return { body, sha256Hex, md5Base64: md5.toString('base64'), md5Hex: md5.toString('hex') };
+  return {
+    body,
+    sha256Hex: createHash('sha256').update(body).digest('hex'),
+    md5Base64: md5.toString('base64'),
+    md5Hex: md5.toString('hex'),
+  };
 }
 
-async function readRange(file: string, offset: number, size: number): Promise<Buffer> {
+function digests(body: Buffer, withMd5: boolean): Digested {
+  if (withMd5) {
+    return payloadWithMd5(body);
+  }
+  return { body, sha256Hex: createHash('sha256').update(body).digest('hex'), md5Hex: null };
+}
+
+/** `size` bytes of `file` from `offset`; a file that became shorter is an error, not zeros. */
+export async function readRange(file: string, offset: number, size: number): Promise<Buffer> {
   const handle = await fs.open(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(size);

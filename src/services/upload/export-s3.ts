@@ -3,7 +3,6 @@
 // retries), verifies each object, and writes `cua-export.json` (file list with sizes and
 // SHA-256) last so a reader can tell a finished export from an interrupted one. Not resumable:
 // an interrupted export is simply run again.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import {
   type ExportOptions,
 } from '../export/export-service';
 import type { Library } from '../library/library';
+import { payloadWithMd5, readRange } from './engine';
 import { createLimiter } from './limiter';
 import type { ObjectStore } from './object-store';
 import {
@@ -63,27 +63,6 @@ async function listFiles(dir: string, rel = ''): Promise<string[]> {
   return out.sort();
 }
 
-function payloadOf(body: Buffer) {
-  const md5 = createHash('md5').update(body).digest();
-  return {
-    body,
-    md5Base64: md5.toString('base64'),
-    md5Hex: md5.toString('hex'),
-    sha256Hex: createHash('sha256').update(body).digest('hex'),
-  };
-}
-
-async function readRange(file: string, offset: number, size: number): Promise<Buffer> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buf = Buffer.alloc(size);
-    await handle.read(buf, 0, size, offset);
-    return buf;
-  } finally {
-    await handle.close();
-  }
-}
-
 // Exports recordings and writes the result under `prefix` of the store, verified.
 export async function exportToStore(
   lib: Library,
@@ -120,7 +99,7 @@ export async function exportToStore(
         const meta = { metadata: { sha256 }, contentType: 'application/octet-stream' };
         let expected: string;
         if (isSinglePut(size, partSize)) {
-          const p = payloadOf(await readRange(file, 0, size));
+          const p = payloadWithMd5(await readRange(file, 0, size));
           const { etag } = await limiter.run(() =>
             retry(() => store.putObject(key, p, meta, call)),
           );
@@ -139,7 +118,7 @@ export async function exportToStore(
           const parts = await Promise.all(
             plan.map((part) =>
               limiter.run(async () => {
-                const p = payloadOf(await readRange(file, part.offsetBytes, part.sizeBytes));
+                const p = payloadWithMd5(await readRange(file, part.offsetBytes, part.sizeBytes));
                 const { etag } = await retry(() =>
                   store.uploadPart(key, uploadId, part.partNumber, p, call),
                 );
@@ -169,7 +148,7 @@ export async function exportToStore(
       }),
     );
     files.sort((a, b) => (a.path < b.path ? -1 : 1));
-    const manifest = payloadOf(
+    const manifest = payloadWithMd5(
       Buffer.from(
         `${JSON.stringify(
           {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { AppError, isAppError } from '../../shared/errors';
-import { resolveRecordingSeq } from '../../store';
+import { findRecordingBasics } from '../../store';
 import { insertPull } from '../../store/queries/uploads';
 import { RECORDINGS_DIR, type Library } from '../library/library';
 import { effectiveSteps } from '../steps';
@@ -94,17 +94,6 @@ function parseJsonLines(text: string, where: string): DumpRow[] {
         throw new AppError('PULL_INVALID', `${where} line ${i + 1}: ${(e as Error).message}`);
       }
     });
-}
-
-function hasRecording(lib: Library, id: string): boolean {
-  try {
-    return resolveRecordingSeq(lib.db, id).id === id;
-  } catch (e) {
-    if (isAppError(e, 'NOT_FOUND')) {
-      return false;
-    }
-    throw e;
-  }
 }
 
 // Lists the submission folders (`<annotator>/<recording-id>/…`) under a prefix.
@@ -205,7 +194,7 @@ export async function pullSubmissions(
     if (options.sinceMs !== undefined && Date.parse(manifest.submittedAt) < options.sinceMs) {
       continue;
     }
-    if (hasRecording(lib, manifest.recordingId)) {
+    if (findRecordingBasics(lib.db, manifest.recordingId) !== null) {
       item.status = 'present';
       item.reason = 'already in the library';
       items.push(item);

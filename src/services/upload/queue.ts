@@ -1,5 +1,6 @@
 // The upload queue: one row per recording and target in `uploads`; runs them one recording at a
 // time (parts in parallel inside the engine), resumes interrupted ones, pauses and cancels.
+import type { UploadViewDto } from '../../shared/contract/methods';
 import fs from 'node:fs/promises';
 import { AppError, isAppError } from '../../shared/errors';
 import { resolveRecordingSeq } from '../../store';
@@ -14,7 +15,6 @@ import {
   updateUpload,
   type UploadFilter,
   type UploadRecord,
-  type UploadStatus,
 } from '../../store/queries/uploads';
 import type { Library } from '../library/library';
 import { recordingFingerprint } from './bundle';
@@ -110,29 +110,8 @@ export function enqueueUpload(
   })();
 }
 
-/** An upload as listed by `uploads` and the UI. */
-export type UploadView = {
-  uploadId: number;
-  recordingId: string;
-  task: string;
-  target: string;
-  endpoint: string | null;
-  annotator: string;
-  /** `s3://bucket/<prefix>/<annotator>/<recording-id>/`. */
-  location: string;
-  status: UploadStatus;
-  bytesDone: number;
-  bytesTotal: number;
-  /** Objects verified / all objects of the submission (0/0 before preparation). */
-  objectsVerified: number;
-  objectsTotal: number;
-  error: string | null;
-  partRequests: number;
-  retries: number;
-  createdAtMs: number;
-  updatedAtMs: number;
-  submittedAtMs: number | null;
-};
+/** An upload as listed by `uploads` and the UI (the contract's DTO). */
+export type UploadView = UploadViewDto;
 
 function toView(lib: Library, row: UploadRecord): UploadView {
   const state = uploadState(row);

@@ -704,8 +704,3 @@ export const EVENT_VALIDATORS: { [E in ApiEvent]: Validator<ApiEvents[E]> } = Ob
 export function isApiMethod(name: string): name is ApiMethod {
   return (API_METHODS as readonly string[]).includes(name);
 }
-
-/** True when `name` is an event of the contract. */
-export function isApiEvent(name: string): name is ApiEvent {
-  return (API_EVENTS as readonly string[]).includes(name);
-}

@@ -42,18 +42,6 @@ export function insertAxRecords(
   }
 }
 
-/** Counts accessibility records by kind. */
-export function countAxRecords(db: Db, recordingSeq: number): { window: number; element: number } {
-  const rows = db
-    .prepare(`SELECT kind, COUNT(*) AS n FROM ax_records WHERE recording_seq = ? GROUP BY kind`)
-    .all(recordingSeq) as { kind: 'window' | 'element'; n: number }[];
-  const out = { window: 0, element: 0 };
-  for (const r of rows) {
-    out[r.kind] = r.n;
-  }
-  return out;
-}
-
 /** Reads accessibility records of one kind in time order. */
 export function listAxRecords(
   db: Db,

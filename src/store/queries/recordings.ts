@@ -275,20 +275,6 @@ export function deleteRecordingRow(db: Db, seq: number): void {
   db.prepare(`DELETE FROM recordings WHERE seq = ?`).run(seq);
 }
 
-/** Sets the capture status of a recording. */
-export function setRecordingStatus(
-  db: Db,
-  seq: number,
-  status: RecordingStatus,
-  nowMs: number,
-): void {
-  db.prepare(`UPDATE recordings SET status = ?, updated_at_ms = ? WHERE seq = ?`).run(
-    status,
-    nowMs,
-    seq,
-  );
-}
-
 /** Fields a capture may update on its recording row. */
 export type RecordingUpdate = {
   status?: RecordingStatus;

@@ -1,20 +1,13 @@
 // Uploads: the queue/history rows, the objects of each submission with their completed parts,
 // pull provenance, and the upload settings (target defaults, the encrypted credentials blob).
+import { UPLOAD_VIEW_STATUSES, type UploadViewStatus } from '../../shared/contract/methods';
 import type { Db } from '../db';
 
-/** Lifecycle of an upload row. `uploaded` only after every object and the manifest verified. */
-export const UPLOAD_STATUSES = [
-  'queued',
-  'preparing',
-  'uploading',
-  'verifying',
-  'uploaded',
-  'paused',
-  'failed',
-  'cancelled',
-] as const;
+/** Lifecycle of an upload row (the contract's list). `uploaded` only after every object and the
+ * manifest verified. */
+export const UPLOAD_STATUSES = UPLOAD_VIEW_STATUSES;
 /** One of {@link UPLOAD_STATUSES}. */
-export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+export type UploadStatus = UploadViewStatus;
 
 /** Statuses an upload can be resumed from. */
 export const RESUMABLE_UPLOAD_STATUSES: readonly UploadStatus[] = [
@@ -412,17 +405,6 @@ export function deleteUploadParts(
       relKey,
     );
   }
-}
-
-/** The latest upload status of every recording that has one, by recording id. */
-export function latestUploadStatusByRecording(db: Db): Map<string, UploadStatus> {
-  const rows = db
-    .prepare(
-      `SELECT r.id AS id, u.status AS status FROM uploads u JOIN recordings r ON r.seq = u.recording_seq
-       WHERE u.id = (SELECT MAX(id) FROM uploads WHERE recording_seq = u.recording_seq)`,
-    )
-    .all() as { id: string; status: string }[];
-  return new Map(rows.map((r) => [r.id, r.status as UploadStatus]));
 }
 
 /** Where a pulled recording came from. */

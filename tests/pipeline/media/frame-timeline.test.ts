@@ -191,4 +191,24 @@ describe('the fixture video', () => {
     // neighbouring frames really differ, so a shifted index would have been caught
     expect(sequential[0]!.rgb.equals(sequential[1]!.rgb)).toBe(false);
   }, 120_000);
+
+  it('refuses a reversed decode that asks for a frame past the end instead of mislabelling', async () => {
+    const labels: number[] = [];
+    const decoding = decodeFrames({
+      ffmpeg: { path: ffmpegPath },
+      videoPath,
+      frames: [3676, 3677, 3678],
+      width: 1276,
+      height: 718,
+      seek: {
+        seconds: seekSecondsOf(timeline, keyframeAtOrBefore(timeline, 3676)),
+        ptsOf: (frame: number) => timeline.pts[frame] ?? timeline.pts.at(-1)! + 512,
+        reverse: { stopSeconds: null },
+      },
+      onFrame: ({ index }) => {
+        labels.push(index);
+      },
+    });
+    await expect(decoding).rejects.toMatchObject({ code: 'FFMPEG_FAILED' });
+  }, 60_000);
 });
