@@ -92,6 +92,53 @@ export function grayFramesDiffer(grayA: Uint8Array, grayB: Uint8Array): boolean 
   return 1 - diff / pixelCount < SIMILARITY_THRESHOLD;
 }
 
+// grayFramesDiffer(rgbToGray(rgbA), rgbToGray(rgbB)) without converting the frames: pixels whose
+// RGB bytes are equal have equal gray values, so only the groups of 4 pixels (12 bytes, 3 words)
+// that differ somewhere are converted and compared.
+export function rgbFramesDiffer(rgbA: Uint8Array, rgbB: Uint8Array): boolean {
+  if (rgbA.length !== rgbB.length || rgbA.length % 3 !== 0) {
+    throw new RangeError(
+      `rgbFramesDiffer: RGB24 frames of equal size expected, got ${rgbA.length} and ${rgbB.length} bytes`,
+    );
+  }
+  const pixelCount = rgbA.length / 3;
+  if (pixelCount === 0) {
+    throw new RangeError('gray frames are empty');
+  }
+  const stopAbove = 0.011 * pixelCount;
+  let diff = 0;
+  const grayDiffers = (byte: number): number =>
+    Number(
+      grayValue(rgbA[byte] as number, rgbA[byte + 1] as number, rgbA[byte + 2] as number) !==
+        grayValue(rgbB[byte] as number, rgbB[byte + 1] as number, rgbB[byte + 2] as number),
+    );
+  let start = 0;
+  if (rgbA.byteOffset % 4 === 0 && rgbB.byteOffset % 4 === 0) {
+    const groupCount = Math.floor(pixelCount / 4);
+    const wordsA = new Uint32Array(rgbA.buffer, rgbA.byteOffset, groupCount * 3);
+    const wordsB = new Uint32Array(rgbB.buffer, rgbB.byteOffset, groupCount * 3);
+    for (let word = 0; word < groupCount * 3; word += 3) {
+      if (
+        wordsA[word] !== wordsB[word] ||
+        wordsA[word + 1] !== wordsB[word + 1] ||
+        wordsA[word + 2] !== wordsB[word + 2]
+      ) {
+        const byte = word << 2;
+        diff +=
+          grayDiffers(byte) + grayDiffers(byte + 3) + grayDiffers(byte + 6) + grayDiffers(byte + 9);
+        if (diff > stopAbove) {
+          break;
+        }
+      }
+    }
+    start = groupCount * 4;
+  }
+  for (let pixel = start; pixel < pixelCount && diff <= stopAbove; pixel += 1) {
+    diff += grayDiffers(pixel * 3);
+  }
+  return 1 - diff / pixelCount < SIMILARITY_THRESHOLD;
+}
+
 function assertSameSize(grayA: Uint8Array, grayB: Uint8Array): void {
   if (grayA.length !== grayB.length) {
     throw new RangeError(

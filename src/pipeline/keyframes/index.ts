@@ -35,6 +35,7 @@ export {
   countDifferentPixels,
   grayFramesDiffer,
   grayValue,
+  rgbFramesDiffer,
   rgbToGray,
   similarity,
 } from './gray';

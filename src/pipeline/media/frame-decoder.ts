@@ -4,6 +4,7 @@
 // start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's stderr tail.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,8 @@ export type FrameDecoderOptions = {
   /** Start at a keyframe instead of frame 0: ffmpeg seeks there (input seek) and frames are
    * picked by their exact timestamps, so indices stay those of the whole video (§2). */
   seek?: FrameSeek;
+  /** Read the frames from a piped Matroska stream instead (exclusive with `seek`). */
+  stream?: FrameStream;
   /** Decoder threads for ffmpeg (`-threads`); default: ffmpeg's choice. Use 1 when several
    * decodes run at once: frame threading then only adds overhead. */
   decoderThreads?: number;
@@ -91,6 +94,15 @@ export type FrameSeek = {
    * frames (still undecoded to RGB) and converts them last first, so a consumer that stops early
    * spares the conversion of the rest. */
   reverse?: { stopSeconds: string | null };
+};
+
+/** Input written to ffmpeg's stdin instead of reading `videoPath`: a Matroska stream whose
+ * blocks carry their frame index n as timestamp (see mkv-stream.ts), so frames are selected by
+ * that pts. Frames must still come out in ascending index order (send the parts in order). */
+export type FrameStream = {
+  /** Writes the whole stream to `stdin` (honouring backpressure) and ends it; rejects on a read
+   * error. After `signal` aborts (the decode ended), it should stop writing and resolve. */
+  feed: (stdin: Writable, signal: AbortSignal) => Promise<void>;
 };
 
 /** Reusable frame buffers (all of one size), to spare the allocator and the garbage collector. */
@@ -143,6 +155,8 @@ export type FrameDecoderArgsOptions = {
   seekSeconds?: string;
   /** With a seek: stop reading the input here and emit the selected frames in reverse order. */
   reverseStopSeconds?: string;
+  /** Read a Matroska stream from stdin (frames selected by pts = frame index) instead. */
+  isStdinStream?: boolean;
   /** `-threads` of the decoder; absent: ffmpeg's default. */
   decoderThreads?: number;
 };
@@ -213,13 +227,18 @@ export function buildFrameDecoderArgs(options: FrameDecoderArgsOptions): string[
           ...(options.reverseStopSeconds === undefined ? [] : ['-to', options.reverseStopSeconds]),
         ]),
     ...(options.decoderThreads === undefined ? [] : ['-threads', String(options.decoderThreads)]),
-    ...['-i', options.videoPath],
+    // a piped stream keeps its timestamps (the frame indices) for the selection
+    ...(options.isStdinStream
+      ? ['-copyts', '-f', 'matroska', '-i', 'pipe:0']
+      : ['-i', options.videoPath]),
     // the first video stream only: audio is neither demuxed into a decoder nor converted
     ...['-map', '0:v:0'],
     // select + scale=in_color_matrix=bt601:flags=bicubic (spec: keyframes.md §3)
     ...['-filter_script:v', options.filterScriptPath],
     // keep selected frames back to back without duplicating or dropping (= -vsync 0, §3)
     ...['-fps_mode', 'passthrough'],
+    // output timestamps in the input's time base (ms indices would collide in a guessed one)
+    ...(options.isStdinStream ? ['-enc_time_base:v', '-1'] : []),
     // end right after the last selected frame instead of decoding to the end of the file
     ...['-frames:v', String(options.frameCount)],
     // raw RGB24 on stdout, 3·W·H bytes per frame, in index order
@@ -350,7 +369,7 @@ export class FrameDecoder {
         scriptPath,
         buildFrameFilterScript(
           this.frames,
-          this.options.seek?.ptsOf,
+          this.options.stream ? (frame) => frame : this.options.seek?.ptsOf,
           this.options.seek?.reverse !== undefined,
         ),
         'utf8',
@@ -400,11 +419,12 @@ export class FrameDecoder {
       seekSeconds: this.options.seek?.seconds,
       reverseStopSeconds: this.options.seek?.reverse?.stopSeconds ?? undefined,
       decoderThreads: this.options.decoderThreads,
+      isStdinStream: this.options.stream !== undefined,
     });
     this.startedAt = performance.now();
     this.log(`spawn ${ffmpeg.path} ${args.join(' ')} (${this.frames.length} frames)`);
     const child = spawn(ffmpeg.path, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [this.options.stream ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       windowsHide: true,
     });
     this.child = child;
@@ -458,9 +478,13 @@ export class FrameDecoder {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (text: string) => this.onStderr(text));
     const pumped = child.stdout ? this.pump(child.stdout) : Promise.resolve(0);
+    const feedEnd = new AbortController();
+    const fed = this.feedStream(child, feedEnd.signal);
 
     const exit = await closed;
+    feedEnd.abort();
     const pendingBytes = await pumped;
+    await fed;
     this.log(
       `exit code ${exit.code} signal ${exit.signal}; ${this.decodedCount}/${this.frames.length} ` +
         `frames in ${Math.round(performance.now() - this.startedAt)} ms`,
@@ -471,6 +495,25 @@ export class FrameDecoder {
     liveChildren.delete(child);
     await rm(scriptDir, { recursive: true, force: true });
     this.settle(exit, pendingBytes);
+  }
+
+  /** Writes the piped input, if any; a read error ends the decode with that error. */
+  private async feedStream(child: ChildProcess, signal: AbortSignal): Promise<void> {
+    const { stream } = this.options;
+    const { stdin } = child;
+    if (stream === undefined || stdin === null) {
+      return;
+    }
+    // ffmpeg exiting (done, stopped, failed) breaks the pipe: not an error of the feed
+    stdin.on('error', () => undefined);
+    try {
+      await stream.feed(stdin, signal);
+    } catch (error) {
+      if (!signal.aborted && !this.isStopRequested) {
+        this.failure ??= error;
+        this.terminate();
+      }
+    }
   }
 
   /** Reads stdout into frames and hands them to the callback; returns leftover bytes. */

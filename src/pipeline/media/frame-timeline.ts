@@ -104,7 +104,10 @@ export function parseFrameTimeline(text: string): FrameTimeline | null {
 }
 
 // The keyframe at or before frame `frame` (its index n).
-export function keyframeAtOrBefore(timeline: FrameTimeline, frame: number): number {
+export function keyframeAtOrBefore(
+  timeline: Pick<FrameTimeline, 'keyframes'>,
+  frame: number,
+): number {
   const { keyframes } = timeline;
   let lo = 0;
   let hi = keyframes.length - 1;

@@ -2,11 +2,17 @@
 // need.
 //
 // 1. Plan (pure): every search's probes, candidates and reference frame.
-// 2. Timeline: one ffprobe packet listing gives every frame's pts and the keyframes, so a decode
-//    can seek to the keyframe before a step's frames and skip the rest of the video; frames are
-//    still picked by their index n (selected by exact pts). Without ffprobe, or when the listing
-//    cannot be trusted, everything is one decode from frame 0.
-// 3. Units and decodes: each search (or fixed frame) is a unit. With a timeline, a backward
+// 2. Frame source. Best: the MP4's own sample index (mp4-index.ts, read in a few ms): each decode
+//    slot gets one ffmpeg, and we pipe it just the packets of the parts it must decode (from the
+//    keyframe before a unit's frames to its last frame; mp4-feed.ts), stamped with their frame
+//    index, so one process decodes many parts without seeking or restarting. Otherwise (not a
+//    plain H.264 MP4): one ffprobe packet listing gives every frame's pts and the keyframes, so
+//    a decode can seek to the keyframe before a step's frames and skip the rest of the video;
+//    frames are still picked by their index n (selected by exact pts). Without ffprobe, or when
+//    the listing cannot be trusted, everything is one decode from frame 0.
+// 3. Units and decodes: each search (or fixed frame) is a unit. With the piped index, every unit
+//    is fed in ascending order; units whose parts overlap share one part, and the parts are
+//    spread over the slots (longest first). With a ffprobe timeline, a backward
 //    search gets a reversed decode: ffmpeg reads up to its reference (hi) and emits the reference
 //    first, then the probes in walk order, so the decode stops as soon as the walk is decided and
 //    the probes it never reaches are never converted to RGB. Neighbouring reversed units share a
@@ -18,7 +24,7 @@
 // 4. Resolve (pure) with the recorded verdicts.
 import os from 'node:os';
 import { isAppError } from '../../shared/errors';
-import { grayFramesDiffer, rgbToGray } from '../keyframes/gray';
+import { rgbFramesDiffer } from '../keyframes/gray';
 import { planKeyframes } from '../keyframes/plan';
 import type { KeyframePlan, KeyframeSearchPlan, KeyframeStepInput } from '../keyframes/plan';
 import { resolveKeyframes, resolveUnreadableVideo } from '../keyframes/resolve';
@@ -29,7 +35,7 @@ import type {
   ResolvedKeyframes,
 } from '../keyframes/resolve';
 import { FrameBufferPool, decodeFrames } from './frame-decoder';
-import type { FrameSeek } from './frame-decoder';
+import type { FrameSeek, FrameStream } from './frame-decoder';
 import {
   keyframeAtOrBefore,
   readFrameTimeline,
@@ -37,9 +43,13 @@ import {
   stopSecondsAfter,
 } from './frame-timeline';
 import type { FrameTimeline } from './frame-timeline';
+import { runsStartWithIdr, sampleRunFor, streamOfRuns } from './mp4-feed';
+import type { SampleRun } from './mp4-feed';
+import { readMp4VideoIndex } from './mp4-index';
+import type { Mp4VideoIndex } from './mp4-index';
 
 /** Default memory the buffering searches may hold at once, in bytes. */
-export const DEFAULT_KEYFRAME_BUFFER_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_KEYFRAME_BUFFER_BYTES = 512 * 1024 * 1024;
 /** A new decode segment starts only when the next keyframe lies this many frames past the end
  * of the current one: decoding a short gap is cheaper than starting another ffmpeg. */
 export const SEGMENT_MERGE_GAP_FRAMES = 60;
@@ -50,8 +60,12 @@ export type ExtractKeyframesOptions = {
   videoPath: string;
   /** ffmpeg executable (resolved by the caller, e.g. with the recorder's resolveFfmpeg). */
   ffmpegPath: string;
-  /** ffprobe executable for the frame timeline (seeking); null or absent: decode from frame 0. */
+  /** ffprobe executable for the frame timeline (seeking) when the MP4 index cannot be used;
+   * null or absent: decode from frame 0 then. */
   ffprobePath?: string | null;
+  /** Read the MP4's sample index and pipe the needed packets to ffmpeg (default true); false:
+   * use the ffprobe timeline (or frame 0) even for a plain H.264 MP4. */
+  directRead?: boolean;
   /** `video_start_timestamp`: absolute clock s of frame 0. */
   videoStartS: number;
   /** Frame rate of the video (constant), e.g. 30. */
@@ -81,8 +95,10 @@ export type ExtractedKeyframe = ResolvedKeyframe & {
 
 /** Counters of one extraction. */
 export type KeyframeExtractionStats = {
-  /** True when decodes seeked with the frame timeline; false: one decode from frame 0. */
+  /** True when decodes skipped to the needed parts; false: one decode from frame 0. */
   isSeeking: boolean;
+  /** How parts were found: the MP4's index (piped), the ffprobe timeline (seeks), or none. */
+  frameSource: 'mp4-index' | 'ffprobe-timeline' | 'sequential';
   /** Decode segments (ffmpeg processes) of the main pass. */
   segments: number;
   /** Reference frames decoded beforehand for searches too large to buffer. */
@@ -96,7 +112,7 @@ export type KeyframeExtractionStats = {
   spannedFrames: number;
   /** Probe comparisons made (gray similarity tests). */
   comparisons: number;
-  /** Wall-clock ms of the frame timeline listing. */
+  /** Wall-clock ms of reading the MP4 index or the frame timeline listing. */
   timelineMs: number;
   /** Wall-clock ms of all decoding. */
   decodeMs: number;
@@ -164,6 +180,7 @@ export async function extractKeyframes(
   });
   const stats: KeyframeExtractionStats = {
     isSeeking: false,
+    frameSource: 'sequential',
     segments: 0,
     referenceFrames: 0,
     requestedFrames: 0,
@@ -176,21 +193,29 @@ export async function extractKeyframes(
   const pixelCount = options.width * options.height;
 
   const timelineStart = performance.now();
+  const index =
+    options.directRead !== false && plan.decodeFrames.length > 0
+      ? await usableIndex(options)
+      : null;
   const timeline =
-    options.ffprobePath && plan.decodeFrames.length > 0
+    index === null && options.ffprobePath && plan.decodeFrames.length > 0
       ? await readFrameTimeline(options.videoPath, options.ffprobePath)
       : null;
   stats.timelineMs = performance.now() - timelineStart;
-  stats.isSeeking = timeline !== null;
-  // with a timeline, frames past its end do not exist: never ask for them
-  const frameLimit = Math.min(plan.frameCount, timeline?.pts.length ?? plan.frameCount);
+  stats.isSeeking = index !== null || timeline !== null;
+  stats.frameSource = index ? 'mp4-index' : timeline ? 'ffprobe-timeline' : 'sequential';
+  // with an index or a timeline, frames past its end do not exist: never ask for them
+  const frameLimit = Math.min(
+    plan.frameCount,
+    index?.sampleOfFrame.length ?? timeline?.pts.length ?? plan.frameCount,
+  );
 
   const concurrency = Math.max(
     1,
     Math.floor(options.concurrency ?? Math.min(2, os.availableParallelism())),
   );
   const searchBudget = (options.bufferBytes ?? DEFAULT_KEYFRAME_BUFFER_BYTES) / concurrency;
-  const runner = new SegmentRunner(options, timeline, concurrency);
+  const runner = new SegmentRunner(options, index, timeline, concurrency);
 
   try {
     const decodeStart = performance.now();
@@ -225,12 +250,12 @@ export async function extractKeyframes(
     const prefetched = searches.filter(
       (search) => !reversed.has(search) && (bufferedPixels.get(search) ?? 0) * 3 > searchBudget,
     );
-    const refGray = new Map<number, Uint8Array>();
+    const refRgb = new Map<number, Buffer>();
     if (prefetched.length > 0) {
       const refUnits = [...new Set(prefetched.map((search) => search.plan.refFrame))].map(
         (frame) =>
           new FixedUnit(frame, frameLimit, (rgb) => {
-            refGray.set(frame, rgbToGray(rgb));
+            refRgb.set(frame, Buffer.from(rgb));
             return false;
           }),
       );
@@ -255,7 +280,7 @@ export async function extractKeyframes(
     const reversedUnits: SearchUnit[] = [];
     for (const search of searches) {
       const preset = prefetched.includes(search)
-        ? (refGray.get(search.plan.refFrame) ?? 'missing')
+        ? (refRgb.get(search.plan.refFrame) ?? 'missing')
         : null;
       const isReversed = reversed.has(search);
       const unit = new SearchUnit(
@@ -336,8 +361,24 @@ export async function extractKeyframes(
         stats,
       };
     }
+    if (error instanceof NotPipeable) {
+      // a part would start at a keyframe that is not an IDR picture: seek instead
+      return await extractKeyframes({ ...options, directRead: false });
+    }
     throw error;
   }
+}
+
+/** A piped part would not start with an IDR picture (see runsStartWithIdr). */
+class NotPipeable extends Error {}
+
+/** The MP4 index when it describes the video the caller probed; null otherwise. */
+async function usableIndex(options: ExtractKeyframesOptions): Promise<Mp4VideoIndex | null> {
+  const { index } = await readMp4VideoIndex(options.videoPath);
+  if (index === null || index.width !== options.width || index.height !== options.height) {
+    return null;
+  }
+  return index;
 }
 
 /** A step (its index) or the terminate step. */
@@ -416,6 +457,8 @@ interface DecodeUnit {
   onFrame(frame: number, rgb: Buffer): void;
   /** True when no further frame can change this unit's result. */
   isDone(): boolean;
+  /** True when the unit usually stops well before its last frame (a forward search). */
+  readonly isOpenEnded: boolean;
   /** True while the unit keeps the pixels of `frame`. */
   holds(frame: number): boolean;
 }
@@ -423,6 +466,7 @@ interface DecodeUnit {
 /** A single frame (case B, fixed terminate, or a prefetched reference). */
 class FixedUnit implements DecodeUnit {
   readonly frames: number[];
+  readonly isOpenEnded = false;
   private rgb: Buffer | null = null;
   private isDecoded = false;
 
@@ -460,13 +504,14 @@ const FALLBACK = -1;
 /** One similarity search (backward case A or forward terminate) during the main pass. */
 class SearchUnit implements DecodeUnit {
   readonly frames: number[];
+  readonly isOpenEnded: boolean;
   comparisons = 0;
   private readonly probesAt = new Map<number, number[]>();
   private readonly probesByCandidate = new Map<number, number[]>();
   private readonly wanted: Set<number>;
   private readonly differs: (boolean | undefined)[] = [];
   private readonly held = new Map<number, Buffer>();
-  private refGray: Uint8Array | null = null;
+  private refRgb: Buffer | null = null;
   /** The reference was prefetched (or found missing) before this pass. */
   private readonly isRefPreset: boolean;
   /** Lowest loop index known to differ (eager comparisons). */
@@ -481,13 +526,14 @@ class SearchUnit implements DecodeUnit {
   constructor(
     private readonly plan: KeyframeSearchPlan,
     private readonly frameLimit: number,
-    preset: Uint8Array | 'missing' | null,
+    preset: Buffer | 'missing' | null,
     /** Order the frames arrive in (descending: a reversed decode, reference first). */
     private readonly arrival: 'ascending' | 'descending' = 'ascending',
   ) {
     this.lastArrived = arrival === 'ascending' ? -1 : Number.POSITIVE_INFINITY;
+    this.isOpenEnded = plan.direction === 'forward';
     this.isRefPreset = preset !== null;
-    this.refGray = preset instanceof Uint8Array ? preset : null;
+    this.refRgb = preset === 'missing' ? null : preset;
     const wanted = new Set<number>();
     const want = (frame: number): void => {
       if (frame >= 0 && frame < frameLimit) {
@@ -528,10 +574,10 @@ class SearchUnit implements DecodeUnit {
     this.lastArrived = frame;
     this.held.set(frame, rgb);
     if (this.decided === null) {
-      if (frame === this.plan.refFrame && this.refGray === null && !this.isRefPreset) {
-        this.refGray = rgbToGray(rgb);
+      if (frame === this.plan.refFrame && this.refRgb === null && !this.isRefPreset) {
+        this.refRgb = Buffer.from(rgb); // the pool may reuse `rgb` once the unit lets it go
       }
-      if (this.isRefPreset && this.refGray !== null) {
+      if (this.isRefPreset && this.refRgb !== null) {
         this.compareEagerly(frame, rgb);
       }
       this.advance();
@@ -554,7 +600,7 @@ class SearchUnit implements DecodeUnit {
 
   /** Verdicts for resolveKeyframes. */
   outcome(): KeyframeSearchOutcome {
-    return { isRefRead: this.refGray !== null, differs: this.differs };
+    return { isRefRead: this.refRgb !== null, differs: this.differs };
   }
 
   holds(frame: number): boolean {
@@ -575,7 +621,6 @@ class SearchUnit implements DecodeUnit {
 
   /** Prefetched reference: decide the probes on `frame` now instead of keeping the pixels. */
   private compareEagerly(frame: number, rgb: Buffer): void {
-    let gray: Uint8Array | null = null;
     for (const probe of this.probesAt.get(frame) ?? []) {
       if (this.differs[probe] !== undefined) {
         continue;
@@ -583,8 +628,7 @@ class SearchUnit implements DecodeUnit {
       if (this.bestDiffering !== null && probe > this.bestDiffering) {
         continue; // the walk stops at bestDiffering before reaching this probe
       }
-      gray ??= rgbToGray(rgb);
-      const differs = grayFramesDiffer(gray, this.refGray as Uint8Array);
+      const differs = rgbFramesDiffer(rgb, this.refRgb as Buffer);
       this.comparisons += 1;
       this.differs[probe] = differs;
       if (differs && (this.bestDiffering === null || probe < this.bestDiffering)) {
@@ -595,7 +639,7 @@ class SearchUnit implements DecodeUnit {
 
   /** Walks the loop as far as the decoded frames allow (spec §1.2 step 4, §1.5 step 4). */
   private advance(): void {
-    if (this.refGray === null) {
+    if (this.refRgb === null) {
       return;
     }
     while (this.decided === null) {
@@ -608,7 +652,7 @@ class SearchUnit implements DecodeUnit {
       if (differs === undefined) {
         const rgb = this.held.get(probe.frame);
         if (rgb !== undefined) {
-          differs = grayFramesDiffer(rgbToGray(rgb), this.refGray);
+          differs = rgbFramesDiffer(rgb, this.refRgb);
           this.comparisons += 1;
           this.differs[this.walk] = differs;
         } else if (this.isPast(probe.frame) || probe.frame >= this.frameLimit) {
@@ -642,10 +686,10 @@ class SearchUnit implements DecodeUnit {
     if (frame === this.plan.fallbackFrame) {
       return true;
     }
-    if (!this.isRefPreset && this.refGray === null && this.probesAt.has(frame)) {
+    if (!this.isRefPreset && this.refRgb === null && this.probesAt.has(frame)) {
       return true; // a probe still to be compared once the reference arrives
     }
-    if (!this.isRefPreset && this.refGray !== null && this.probesAt.has(frame)) {
+    if (!this.isRefPreset && this.refRgb !== null && this.probesAt.has(frame)) {
       // the walk waits for a later probe: keep the probes it has not reached
       if ((this.probesAt.get(frame) ?? []).some((probe) => this.differs[probe] === undefined)) {
         return true;
@@ -672,7 +716,68 @@ type RunnerSegment = {
   units: DecodeUnit[];
   /** Descending order (needs the timeline): ffmpeg reads up to lastFrame, then emits backwards. */
   isReversed: boolean;
+  /** With the MP4 index: the parts piped to this decode, ascending. */
+  runs?: SampleRun[];
 };
+
+// Groups units into piped decodes: one part per unit (from the keyframe before its first frame),
+// overlapping parts merged (decoded once for all their units), then the parts dealt to at most
+// `slots` decodes, longest first to the least loaded, each decode's parts in ascending order. A
+// forward search ends at its first differing probe, somewhere in its range: it counts for half.
+export function planPipedSegments(
+  units: readonly DecodeUnit[],
+  index: Mp4VideoIndex,
+  slots: number,
+): RunnerSegment[] {
+  const parts = units
+    .filter((unit) => unit.frames.length > 0)
+    .map((unit) => {
+      const first = unit.frames[0] as number;
+      const last = unit.frames.at(-1) as number;
+      const run = sampleRunFor(index, first, last);
+      const expectedLast = unit.isOpenEnded ? Math.round((first + last) / 2) : last;
+      return { run, expectedLast, units: [unit] };
+    })
+    .sort((a, b) => a.run.firstFrame - b.run.firstFrame);
+  const merged: typeof parts = [];
+  for (const part of parts) {
+    const current = merged.at(-1);
+    if (current !== undefined && part.run.firstFrame <= current.run.lastFrame) {
+      current.run = {
+        ...current.run,
+        lastFrame: Math.max(current.run.lastFrame, part.run.lastFrame),
+        lastSample: Math.max(current.run.lastSample, part.run.lastSample),
+      };
+      current.expectedLast = Math.max(current.expectedLast, part.expectedLast);
+      current.units.push(...part.units);
+    } else {
+      merged.push({ ...part, run: { ...part.run }, units: [...part.units] });
+    }
+  }
+  const cost = (part: (typeof merged)[number]): number =>
+    part.expectedLast - part.run.firstFrame + 1;
+  const bins = Array.from({ length: Math.min(slots, merged.length) }, () => ({
+    cost: 0,
+    parts: [] as typeof merged,
+  }));
+  for (const part of [...merged].sort((a, b) => cost(b) - cost(a))) {
+    const bin = bins.reduce((least, candidate) =>
+      candidate.cost < least.cost ? candidate : least,
+    );
+    bin.cost += cost(part);
+    bin.parts.push(part);
+  }
+  return bins.map((bin) => {
+    const ordered = bin.parts.sort((a, b) => a.run.firstFrame - b.run.firstFrame);
+    return {
+      startFrame: (ordered[0] as (typeof merged)[number]).run.firstFrame,
+      lastFrame: (ordered.at(-1) as (typeof merged)[number]).run.lastFrame,
+      units: ordered.flatMap((part) => part.units),
+      isReversed: false,
+      runs: ordered.map((part) => part.run),
+    };
+  });
+}
 
 /** Decodes the frames of units in segments, several at once. */
 class SegmentRunner {
@@ -680,14 +785,18 @@ class SegmentRunner {
 
   constructor(
     private readonly options: ExtractKeyframesOptions,
+    private readonly index: Mp4VideoIndex | null,
     private readonly timeline: FrameTimeline | null,
     private readonly concurrency: number,
   ) {
-    this.pool = new FrameBufferPool(options.width * options.height * 3);
+    this.pool = new FrameBufferPool(options.width * options.height * 3, 128);
   }
 
   /** Ascending segments for `units`, merged by {@link planDecodeSegments}. */
   forwardSegments(units: readonly DecodeUnit[]): RunnerSegment[] {
+    if (this.index !== null) {
+      return planPipedSegments(units, this.index, this.concurrency);
+    }
     const active = units.filter((unit) => unit.frames.length > 0);
     const { timeline } = this;
     return planDecodeSegments(
@@ -713,6 +822,11 @@ class SegmentRunner {
       (a, b) => b.lastFrame - b.startFrame - (a.lastFrame - a.startFrame),
     );
     const stats: RunStats = { segments: queue.length, requestedFrames: 0, spannedFrames: 0 };
+    const { index } = this;
+    const pipedStarts = queue.flatMap((segment) => segment.runs ?? []).map((run) => run.firstFrame);
+    if (index !== null && !(await runsStartWithIdr(this.options.videoPath, index, pipedStarts))) {
+      throw new NotPipeable();
+    }
     const abort = new AbortController();
     const onOuterAbort = (): void => abort.abort();
     this.options.signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -759,7 +873,10 @@ class SegmentRunner {
     stats.requestedFrames += frames.length;
     const { timeline } = this;
     let seek: FrameSeek | undefined;
-    if (timeline && (segment.startFrame > 0 || segment.isReversed)) {
+    let stream: FrameStream | undefined;
+    if (this.index !== null && segment.runs !== undefined) {
+      stream = streamOfRuns(this.options.videoPath, this.index, segment.runs);
+    } else if (timeline && (segment.startFrame > 0 || segment.isReversed)) {
       seek = {
         seconds: seekSecondsOf(timeline, segment.startFrame),
         ptsOf: (frame) => timeline.pts[frame] as number,
@@ -786,6 +903,7 @@ class SegmentRunner {
       width: this.options.width,
       height: this.options.height,
       seek,
+      stream,
       signal,
       pool: this.pool,
       // parallel decodes fill the cores themselves; frame threading would only add overhead
@@ -801,6 +919,14 @@ class SegmentRunner {
         return members.every((unit) => unit.isDone()) ? 'stop' : undefined;
       },
     });
+    if (segment.runs !== undefined) {
+      // piped parts: the samples sent up to the last frame delivered
+      for (const run of segment.runs) {
+        const upTo = Math.min(run.lastFrame, lastFrame);
+        stats.spannedFrames += Math.max(0, upTo - run.firstFrame + 1);
+      }
+      return;
+    }
     // a reversed decode reads its whole range before emitting anything
     const decodedUpTo = segment.isReversed ? segment.lastFrame : lastFrame;
     stats.spannedFrames += Math.max(0, decodedUpTo - segment.startFrame + 1);

@@ -4,6 +4,7 @@ import {
   countDifferentPixels,
   grayFramesDiffer,
   grayValue,
+  rgbFramesDiffer,
   rgbToGray,
   similarity,
 } from '../../../src/pipeline/keyframes';
@@ -103,5 +104,57 @@ describe('similarity', () => {
 
   it('rejects frames of different sizes', () => {
     expect(() => similarity(new Uint8Array(4), new Uint8Array(5))).toThrow(RangeError);
+  });
+});
+
+describe('rgbFramesDiffer', () => {
+  /** A deterministic pseudo-random RGB frame (xorshift). */
+  const frame = (pixels: number, seed: number): Uint8Array => {
+    const rgb = new Uint8Array(pixels * 3);
+    let x = seed;
+    for (let i = 0; i < rgb.length; i += 1) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      rgb[i] = x & 0xff;
+    }
+    return rgb;
+  };
+
+  it('agrees with grayFramesDiffer on both sides of the threshold, for any alignment and size', () => {
+    for (const pixels of [1001, 1003, 4000, 10_007]) {
+      const base = frame(pixels, pixels);
+      // change k pixels' RGB; some changes keep the gray value (R+1, G−1 is often gray-neutral)
+      for (const changed of [0, 5, 9, 10, 11, 12, 15, 40, pixels]) {
+        const other = base.slice();
+        for (let k = 0; k < changed; k += 1) {
+          const pixel = Math.floor((k * pixels) / Math.max(1, changed));
+          other[pixel * 3] = (other[pixel * 3]! + 1 + (k % 7)) & 0xff;
+          if (k % 3 === 0) {
+            other[pixel * 3 + 1] = (other[pixel * 3 + 1]! + 200) & 0xff;
+          }
+        }
+        const expected = grayFramesDiffer(rgbToGray(base), rgbToGray(other));
+        expect(rgbFramesDiffer(base, other), `${pixels} px, ${changed} changed`).toBe(expected);
+        // unaligned views of the same pixels take the byte-wise path
+        const shiftedA = new Uint8Array(base.length + 1);
+        shiftedA.set(base, 1);
+        const shiftedB = new Uint8Array(other.length + 1);
+        shiftedB.set(other, 1);
+        expect(rgbFramesDiffer(shiftedA.subarray(1), shiftedB.subarray(1))).toBe(expected);
+      }
+    }
+  });
+
+  it('is false for equal frames and true for unrelated ones', () => {
+    const a = frame(5000, 1);
+    expect(rgbFramesDiffer(a, a.slice())).toBe(false);
+    expect(rgbFramesDiffer(a, frame(5000, 2))).toBe(true);
+  });
+
+  it('rejects frames of different sizes or not RGB24', () => {
+    expect(() => rgbFramesDiffer(new Uint8Array(6), new Uint8Array(9))).toThrow(RangeError);
+    expect(() => rgbFramesDiffer(new Uint8Array(4), new Uint8Array(4))).toThrow(RangeError);
+    expect(() => rgbFramesDiffer(new Uint8Array(0), new Uint8Array(0))).toThrow(RangeError);
   });
 });

@@ -133,10 +133,13 @@ describe('extractKeyframes on win10-display-settings', () => {
     expect(extraction.steps[0]!.rgb!.equals(extraction.steps[1]!.rgb!)).toBe(false);
   });
 
-  it('seeks to the needed parts of the video and stops each decode after its last needed frame', () => {
+  it('pipes the needed parts of the video to two decodes and stops each after its last needed frame', () => {
     const { stats } = extraction;
     expect(stats.isSeeking).toBe(true);
-    expect(stats.segments).toBeGreaterThan(1);
+    expect(stats.frameSource).toBe('mp4-index');
+    // one ffmpeg per decode slot (min(2, cores)), each fed several parts
+    expect(stats.segments).toBeLessThanOrEqual(2);
+    expect(stats.referenceFrames).toBe(0);
     // far less than the whole video is decoded (the fixture's steps cover under half of it)
     expect(stats.spannedFrames).toBeLessThan(GOLDEN_FRAME_COUNT * 0.6);
     // terminate's probes after its differing probe (frames 3482…3677) were never decoded
@@ -145,16 +148,32 @@ describe('extractKeyframes on win10-display-settings', () => {
   });
 
   it.each([
-    ['without ffprobe: one decode from frame 0, probes buffered', { ffprobePath: null }],
+    ['piped, over budget: references decoded first', { bufferBytes: 1 }, 'mp4-index'],
+    ['piped, one decode at a time', { concurrency: 1 }, 'mp4-index'],
+    [
+      'seeking with the ffprobe timeline: reversed decodes',
+      { directRead: false },
+      'ffprobe-timeline',
+    ],
+    [
+      'seeking, over budget: forward decodes with references first',
+      { directRead: false, bufferBytes: 1 },
+      'ffprobe-timeline',
+    ],
+    ['seeking, one decode at a time', { directRead: false, concurrency: 1 }, 'ffprobe-timeline'],
+    [
+      'without ffprobe: one decode from frame 0, probes buffered',
+      { directRead: false, ffprobePath: null },
+      'sequential',
+    ],
     [
       'without ffprobe, over budget: references decoded first',
-      { ffprobePath: null, bufferBytes: 1 },
+      { directRead: false, ffprobePath: null, bufferBytes: 1 },
+      'sequential',
     ],
-    ['seeking, over budget: forward decodes with references first', { bufferBytes: 1 }],
-    ['seeking, one decode at a time', { concurrency: 1 }],
-  ])(
+  ] as const)(
     '%s: the same choices and pixels',
-    async (_, variant) => {
+    async (_, variant, frameSource) => {
       const result = await extractKeyframes({
         videoPath,
         ffmpegPath,
@@ -167,7 +186,8 @@ describe('extractKeyframes on win10-display-settings', () => {
         ffprobePath,
         ...variant,
       });
-      expect(result.stats.isSeeking).toBe(!('ffprobePath' in variant));
+      expect(result.stats.frameSource).toBe(frameSource);
+      expect(result.stats.isSeeking).toBe(frameSource !== 'sequential');
       if ('bufferBytes' in variant) {
         // every backward search with probes to buffer had its reference decoded beforehand (13
         // searches; step 2 has hi = lo, its only probe is the reference itself)
