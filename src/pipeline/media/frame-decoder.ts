@@ -2,10 +2,13 @@
 // streams them as raw RGB24 frames, bit-exact with the OpenCV frames the OpenCUA reference uses
 // (spec: keyframes.md §3). Lifecycle object per house-style.md §5: start() resolves on readiness,
 // start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's stderr tail.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import type { OnReadOpts, SocketConstructorOpts } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
@@ -63,6 +66,9 @@ export type FrameDecoderOptions = {
   seek?: FrameSeek;
   /** Read the frames from a piped Matroska stream instead (exclusive with `seek`). */
   stream?: FrameStream;
+  /** How frames travel from ffmpeg: 'auto' (default) a named pipe where the OS has them, else
+   * stdout; 'stdout' always stdout. */
+  transport?: 'auto' | 'stdout';
   /** Decoder threads for ffmpeg (`-threads`); default: ffmpeg's choice. Use 1 when several
    * decodes run at once: frame threading then only adds overhead. */
   decoderThreads?: number;
@@ -157,6 +163,8 @@ export type FrameDecoderArgsOptions = {
   reverseStopSeconds?: string;
   /** Read a Matroska stream from stdin (frames selected by pts = frame index) instead. */
   isStdinStream?: boolean;
+  /** Write the frames to this file (a named pipe) instead of stdout. */
+  outputPath?: string;
   /** `-threads` of the decoder; absent: ffmpeg's default. */
   decoderThreads?: number;
 };
@@ -242,7 +250,8 @@ export function buildFrameDecoderArgs(options: FrameDecoderArgsOptions): string[
     // end right after the last selected frame instead of decoding to the end of the file
     ...['-frames:v', String(options.frameCount)],
     // raw RGB24 on stdout, 3·W·H bytes per frame, in index order
-    ...['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    ...['-f', 'rawvideo', '-pix_fmt', 'rgb24'],
+    ...(options.outputPath === undefined ? ['-'] : ['-y', options.outputPath]),
   ];
 }
 
@@ -412,7 +421,9 @@ export class FrameDecoder {
 
   private async run(scriptPath: string, scriptDir: string): Promise<void> {
     const { ffmpeg, videoPath, signal } = this.options;
+    const fifo = this.options.transport === 'stdout' ? null : await openFrameFifo(scriptDir);
     const args = buildFrameDecoderArgs({
+      outputPath: fifo?.path,
       videoPath,
       filterScriptPath: scriptPath,
       frameCount: this.frames.length,
@@ -424,7 +435,7 @@ export class FrameDecoder {
     this.startedAt = performance.now();
     this.log(`spawn ${ffmpeg.path} ${args.join(' ')} (${this.frames.length} frames)`);
     const child = spawn(ffmpeg.path, args, {
-      stdio: [this.options.stream ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [this.options.stream ? 'pipe' : 'ignore', fifo ? 'ignore' : 'pipe', 'pipe'],
       windowsHide: true,
     });
     this.child = child;
@@ -477,11 +488,17 @@ export class FrameDecoder {
 
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (text: string) => this.onStderr(text));
-    const pumped = child.stdout ? this.pump(child.stdout) : Promise.resolve(0);
+    const pumped = fifo
+      ? this.pumpFifo(fifo)
+      : child.stdout
+        ? this.pump(child.stdout)
+        : Promise.resolve(0);
     const feedEnd = new AbortController();
     const fed = this.feedStream(child, feedEnd.signal);
 
     const exit = await closed;
+    // ffmpeg is gone: let the named pipe report its end once its data is read
+    fifo?.closeWriter();
     feedEnd.abort();
     const pendingBytes = await pumped;
     await fed;
@@ -516,36 +533,139 @@ export class FrameDecoder {
     }
   }
 
-  /** Reads stdout into frames and hands them to the callback; returns leftover bytes. */
-  private async pump(stdout: NodeJS.ReadableStream): Promise<number> {
-    let current: Buffer | null = null;
-    let filled = 0;
-    try {
-      for await (const chunk of stdout as AsyncIterable<Buffer>) {
-        this.markReady();
-        let offset = 0;
-        while (offset < chunk.length) {
+  /** Reads stdout into frames and hands them to the callback; resolves with leftover bytes.
+   * 'data' events rather than async iteration: ~50 chunks per frame make per-chunk promises
+   * the main cost; the stream is paused while a frame is being delivered. */
+  private pump(stdout: NodeJS.ReadableStream): Promise<number> {
+    return new Promise<number>((resolve) => {
+      let current: Buffer | null = null;
+      let filled = 0;
+      let isDelivering = false;
+      let isFinished = false;
+      let isClosed = false;
+      const finish = (leftover: number): void => {
+        if (!isFinished) {
+          isFinished = true;
+          stdout.off('data', onData);
+          resolve(leftover);
+        }
+      };
+      // copies `chunk` from `offset` into frames; pauses at each complete frame until delivered
+      const consume = (chunk: Buffer, offset: number): void => {
+        let at = offset;
+        while (at < chunk.length) {
           current ??= this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes);
-          const count = Math.min(this.frameBytes - filled, chunk.length - offset);
-          chunk.copy(current, filled, offset, offset + count);
+          const count = Math.min(this.frameBytes - filled, chunk.length - at);
+          chunk.copy(current, filled, at, at + count);
           filled += count;
-          offset += count;
+          at += count;
           if (filled < this.frameBytes) {
             continue;
           }
-          const frameBuffer: Buffer = current;
+          const frame: Buffer = current;
           current = null;
           filled = 0;
-          if (await this.deliver(frameBuffer)) {
-            return 0;
-          }
+          isDelivering = true;
+          stdout.pause();
+          const rest = at;
+          void (async () => {
+            const isStop = await this.deliverOrStop(frame);
+            isDelivering = false;
+            if (isStop) {
+              // ffmpeg must not block on a full pipe while it is being stopped
+              (stdout as Readable).destroy();
+              finish(0);
+              return;
+            }
+            consume(chunk, rest);
+            if (!isDelivering) {
+              if (isClosed) {
+                finish(filled);
+              } else {
+                stdout.resume();
+              }
+            }
+          })();
+          return;
         }
-      }
-    } catch {
-      // a broken pipe after a kill; the exit status decides what happened
-      return 0;
+      };
+      const onData = (chunk: Buffer): void => {
+        this.markReady();
+        consume(chunk, 0);
+      };
+      stdout.on('data', onData);
+      // a broken pipe after a kill ends the stream; the exit status decides what happened
+      stdout.once('error', () => finish(0));
+      stdout.once('end', () => finish(filled));
+      stdout.once('close', () => {
+        isClosed = true;
+        if (!isDelivering) {
+          finish(filled);
+        }
+      });
+    });
+  }
+
+  /** Reads frames from the named pipe straight into frame buffers (no chunks, no copies). */
+  private pumpFifo(fifo: FrameFifo): Promise<number> {
+    return new Promise<number>((resolve) => {
+      let current: Buffer | null = null;
+      let filled = 0;
+      let isFinished = false;
+      const finish = (leftover: number): void => {
+        if (!isFinished) {
+          isFinished = true;
+          resolve(leftover);
+        }
+      };
+      // `onread` works for a Socket made from an fd (Node ≥ 12) but is typed for connect() only
+      const options: SocketConstructorOpts & { onread: OnReadOpts } = {
+        fd: fifo.readFd,
+        readable: true,
+        writable: false,
+        onread: {
+          buffer: () => {
+            current ??= this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes);
+            return current.subarray(filled);
+          },
+          callback: (bytes: number): boolean => {
+            this.markReady();
+            filled += bytes;
+            if (filled < this.frameBytes || current === null) {
+              return true;
+            }
+            const frame: Buffer = current;
+            current = null;
+            filled = 0;
+            void (async () => {
+              if (await this.deliverOrStop(frame)) {
+                // closing the reader makes ffmpeg's next write fail: it cannot block
+                socket.destroy();
+                finish(0);
+              } else {
+                socket.resume();
+              }
+            })();
+            return false; // paused until the frame is delivered
+          },
+        },
+      };
+      const socket = new Socket(options);
+      socket.once('end', () => finish(filled));
+      socket.once('error', () => finish(0));
+      socket.once('close', () => finish(filled));
+    });
+  }
+
+  /** {@link deliver}, and true (stop) should it ever throw. */
+  private async deliverOrStop(rgb: Buffer): Promise<boolean> {
+    try {
+      return await this.deliver(rgb);
+    } catch (error) {
+      this.failure ??= error;
+      this.terminate();
+      return true;
     }
-    return filled;
   }
 
   /** Calls onFrame; true when reading must stop. */
@@ -754,6 +874,52 @@ export class FrameDecoder {
   private tailSuffix(): string {
     const tail = this.stderrTailLines();
     return tail === '' ? '.' : `:\n${tail}`;
+  }
+}
+
+/** A named pipe for the frames: ffmpeg writes it, we read it with a Socket whose reads land
+ * in our frame buffers. Stdout would hand us ~50 freshly allocated chunks per 720p frame, and
+ * their garbage collection and copying cost more CPU than the RGB conversion itself. */
+type FrameFifo = {
+  path: string;
+  readFd: number;
+  /** Closes our own write end (held so the pipe does not report its end before ffmpeg opens it). */
+  closeWriter: () => void;
+};
+
+// A named pipe in `dir`, open for reading; null where there are none (Windows) or mkfifo fails
+// (frames then come through stdout).
+async function openFrameFifo(dir: string): Promise<FrameFifo | null> {
+  if (process.platform === 'win32') {
+    return null;
+  }
+  const fifoPath = path.join(dir, 'frames.fifo');
+  const isMade = await new Promise<boolean>((resolve) => {
+    execFile('mkfifo', ['-m', '600', fifoPath], { timeout: 10_000 }, (error) => resolve(!error));
+  });
+  if (!isMade) {
+    return null;
+  }
+  let readFd: number | null = null;
+  try {
+    readFd = openSync(fifoPath, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    const writeFd = openSync(fifoPath, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+    let isOpen = true;
+    return {
+      path: fifoPath,
+      readFd,
+      closeWriter: () => {
+        if (isOpen) {
+          isOpen = false;
+          closeSync(writeFd);
+        }
+      },
+    };
+  } catch {
+    if (readFd !== null) {
+      closeSync(readFd);
+    }
+    return null;
   }
 }
 

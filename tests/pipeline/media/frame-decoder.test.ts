@@ -150,56 +150,71 @@ describe('buildSelectExpression / args', () => {
   });
 });
 
-describe('FrameDecoder', () => {
-  it('decodes hundreds of scattered indices in one pass, in index order, bit-exact', async () => {
-    // 350 indices: runs, isolated frames and a dense block, given unsorted with duplicates
-    const wanted = new Set<number>();
-    for (let i = 0; wanted.size < 300; i += 1) {
-      wanted.add((i * 7919) % 590);
-    }
-    for (let i = 590; i < CLIP_FRAMES; i += 1) {
-      wanted.add(i);
-    }
-    const sorted = [...wanted].sort((a, b) => a - b);
-    const received: DecodedFrame[] = [];
-    const result = await decodeFrames(
-      clipOptions({
-        frames: [...sorted].reverse().concat(sorted.slice(0, 5)),
-        onFrame: (frame) => {
-          received.push(frame);
-        },
-      }),
-    );
-    expect(result).toMatchObject({
-      frames: sorted,
-      decodedCount: sorted.length,
-      missingFrames: [],
-      isStoppedEarly: false,
-    });
-    expect(received.map((f) => f.index)).toEqual(sorted);
-    expect(received.map((f) => f.ordinal)).toEqual(sorted.map((_, i) => i));
-    expect(received.map((f) => hash(f.rgb))).toEqual(sorted.map((i) => frameHashes[i]));
-    expect(received.every((f) => f.width === WIDTH && f.height === HEIGHT)).toBe(true);
-  });
+/** Frames through a named pipe (the default on Linux) and through stdout (Windows). */
+const TRANSPORTS = ['auto', 'stdout'] as const;
 
-  it('reports requested frames past the end as missing', async () => {
-    const received: number[] = [];
-    const logs: string[] = [];
-    const result = await decodeFrames(
-      clipOptions({
-        frames: [598, 599, 600, 750],
-        onFrame: (frame) => {
-          received.push(frame.index);
-        },
-        log: (message) => logs.push(message),
-      }),
-    );
-    expect(received).toEqual([598, 599]);
-    expect(result.missingFrames).toEqual([600, 750]);
-    expect(logs[0]).toMatch(/^spawn .*-filter_script:v .*\(4 frames\)$/);
-    expect(logs).toContain('ready');
-    expect(logs.at(-1)).toMatch(/^exit code 0 .* 2\/4 frames/);
-  });
+describe('FrameDecoder', () => {
+  it.each(TRANSPORTS)(
+    'decodes hundreds of scattered indices in one pass, in index order, bit-exact (%s)',
+    async (transport) => {
+      // 350 indices: runs, isolated frames and a dense block, given unsorted with duplicates
+      const wanted = new Set<number>();
+      for (let i = 0; wanted.size < 300; i += 1) {
+        wanted.add((i * 7919) % 590);
+      }
+      for (let i = 590; i < CLIP_FRAMES; i += 1) {
+        wanted.add(i);
+      }
+      const sorted = [...wanted].sort((a, b) => a - b);
+      const received: DecodedFrame[] = [];
+      const result = await decodeFrames(
+        clipOptions({
+          transport,
+          frames: [...sorted].reverse().concat(sorted.slice(0, 5)),
+          onFrame: (frame) => {
+            received.push(frame);
+          },
+        }),
+      );
+      expect(result).toMatchObject({
+        frames: sorted,
+        decodedCount: sorted.length,
+        missingFrames: [],
+        isStoppedEarly: false,
+      });
+      expect(received.map((f) => f.index)).toEqual(sorted);
+      expect(received.map((f) => f.ordinal)).toEqual(sorted.map((_, i) => i));
+      expect(received.map((f) => hash(f.rgb))).toEqual(sorted.map((i) => frameHashes[i]));
+      expect(received.every((f) => f.width === WIDTH && f.height === HEIGHT)).toBe(true);
+    },
+  );
+
+  it.each(TRANSPORTS)(
+    'reports requested frames past the end as missing (%s)',
+    async (transport) => {
+      const received: number[] = [];
+      const logs: string[] = [];
+      const result = await decodeFrames(
+        clipOptions({
+          transport,
+          frames: [598, 599, 600, 750],
+          onFrame: (frame) => {
+            received.push(frame.index);
+          },
+          log: (message) => logs.push(message),
+        }),
+      );
+      expect(received).toEqual([598, 599]);
+      expect(result.missingFrames).toEqual([600, 750]);
+      expect(logs[0]).toMatch(/^spawn .*-filter_script:v .*\(4 frames\)$/);
+      // a named pipe in the decode's temp folder, or stdout
+      expect(logs[0]).toMatch(
+        transport === 'auto' ? / -y \S*frames\.fifo \(4 frames\)$/ : / rgb24 - \(4 frames\)$/,
+      );
+      expect(logs).toContain('ready');
+      expect(logs.at(-1)).toMatch(/^exit code 0 .* 2\/4 frames/);
+    },
+  );
 
   it('accepts thousands of indices (filter script, not the command line)', async () => {
     const frames = Array.from({ length: 4000 }, (_, i) => i * 2);
@@ -217,24 +232,28 @@ describe('FrameDecoder', () => {
     expect(result.missingFrames).toEqual(frames.filter((f) => f >= CLIP_FRAMES));
   });
 
-  it("stops early when the callback returns 'stop' and awaits async callbacks", async () => {
-    const received: number[] = [];
-    const decoder = new FrameDecoder(
-      clipOptions({
-        frames: [10, 20, 30, 400],
-        onFrame: async (frame) => {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          received.push(frame.index);
-          return frame.index === 20 ? 'stop' : undefined;
-        },
-      }),
-    );
-    await decoder.start();
-    const result = await decoder.done;
-    expect(received).toEqual([10, 20]);
-    expect(result).toMatchObject({ decodedCount: 2, isStoppedEarly: true, missingFrames: [] });
-    expect(isAlive(decoder.pid!)).toBe(false);
-  });
+  it.each(TRANSPORTS)(
+    "stops early when the callback returns 'stop' and awaits async callbacks (%s)",
+    async (transport) => {
+      const received: number[] = [];
+      const decoder = new FrameDecoder(
+        clipOptions({
+          transport,
+          frames: [10, 20, 30, 400],
+          onFrame: async (frame) => {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            received.push(frame.index);
+            return frame.index === 20 ? 'stop' : undefined;
+          },
+        }),
+      );
+      await decoder.start();
+      const result = await decoder.done;
+      expect(received).toEqual([10, 20]);
+      expect(result).toMatchObject({ decodedCount: 2, isStoppedEarly: true, missingFrames: [] });
+      expect(isAlive(decoder.pid!)).toBe(false);
+    },
+  );
 
   it('resolves at once for an empty frame list without spawning', async () => {
     const decoder = new FrameDecoder(clipOptions({ frames: [] }));
