@@ -237,7 +237,8 @@ console.log(
   `  extractKeyframes:                   ${(fastMs / 1000).toFixed(2)} s median of ${RUNS} ` +
     `(${times.map((ms) => (ms / 1000).toFixed(2)).join(', ')}) ` +
     `(${stats.frameSource}; index/timeline ${stats.timelineMs.toFixed(0)} ms; ` +
-    `${stats.segments} segments spanning ${stats.spannedFrames}/${video.frameCount} frames; ` +
+    `${stats.segments} segments spanning ${stats.spannedFrames}/${video.frameCount} frames, ` +
+    `${stats.skippedFrames} unwanted non-reference frames not sent; ` +
     `${stats.decodedFrames}/${stats.requestedFrames} requested frames delivered; ` +
     `${stats.referenceFrames} references prefetched; ${stats.comparisons} comparisons)`,
 );

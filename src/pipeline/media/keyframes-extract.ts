@@ -35,7 +35,7 @@ import type {
   ResolvedKeyframes,
 } from '../keyframes/resolve';
 import { FrameBufferPool, decodeFrames } from './frame-decoder';
-import type { FrameSeek, FrameStream } from './frame-decoder';
+import type { FrameSeek } from './frame-decoder';
 import {
   keyframeAtOrBefore,
   readFrameTimeline,
@@ -44,7 +44,7 @@ import {
 } from './frame-timeline';
 import type { FrameTimeline } from './frame-timeline';
 import { runsStartWithIdr, sampleRunFor, streamOfRuns } from './mp4-feed';
-import type { SampleRun } from './mp4-feed';
+import type { RunStream, SampleRun } from './mp4-feed';
 import { readMp4VideoIndex } from './mp4-index';
 import type { Mp4VideoIndex } from './mp4-index';
 
@@ -110,6 +110,9 @@ export type KeyframeExtractionStats = {
   /** Frames of the video the decoders had to go through (from each segment's keyframe to its
    * last delivered frame): the decoding work. */
   spannedFrames: number;
+  /** Frames of the piped parts never sent to ffmpeg: not wanted, and no other frame refers to
+   * them (non-reference pictures), so decoding them would be wasted. */
+  skippedFrames: number;
   /** Probe comparisons made (gray similarity tests). */
   comparisons: number;
   /** Wall-clock ms of reading the MP4 index or the frame timeline listing. */
@@ -186,6 +189,7 @@ export async function extractKeyframes(
     requestedFrames: 0,
     decodedFrames: 0,
     spannedFrames: 0,
+    skippedFrames: 0,
     comparisons: 0,
     timelineMs: 0,
     decodeMs: 0,
@@ -324,6 +328,7 @@ export async function extractKeyframes(
     stats.requestedFrames = mainStats.requestedFrames;
     stats.decodedFrames = delivered.size;
     stats.spannedFrames = mainStats.spannedFrames;
+    stats.skippedFrames = mainStats.skippedFrames;
     stats.comparisons = searchUnits.reduce((sum, unit) => sum + unit.comparisons, 0);
 
     const outcome = (unit: SearchUnit | FixedUnit | undefined): KeyframeSearchOutcome | null =>
@@ -704,7 +709,12 @@ class SearchUnit implements DecodeUnit {
 }
 
 /** Counters of one {@link SegmentRunner.run}. */
-type RunStats = { segments: number; requestedFrames: number; spannedFrames: number };
+type RunStats = {
+  segments: number;
+  requestedFrames: number;
+  spannedFrames: number;
+  skippedFrames: number;
+};
 
 /** One decode of the runner: its units' frames between two frames, in one direction. */
 type RunnerSegment = {
@@ -821,7 +831,12 @@ class SegmentRunner {
     const queue = [...segments].sort(
       (a, b) => b.lastFrame - b.startFrame - (a.lastFrame - a.startFrame),
     );
-    const stats: RunStats = { segments: queue.length, requestedFrames: 0, spannedFrames: 0 };
+    const stats: RunStats = {
+      segments: queue.length,
+      requestedFrames: 0,
+      spannedFrames: 0,
+      skippedFrames: 0,
+    };
     const { index } = this;
     const pipedStarts = queue.flatMap((segment) => segment.runs ?? []).map((run) => run.firstFrame);
     if (index !== null && !(await runsStartWithIdr(this.options.videoPath, index, pipedStarts))) {
@@ -873,9 +888,12 @@ class SegmentRunner {
     stats.requestedFrames += frames.length;
     const { timeline } = this;
     let seek: FrameSeek | undefined;
-    let stream: FrameStream | undefined;
+    let stream: RunStream | undefined;
     if (this.index !== null && segment.runs !== undefined) {
-      stream = streamOfRuns(this.options.videoPath, this.index, segment.runs);
+      const wanted = new Set(frames);
+      stream = streamOfRuns(this.options.videoPath, this.index, segment.runs, (frame) =>
+        wanted.has(frame),
+      );
     } else if (timeline && (segment.startFrame > 0 || segment.isReversed)) {
       seek = {
         seconds: seekSecondsOf(timeline, segment.startFrame),
@@ -919,6 +937,7 @@ class SegmentRunner {
         return members.every((unit) => unit.isDone()) ? 'stop' : undefined;
       },
     });
+    stats.skippedFrames += stream?.skippedSamples ?? 0;
     if (segment.runs !== undefined) {
       // piped parts: the samples sent up to the last frame delivered
       for (const run of segment.runs) {

@@ -1,7 +1,9 @@
 // Piping chosen parts of an MP4's video track into one ffmpeg (spec: keyframes.md §6): each part
 // ("run") starts at an IDR keyframe and covers the frames up to a last one; its samples go out in
 // decode order as a Matroska stream stamped with frame indices (mkv-stream.ts). One ffmpeg can so
-// decode many separate parts of the video without a seek, a restart or a second process.
+// decode many separate parts of the video without a seek, a restart or a second process. Frames
+// nothing refers to (non-reference pictures, e.g. most B-frames) are sent only when wanted:
+// decoding the others never needs them, so their pixels stay exactly the same.
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -11,7 +13,7 @@ import type { FrameStream } from './frame-decoder';
 import { mkvClusters, mkvHeader } from './mkv-stream';
 import type { MkvBlock } from './mkv-stream';
 import { keyframeAtOrBefore } from './frame-timeline';
-import { firstSliceType } from './mp4-index';
+import { firstSliceType, isReferencePicture } from './mp4-index';
 import type { Mp4VideoIndex } from './mp4-index';
 
 /** Bytes read from the file at once at most (samples and the audio between them). */
@@ -123,13 +125,25 @@ async function write(stdin: Writable, chunk: Buffer, signal: AbortSignal): Promi
   return !signal.aborted;
 }
 
-// The stream of `runs` (in the given order) for a FrameDecoder.
+/** A stream of runs that counts the samples it left out. */
+export type RunStream = FrameStream & {
+  /** Non-reference samples not sent because their frame is not wanted. */
+  readonly skippedSamples: number;
+};
+
+// The stream of `runs` (in the given order) for a FrameDecoder; `isWanted` tells the frames that
+// will be selected (the others are sent only when later frames need them as references).
 export function streamOfRuns(
   videoPath: string,
   index: Mp4VideoIndex,
   runs: readonly SampleRun[],
-): FrameStream {
+  isWanted: (frame: number) => boolean,
+): RunStream {
+  let skippedSamples = 0;
   return {
+    get skippedSamples() {
+      return skippedSamples;
+    },
     feed: async (stdin, signal) => {
       const file = await open(videoPath, 'r');
       try {
@@ -140,11 +154,19 @@ export function streamOfRuns(
           for (let first = run.firstSample; first <= run.lastSample; first += CLUSTER_SAMPLES) {
             const last = Math.min(run.lastSample, first + CLUSTER_SAMPLES - 1);
             const data = await readSamples(file, index, first, last);
-            const blocks: MkvBlock[] = data.map((bytes, i) => ({
-              timestamp: index.frameOfSample[first + i] as number,
-              isKey: index.isSync[first + i] as boolean,
-              data: bytes,
-            }));
+            const blocks: MkvBlock[] = [];
+            for (const [i, bytes] of data.entries()) {
+              const frame = index.frameOfSample[first + i] as number;
+              if (!isWanted(frame) && !isReferencePicture(bytes, index.nalLengthSize)) {
+                skippedSamples += 1;
+                continue;
+              }
+              blocks.push({
+                timestamp: frame,
+                isKey: index.isSync[first + i] as boolean,
+                data: bytes,
+              });
+            }
             for (const cluster of mkvClusters(blocks)) {
               if (!(await write(stdin, cluster, signal))) {
                 return;

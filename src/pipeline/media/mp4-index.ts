@@ -405,16 +405,30 @@ export function parseMoov(buffer: Buffer): Mp4VideoIndex | string {
   };
 }
 
-/** NAL unit type of the first slice in `sample` (1 non-IDR, 5 IDR), or null if none. */
-export function firstSliceType(sample: Buffer, nalLengthSize: number): number | null {
+/** Header byte of the first slice NAL unit in `sample` (AVCC layout), or null if none. */
+function firstSliceHeader(sample: Buffer, nalLengthSize: number): number | null {
   let offset = 0;
   while (offset + nalLengthSize < sample.length) {
     const length = sample.readUIntBE(offset, nalLengthSize);
-    const type = (sample.readUInt8(offset + nalLengthSize) ?? 0) & 0x1f;
+    const header = sample.readUInt8(offset + nalLengthSize);
+    const type = header & 0x1f;
     if (type === 1 || type === 5) {
-      return type;
+      return header;
     }
     offset += nalLengthSize + length;
   }
   return null;
+}
+
+/** NAL unit type of the first slice in `sample` (1 non-IDR, 5 IDR), or null if none. */
+export function firstSliceType(sample: Buffer, nalLengthSize: number): number | null {
+  const header = firstSliceHeader(sample, nalLengthSize);
+  return header === null ? null : header & 0x1f;
+}
+
+/** False only for a picture no other picture may refer to (slice nal_ref_idc 0); true when
+ * unsure (no slice found), so such a sample is always decoded. */
+export function isReferencePicture(sample: Buffer, nalLengthSize: number): boolean {
+  const header = firstSliceHeader(sample, nalLengthSize);
+  return header === null || (header & 0x60) !== 0;
 }

@@ -14,7 +14,11 @@ import type { ExtractKeyframesOptions } from '../../../src/pipeline/media/keyfra
 import { mkvClusters, mkvHeader } from '../../../src/pipeline/media/mkv-stream';
 import { runsStartWithIdr, sampleRunFor, streamOfRuns } from '../../../src/pipeline/media/mp4-feed';
 import { keyframeAtOrBefore } from '../../../src/pipeline/media/frame-timeline';
-import { firstSliceType, readMp4VideoIndex } from '../../../src/pipeline/media/mp4-index';
+import {
+  firstSliceType,
+  isReferencePicture,
+  readMp4VideoIndex,
+} from '../../../src/pipeline/media/mp4-index';
 import type { Mp4VideoIndex } from '../../../src/pipeline/media/mp4-index';
 import { runProcess } from '../../../src/pipeline/media/run-process';
 import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
@@ -114,6 +118,14 @@ describe('readMp4VideoIndex on the fixture', () => {
     const offset = fixtureIndex.offsets[sample] as number;
     const bytes = file.subarray(offset, offset + (fixtureIndex.sizes[sample] as number));
     expect(firstSliceType(bytes, 4)).toBe(1);
+    // B-pyramid: the middle B of each BBBP group is a reference, the outer two are not
+    const isReference = fixtureIndex.offsets.map((at, i) =>
+      isReferencePicture(file.subarray(at, at + (fixtureIndex.sizes[i] as number)), 4),
+    );
+    const nonReference = isReference.filter((flag) => !flag).length;
+    expect(nonReference).toBeGreaterThan(1500);
+    expect(nonReference).toBeLessThan(2000);
+    expect(fixtureIndex.isSync.every((isSync, i) => !isSync || isReference[i])).toBe(true);
   });
 
   it('a part starts at the keyframe before its first frame and covers its B-frames', () => {
@@ -141,18 +153,23 @@ describe('piped decoding', () => {
       sampleRunFor(fixtureIndex, 3677, 3677),
     ];
     const piped = new Map<number, Buffer>();
+    const stream = streamOfRuns(fixtureVideo, fixtureIndex, runs, (frame) =>
+      frames.includes(frame),
+    );
     const result = await decodeFrames({
       ffmpeg: { path: ffmpegPath },
       videoPath: fixtureVideo,
       frames,
       width: 1276,
       height: 718,
-      stream: streamOfRuns(fixtureVideo, fixtureIndex, runs),
+      stream,
       onFrame: ({ index, rgb }) => {
         piped.set(index, rgb);
       },
     });
     expect(result.missingFrames).toEqual([]);
+    // unwanted B-frames nothing refers to were left out (the fixture's B-pyramid has many)
+    expect(stream.skippedSamples).toBeGreaterThan(10);
     const direct = new Map<number, Buffer>();
     await decodeFrames({
       ffmpeg: { path: ffmpegPath },
@@ -178,10 +195,12 @@ describe('piped decoding', () => {
       frames: [100, 200, 3000],
       width: 1276,
       height: 718,
-      stream: streamOfRuns(fixtureVideo, fixtureIndex, [
-        sampleRunFor(fixtureIndex, 100, 200),
-        sampleRunFor(fixtureIndex, 3000, 3000),
-      ]),
+      stream: streamOfRuns(
+        fixtureVideo,
+        fixtureIndex,
+        [sampleRunFor(fixtureIndex, 100, 200), sampleRunFor(fixtureIndex, 3000, 3000)],
+        () => true,
+      ),
       onFrame: ({ index }) => {
         seen.push(index);
         return 'stop';
