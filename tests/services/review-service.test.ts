@@ -25,6 +25,7 @@ import {
 import { getRecording, listEdits, listSteps, readEvents } from '../../src/store';
 import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR } from '../helpers/paths';
+import { readJsonl } from '../helpers/jsonl';
 import { GOLDEN_ROWS } from '../pipeline/keyframes/golden';
 
 const OPTS = { appVersion: '0.0.0-test' };
@@ -42,14 +43,6 @@ let rawEventsExportBefore = '';
 
 function dto(): RecordingDto {
   return getRecordingDto(lib, id, CTX);
-}
-
-function jsonl(file: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 beforeAll(async () => {
@@ -167,8 +160,8 @@ describe('review service on the fixture', () => {
     const out = path.join(outRoot, 'raw-after');
     const [r] = await exportRecordings(lib, [id], { ...OPTS, format: 'agentnet-raw', outDir: out });
     const folder = path.join(out, 'win10-display-settings');
-    const vis = jsonl(path.join(folder, 'reduced_events_vis.jsonl'));
-    const complete = jsonl(path.join(folder, 'reduced_events_complete.jsonl'));
+    const vis = readJsonl(path.join(folder, 'reduced_events_vis.jsonl'));
+    const complete = readJsonl(path.join(folder, 'reduced_events_complete.jsonl'));
     expect(vis).toHaveLength(complete.length);
     expect(vis[0]?.action).toBe('Open the Action Centre');
     // 7 merged into 6 (two clicks have no AgentNet description: skipped, with a warning), 9 deleted

@@ -1,7 +1,8 @@
 // Steps → line-aligned `reduced_events_complete.jsonl` / `reduced_events_vis.jsonl` rows
 // (agentnet-raw-format.md §10, §11, §13; keyframes.md §7).
 import { msToSeconds } from '../../shared/clock';
-import type { RawEvent, Step } from '../../shared/domain';
+import type { PreMove, RawEvent, Step } from '../../shared/domain';
+import type { AgentNetRowFields } from '../reduce';
 
 /** One pair of rows; `null` when the step cannot be represented (with the reason). */
 export type AgentNetRowPair =
@@ -26,6 +27,13 @@ function importedRows(step: Step): AgentNetExtra | null {
   return a?.complete && a.vis ? a : null;
 }
 
+// The reducer's row fields. Only steps whose action no edit changed have them: an edit of the
+// action replaces `extra` (a relabel keeps it), and imported steps carry their rows instead.
+function reducedFields(step: Step): AgentNetRowFields | null {
+  const fields = step.extra.agentnet as Partial<AgentNetRowFields> | undefined;
+  return typeof fields?.action === 'string' ? (fields as AgentNetRowFields) : null;
+}
+
 function ownedRange(step: Step): [number, number] | null {
   const r = step.extra.ownedIdx;
   return Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'number'
@@ -47,13 +55,23 @@ function eventsIn(step: Step, ctx: RowContext, kinds: RawEvent['kind'][]): RawEv
   return out.sort((a, b) => a.idx - b.idx);
 }
 
+// Raw idx of the pre-move's moves: the reducer lists them, as events owned by no step (a lone
+// modifier tap, the recorder's own hotkeys) can lie between them; edited steps keep only the
+// first idx and the count.
+function preMoveIdx(step: Step, preMove: PreMove): number[] {
+  const listed = step.extra.preMoveIdx;
+  return Array.isArray(listed)
+    ? (listed as number[])
+    : Array.from({ length: preMove.count }, (_, i) => preMove.eventStartIdx + i);
+}
+
 function preMoveRow(step: Step, ctx: RowContext): Record<string, unknown> | null {
   if (!step.preMove) {
     return null;
   }
   const moves: RawEvent[] = [];
-  for (let i = 0; i < step.preMove.count; i += 1) {
-    const e = ctx.eventsByIdx.get(step.preMove.eventStartIdx + i);
+  for (const idx of preMoveIdx(step, step.preMove)) {
+    const e = ctx.eventsByIdx.get(idx);
     if (e && e.kind === 'move' && msToSeconds(e.tMs) >= ctx.videoStartS) {
       moves.push(e);
     }
@@ -109,6 +127,49 @@ function visRow(step: Step, id: number, description: string): Record<string, unk
   };
 }
 
+// The class fields of a reduced step's complete row (agentnet-raw-format.md §10), keyed and
+// ordered like the rebuilt rows below; press rows also keep the chord key's key_names/time_trace.
+function reducedClassFields(fields: AgentNetRowFields): Record<string, unknown> {
+  switch (fields.action) {
+    case 'scroll':
+      return { trace: fields.trace, time_trace: fields.time_trace };
+    case 'type':
+      return { key_names: fields.key_names, time_trace: fields.time_trace };
+    case 'press':
+      return {
+        key_name: fields.key_name,
+        pressed: true,
+        key_names: fields.key_names,
+        time_trace: fields.time_trace,
+      };
+    default: {
+      // click, mouse_press, drag
+      const { coordinate } = fields;
+      return {
+        click_type: fields.click_type,
+        button: fields.button,
+        pressed: true,
+        coordinate,
+        coordinates: coordinate ? [coordinate] : [],
+        time_trace: fields.time_trace,
+        ...(fields.drag_trace
+          ? { drag_trace: fields.drag_trace, drag_time_trace: fields.drag_time_trace }
+          : {}),
+      };
+    }
+  }
+}
+
+// The row pair of a representable step, given its complete row up to the class fields.
+function rowPair(step: Step, ctx: RowContext, complete: Record<string, unknown>): AgentNetRowPair {
+  complete.id = ctx.id;
+  const pre = preMoveRow(step, ctx);
+  if (pre) {
+    complete.pre_move = pre;
+  }
+  return { complete, vis: visRow(step, ctx.id, step.description) };
+}
+
 /** Builds the complete/vis rows of one step (imported rows are re-emitted with the current label). */
 export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
   const imported = importedRows(step);
@@ -131,6 +192,14 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
     exception: false,
     depth: 0,
   };
+  // The reducer's fields are exact; a rebuild from the events in the step's range is not (the
+  // range also holds the pre-move, modifier keys and events no step owns, and it lists keys in
+  // press order), so only steps without them (edited actions) are rebuilt.
+  const reduced = reducedFields(step);
+  if (reduced) {
+    const classFields = reducedClassFields(reduced);
+    return rowPair(step, ctx, { action: reduced.action, ...common, ...classFields });
+  }
   let complete: Record<string, unknown>;
   const coordinate = step.coordinate ? { x: step.coordinate.x, y: step.coordinate.y } : null;
   switch (step.kind) {
@@ -196,10 +265,5 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
         skipped: `AGENTNET_UNREPRESENTABLE_STEP: ${step.kind} cannot be written as an AgentNet row`,
       };
   }
-  complete.id = ctx.id;
-  const pre = preMoveRow(step, ctx);
-  if (pre) {
-    complete.pre_move = pre;
-  }
-  return { complete, vis: visRow(step, ctx.id, step.description) };
+  return rowPair(step, ctx, complete);
 }

@@ -3,11 +3,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
+import { applyEdit } from '../../../src/services/edits/edit-service';
 import { exportRecordings } from '../../../src/services/export/export-service';
+import { reduceRecording } from '../../../src/services/reduce-service';
 import { decodePng } from '../../../src/pipeline/media/png';
+import type { AgentNetRowFields } from '../../../src/pipeline/reduce';
+import type { RawEvent, Step } from '../../../src/shared/domain';
 import { isAppError } from '../../../src/shared/errors';
+import { insertEvents, insertVideo, listSteps } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
+import { makeRecording } from '../../helpers/store';
+import { readJsonl } from '../../helpers/jsonl';
+import { EventScript } from '../../pipeline/reduce/event-script';
 
 const OPTS = { appVersion: '0.0.0-test' };
 const t = tempLibrary();
@@ -126,5 +134,115 @@ describe('export', () => {
     } finally {
       lib2.cleanup();
     }
+  });
+});
+
+// Our own recording on Linux: key events carry our normalised names and no pynput text.
+function recordedEvents(): RawEvent[] {
+  const s = new EventScript(2_000);
+  // the recorder's own hotkey is left out of events.jsonl: later rows are numbered idx − 2
+  s.keyDown('f9', { isControl: true }).keyUp('f9', { isControl: true });
+  // a pre-move around a lone shift tap (owned by no step), then a drag
+  s.moveTo(100, 100, 4).tap('shift').moveTo(120, 110, 3).down().moveTo(300, 200, 6).up();
+  // "Hi": shift held for the H only
+  s.wait(500).keyDown('shift').tap('h', 50, { char: 'H' }).keyUp('shift').wait(100).tap('i');
+  // a chord pressed shift first
+  s.wait(500).keyDown('shift').keyDown('ctrl').tap('t', 50, { char: null });
+  s.keyUp('ctrl').keyUp('shift');
+  // a double click
+  s.wait(500).moveTo(400, 300, 3).click().wait(100).click();
+  return s.events.map((e) => ({ ...e, keyRaw: null }));
+}
+
+// The complete-row fields the reducer computed for a step, its pre-move in row form.
+function reducerRowFields(step: Step): Record<string, unknown> {
+  const { pre_move: preMove, ...fields } = step.extra.agentnet as AgentNetRowFields;
+  if (!preMove) {
+    return fields;
+  }
+  return {
+    ...fields,
+    pre_move: {
+      action: 'move',
+      ...preMove,
+      event_start_idx: preMove.event_start_idx - 2,
+      complete: true,
+      vis: false,
+      exception: false,
+      depth: 0,
+    },
+  };
+}
+
+function pick(row: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, row[k]]));
+}
+
+describe('agentnet-raw export of a recorded recording', () => {
+  const r = tempLibrary();
+  let recId = '';
+  let steps: Step[] = [];
+  beforeAll(() => {
+    const rec = makeRecording(r.lib.db);
+    recId = rec.id;
+    insertEvents(r.lib.db, rec.seq, recordedEvents());
+    const videoPath = `recordings/${rec.id}/screen.mp4`;
+    fs.mkdirSync(path.dirname(r.lib.resolve(videoPath)), { recursive: true });
+    fs.writeFileSync(r.lib.resolve(videoPath), '');
+    insertVideo(r.lib.db, rec.seq, 0, {
+      path: videoPath,
+      width: 1280,
+      height: 800,
+      fps: 30,
+      frameCount: 300,
+      durationMs: 10_000,
+      startMs: 0,
+      startMethod: 'test',
+      codec: null,
+      sizeBytes: 0,
+      sha256: null,
+    });
+    reduceRecording(r.lib, rec.id);
+    steps = listSteps(r.lib.db, rec.seq);
+  });
+  afterAll(() => r.cleanup());
+
+  async function exportRows(name: string): Promise<Record<string, unknown>[][]> {
+    const out = path.join(outRoot, name);
+    const [done] = await exportRecordings(r.lib, [recId], {
+      ...OPTS,
+      format: 'agentnet-raw',
+      outDir: out,
+    });
+    const folder = path.join(out, done!.episodeId);
+    return ['reduced_events_complete.jsonl', 'reduced_events_vis.jsonl'].map((f) =>
+      readJsonl(path.join(folder, f)),
+    );
+  }
+
+  it("writes the reducer's row fields of unedited steps", async () => {
+    expect(steps.map((s) => s.kind)).toEqual(['dragTo', 'write', 'hotkey', 'doubleClick']);
+    const [complete] = await exportRows('recorded');
+    const expected = steps.map(reducerRowFields);
+    expect(complete!.map((row, i) => pick(row, Object.keys(expected[i]!)))).toEqual(expected);
+  });
+
+  it('rebuilds edited actions; relabelled steps keep the reducer fields', async () => {
+    applyEdit(r.lib, recId, { op: 'relabel', stepId: steps[1]!.id, label: 'Greet' });
+    applyEdit(r.lib, recId, {
+      op: 'set-action',
+      stepId: steps[0]!.id,
+      calls: [{ name: 'click', args: { x: { float: 0.09375 }, y: { float: 0.1375 } } }],
+    });
+    const [complete, vis] = await exportRows('recorded-edited');
+    expect(pick(complete![0]!, ['action', 'description', 'coordinate'])).toEqual({
+      action: 'click',
+      description: 'Single left Click',
+      coordinate: { x: 120, y: 110 },
+    });
+    expect(complete![0]).not.toHaveProperty('drag_trace');
+    const expected = reducerRowFields(steps[1]!);
+    expect(pick(complete![1]!, Object.keys(expected))).toEqual(expected);
+    expect(vis![1]!.action).toBe('Greet');
   });
 });
