@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLibrary } from '../../../src/services/library/library';
 import { showRecording } from '../../../src/services/recordings';
 import { listAxRecords, readEvents } from '../../../src/store';
+import { runsStartWithIdr } from '../../../src/pipeline/media/mp4-feed';
+import { readMp4VideoIndex } from '../../../src/pipeline/media/mp4-index';
 import { probeVideo } from '../../../src/pipeline/media/probe';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { launchGtkForm, type GtkForm } from '../../fixtures/apps/gtk-form';
@@ -148,6 +150,22 @@ describe('record (Xvfb + AT-SPI + GTK form)', () => {
       const expected = ((stopAtMs - v.startMs) / 1000) * 30;
       expect(Math.abs(probe.frameCount! - expected) / expected).toBeLessThan(0.02);
       expect(v.startMethod).toMatch(/^x11grab-pts/);
+    } finally {
+      l.close();
+    }
+  });
+
+  it('stores a plain H.264 MP4 whose own index the keyframe extraction pipes from', async () => {
+    const l = openLibrary(lib);
+    try {
+      const video = l.resolve(showRecording(l, recordingId).video!.path);
+      const { index, reason } = await readMp4VideoIndex(video);
+      expect(reason).toBeUndefined();
+      const probe = await probeVideo(video, { path: 'ffmpeg', ffprobePath: 'ffprobe' });
+      expect(index!.sampleOfFrame).toHaveLength(probe.frameCount!);
+      // a keyframe every second (30 frames), each an IDR picture
+      expect(index!.keyframes.slice(0, 3)).toEqual([0, 30, 60]);
+      expect(await runsStartWithIdr(video, index!, index!.keyframes)).toBe(true);
     } finally {
       l.close();
     }
