@@ -174,7 +174,8 @@ function rowPair(step: Step, ctx: RowContext, complete: Record<string, unknown>)
 export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
   const imported = importedRows(step);
   if (imported?.complete && imported.vis) {
-    return { complete: imported.complete, vis: { ...imported.vis, action: step.label } };
+    // copies: the exporter fills in missing fields and must not change the caller's steps
+    return { complete: { ...imported.complete }, vis: { ...imported.vis, action: step.label } };
   }
   if (!step.description) {
     return { skipped: `AGENTNET_UNREPRESENTABLE_STEP: ${step.kind} has no AgentNet description` };

@@ -112,6 +112,29 @@ describe('AgentNet raw export of the imported fixture', () => {
     expect(vis[1].action).toBe('Turn on night light');
     expect(vis).toHaveLength(14);
   });
+
+  it("fills a missing end_time from the step without changing the caller's imported rows", () => {
+    const steps = stepsFromAgentNetRows(bundle.reduced, { width: 1366, height: 768 });
+    const row = (steps[3]!.extra.agentnet as { complete: Record<string, unknown> }).complete;
+    row.end_time = null;
+    const build = () =>
+      buildAgentNetRawFolder({
+        task: bundle.task,
+        metadata: bundle.metadata.raw,
+        provenance: {},
+        videoStartS: bundle.metadata.videoStartS,
+        events: bundle.events,
+        steps,
+        a11y: [],
+        elements: [],
+        topWindows: [],
+      }).files.get('reduced_events_complete.jsonl')!;
+    const first = build();
+    const exported = JSON.parse(first.trim().split('\n')[3]!);
+    expect(exported.end_time).toBe(steps[3]!.endMs / 1000);
+    expect(row.end_time).toBeNull();
+    expect(build()).toBe(first);
+  });
 });
 
 describe('dataset goldens of the fixture', () => {
