@@ -10,6 +10,7 @@ import { buildTrajectory } from '../../../src/pipeline/export/trajectory';
 import { buildStandardizedJson } from '../../../src/pipeline/export/standardized';
 import { buildAgentNetRecordLine, buildCotInputLine } from '../../../src/pipeline/export/datasets';
 import { FIXTURE_DIR } from '../../helpers/paths';
+import type { Step } from '../../../src/shared/domain';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const read = (name: string) => fs.readFileSync(path.join(FIXTURE_DIR, name), 'utf8');
@@ -59,6 +60,21 @@ describe('Python json.dumps compatibility on the fixture files', () => {
   });
 });
 
+/** The fixture's raw folder built from `steps`, without a11y, element and window rows. */
+function withoutContext(steps: Step[]) {
+  return buildAgentNetRawFolder({
+    task: bundle.task,
+    metadata: bundle.metadata.raw,
+    provenance: {},
+    videoStartS: bundle.metadata.videoStartS,
+    events: bundle.events,
+    steps,
+    a11y: [],
+    elements: [],
+    topWindows: [],
+  });
+}
+
 describe('AgentNet raw export of the imported fixture', () => {
   it('writes the reduced, context and event files the fixture has (LF endings)', () => {
     const steps = stepsFromAgentNetRows(bundle.reduced, { width: 1366, height: 768 });
@@ -93,17 +109,7 @@ describe('AgentNet raw export of the imported fixture', () => {
   it('re-labels vis rows with the current label and keeps the complete description', () => {
     const steps = stepsFromAgentNetRows(bundle.reduced, { width: 1366, height: 768 });
     steps[1] = { ...steps[1]!, label: 'Turn on night light' };
-    const { files } = buildAgentNetRawFolder({
-      task: bundle.task,
-      metadata: bundle.metadata.raw,
-      provenance: {},
-      videoStartS: bundle.metadata.videoStartS,
-      events: bundle.events,
-      steps,
-      a11y: [],
-      elements: [],
-      topWindows: [],
-    });
+    const { files } = withoutContext(steps);
     const vis = files
       .get('reduced_events_vis.jsonl')!
       .trim()
@@ -117,18 +123,7 @@ describe('AgentNet raw export of the imported fixture', () => {
     const steps = stepsFromAgentNetRows(bundle.reduced, { width: 1366, height: 768 });
     const row = (steps[3]!.extra.agentnet as { complete: Record<string, unknown> }).complete;
     row.end_time = null;
-    const build = () =>
-      buildAgentNetRawFolder({
-        task: bundle.task,
-        metadata: bundle.metadata.raw,
-        provenance: {},
-        videoStartS: bundle.metadata.videoStartS,
-        events: bundle.events,
-        steps,
-        a11y: [],
-        elements: [],
-        topWindows: [],
-      }).files.get('reduced_events_complete.jsonl')!;
+    const build = () => withoutContext(steps).files.get('reduced_events_complete.jsonl')!;
     const first = build();
     const exported = JSON.parse(first.trim().split('\n')[3]!);
     expect(exported.end_time).toBe(steps[3]!.endMs / 1000);
