@@ -2,25 +2,28 @@
 // need.
 //
 // 1. Plan (pure): every search's probes, candidates and reference frame.
-// 2. Frame source. Best: the MP4's own sample index (mp4-index.ts, read in a few ms): each decode
-//    slot gets one ffmpeg, and we pipe it just the packets of the parts it must decode (from the
-//    keyframe before a unit's frames to its last frame; mp4-feed.ts), stamped with their frame
-//    index, so one process decodes many parts without seeking or restarting. Otherwise (not a
-//    plain H.264 MP4): one ffprobe packet listing gives every frame's pts and the keyframes, so
-//    a decode can seek to the keyframe before a step's frames and skip the rest of the video;
-//    frames are still picked by their index n (selected by exact pts). Without ffprobe, or when
-//    the listing cannot be trusted, everything is one decode from frame 0.
+// 2. Frame source. Best: the MP4's own sample index (mp4-index.ts; progressive or fragmented,
+//    read in milliseconds): each decode slot gets one ffmpeg, and we pipe it just the samples of
+//    the parts it must decode (from the IDR keyframe before a unit's frames to its last frame,
+//    minus the non-reference pictures nobody wants; mp4-feed.ts), stamped with their frame index,
+//    so one process decodes many parts without seeking or restarting. Otherwise (another codec or
+//    container, an open GOP, a truncated fragment): one ffprobe packet listing gives every
+//    frame's pts and the keyframes, so a decode can seek to the keyframe before a step's frames
+//    and skip the rest of the video; frames are still picked by their index n (selected by exact
+//    pts). Without ffprobe, or when the listing cannot be trusted, everything is one decode from
+//    frame 0.
 // 3. Units and decodes: each search (or fixed frame) is a unit. With the piped index, every unit
 //    is fed in ascending order; units whose parts overlap share one part, and the parts are
-//    spread over the slots (longest first). With a ffprobe timeline, a backward
-//    search gets a reversed decode: ffmpeg reads up to its reference (hi) and emits the reference
-//    first, then the probes in walk order, so the decode stops as soon as the walk is decided and
-//    the probes it never reaches are never converted to RGB. Neighbouring reversed units share a
-//    decode when that saves more than it wastes. Everything else (terminate, fixed frames, and
-//    every search without a timeline) goes into merged forward decodes; there a backward search
-//    keeps its probes' RGB until the reference arrives, or, past the memory budget, has its
-//    reference decoded beforehand and compares on the fly. Decodes run in parallel, longest
-//    first, and each stops once none of its units needs another frame.
+//    spread over the slots (longest first); a backward search keeps its probes' RGB until its
+//    reference (its last frame) arrives. With a ffprobe timeline, a backward search gets a
+//    reversed decode: ffmpeg reads up to its reference (hi) and emits the reference first, then
+//    the probes in walk order, so the decode stops as soon as the walk is decided and the probes
+//    it never reaches are never converted to RGB. Neighbouring reversed units share a decode when
+//    that saves more than it wastes. Everything else (terminate, fixed frames, and every search
+//    without a timeline) goes into merged forward decodes. Wherever a backward search would hold
+//    more probes than the memory budget allows, its reference is decoded beforehand and it
+//    compares on the fly. Decodes run in parallel, longest first, and each stops once none of its
+//    units needs another frame.
 // 4. Resolve (pure) with the recorded verdicts.
 import os from 'node:os';
 import { isAppError } from '../../shared/errors';
@@ -48,10 +51,12 @@ import type { RunStream, SampleRun } from './mp4-feed';
 import { readMp4VideoIndex } from './mp4-index';
 import type { Mp4VideoIndex } from './mp4-index';
 
-/** Default memory the buffering searches may hold at once, in bytes. */
+/** Default memory the buffering searches may hold at once, in bytes (a piped backward search
+ * over the fixture's longest range holds ~190 MB of 720p RGB; the budget is split per slot). */
 export const DEFAULT_KEYFRAME_BUFFER_BYTES = 512 * 1024 * 1024;
-/** A new decode segment starts only when the next keyframe lies this many frames past the end
- * of the current one: decoding a short gap is cheaper than starting another ffmpeg. */
+/** Seeking decodes: a new segment starts only when the next keyframe lies this many frames
+ * past the end of the current one: decoding a short gap is cheaper than starting another ffmpeg.
+ * (Piped parts never merge across a gap: skipping samples costs nothing.) */
 export const SEGMENT_MERGE_GAP_FRAMES = 60;
 
 /** Options of {@link extractKeyframes}. */
