@@ -10,6 +10,7 @@ import {
   findUpload,
   getUpload,
   insertUpload,
+  countUploadObjects,
   listUploadObjects,
   listUploads,
   updateUpload,
@@ -115,7 +116,7 @@ export type UploadView = UploadViewDto;
 
 function toView(lib: Library, row: UploadRecord): UploadView {
   const state = uploadState(row);
-  const objects = listUploadObjects(lib.db, row.id);
+  const objects = countUploadObjects(lib.db, row.id);
   return {
     uploadId: row.id,
     recordingId: row.recordingId,
@@ -127,8 +128,8 @@ function toView(lib: Library, row: UploadRecord): UploadView {
     status: row.status,
     bytesDone: row.bytesDone,
     bytesTotal: row.bytesTotal,
-    objectsVerified: objects.filter((o) => o.status === 'verified').length,
-    objectsTotal: objects.length,
+    objectsVerified: objects.verified,
+    objectsTotal: objects.total,
     error: row.error,
     partRequests: row.partRequests,
     retries: row.retries,

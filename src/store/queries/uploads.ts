@@ -248,6 +248,17 @@ type UploadObjectRow = {
   etag: string | null;
 };
 
+/** How many objects an upload has, and how many of them are verified (without loading them). */
+export function countUploadObjects(db: Db, uploadId: number): { total: number; verified: number } {
+  const row = db
+    .prepare(
+      `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'verified'), 0) AS verified
+       FROM upload_objects WHERE upload_id = ?`,
+    )
+    .get(uploadId) as { total: number; verified: number };
+  return { total: row.total, verified: row.verified };
+}
+
 /** The objects of an upload in key order. */
 export function listUploadObjects(db: Db, uploadId: number): UploadObjectRecord[] {
   const rows = db
