@@ -209,7 +209,11 @@ export type UploadQueueDeps = {
 /** Runs queued uploads of one library; the service behind `upload`, the UI and the server. */
 export class UploadQueue {
   private readonly listeners = new Set<(p: UploadProgress) => void>();
-  private readonly running = new Map<number, AbortController>();
+  /** Running uploads: how to stop each, and when it has stopped. */
+  private readonly running = new Map<
+    number,
+    { controller: AbortController; stopped: Promise<void> }
+  >();
 
   constructor(
     private readonly lib: Library,
@@ -236,7 +240,11 @@ export class UploadQueue {
         continue;
       }
       const controller = new AbortController();
-      this.running.set(uploadId, controller);
+      let markStopped = (): void => undefined;
+      const stopped = new Promise<void>((resolve) => {
+        markStopped = resolve;
+      });
+      this.running.set(uploadId, { controller, stopped });
       const store = this.deps.openStore(uploadState(row).target);
       try {
         const result = await runUpload(this.lib, uploadId, store, {
@@ -260,6 +268,7 @@ export class UploadQueue {
       } finally {
         store.close();
         this.running.delete(uploadId);
+        markStopped();
       }
     }
     return outcomes;
@@ -267,17 +276,15 @@ export class UploadQueue {
 
   /** Stops a running upload, leaving it resumable (`paused`). */
   pause(uploadId: number): void {
-    this.running.get(uploadId)?.abort();
+    this.running.get(uploadId)?.controller.abort();
   }
 
   /** Stops (if running) and cancels an upload; see {@link cancelUpload}. */
   async cancel(uploadId: number): Promise<void> {
-    const controller = this.running.get(uploadId);
-    if (controller) {
-      controller.abort();
-      while (this.running.has(uploadId)) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+    const running = this.running.get(uploadId);
+    if (running) {
+      running.controller.abort();
+      await running.stopped;
     }
     const row = getUpload(this.lib.db, uploadId);
     if (!row) {
