@@ -15,7 +15,7 @@ import { effectiveSteps } from '../../../src/services/steps';
 import { runUpload, type UploadEngineOptions } from '../../../src/services/upload/engine';
 import { parseManifest } from '../../../src/services/upload/manifest';
 import type { ObjectStore } from '../../../src/services/upload/object-store';
-import { cancelUpload, enqueueUpload } from '../../../src/services/upload/queue';
+import { UploadQueue, cancelUpload, enqueueUpload } from '../../../src/services/upload/queue';
 import { S3ObjectStore } from '../../../src/services/upload/s3-client';
 import type { UploadTarget } from '../../../src/services/upload/target';
 import type { Step } from '../../../src/shared/domain';
@@ -427,6 +427,33 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     expect((await listObjects(client, BUCKET, 'cancel/')).size).toBe(0);
     const left = await client.send(
       new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'cancel/' }),
+    );
+    expect(left.Uploads ?? []).toHaveLength(0);
+  });
+
+  it('the queue cancels a running upload: it waits for the run to stop, then cleans up', async () => {
+    const target = swiftTarget(swift, BUCKET, 'queue-cancel');
+    const blobFile = blob('queue-cancel', 16);
+    const queue = new UploadQueue(t.lib, {
+      openStore: (to) => store(to),
+      engine: { ...options(blobFile), concurrency: 1 },
+    });
+    const [queued] = queue.enqueue([recordingId], { target, annotator: 'gina' });
+    const uploadId = queued!.uploadId;
+    const cancel: { done: Promise<void> | null } = { done: null };
+    queue.onProgress((p) => {
+      if (cancel.done === null && p.detail.startsWith('part ')) {
+        cancel.done = queue.cancel(uploadId);
+      }
+    });
+    const [outcome] = await queue.run([uploadId]);
+    expect(cancel.done).not.toBeNull();
+    await cancel.done;
+    expect(outcome).toMatchObject({ uploadId, ok: false, code: 'ABORTED' });
+    expect(getUpload(t.lib.db, uploadId)!.status).toBe('cancelled');
+    expect((await listObjects(client, BUCKET, 'queue-cancel/')).size).toBe(0);
+    const left = await client.send(
+      new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'queue-cancel/' }),
     );
     expect(left.Uploads ?? []).toHaveLength(0);
   });
