@@ -28,7 +28,7 @@ describe('layering rule', () => {
     ['src/services/recordings.ts', `import { x } from '../pipeline/code';`],
     ['src/cli/main.ts', `import { x } from '../recorder/session';`],
     ['src/pipeline/io/read.ts', `import fs from 'node:fs';`],
-    ['src/pipeline/code/to-command.ts', `import { AppError } from '../../shared/errors';`],
+    ['src/pipeline/code/parse-code.ts', `import { AppError } from '../../shared/errors';`],
     ['src/main/index.ts', `import { openDatabase } from '../store';`],
     ['src/renderer/App.ts', `import { RAW_EVENT_KINDS } from '../shared/domain';`],
   ])('allows %s: %s', (file, code) => {

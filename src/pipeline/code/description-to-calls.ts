@@ -1,7 +1,7 @@
 // AgentNet description → calls: port of `build_actions` + `reduce_actions` (pyautogui-code.md §3).
 import type { ActionCall } from '../../shared/domain/action';
 import { assertNever } from '../../shared/assert';
-import { invalidCode } from './code-error';
+import { invalidCode } from '../../shared/python/code-error';
 import { descriptionType } from './description-type';
 import { clickCalls, dragCalls } from './pointer-calls';
 import { pressCalls } from './press-calls';

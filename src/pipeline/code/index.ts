@@ -1,6 +1,6 @@
 // Public API of the code module: formatting, description conversion, step reduction, parsing.
-export { pyRepr, pyReprFloat, pyReprStr, pyRound4 } from './py-format';
-export { callsToCode, isComputerCall, toCommand } from './to-command';
+export { pyRepr, pyReprFloat, pyReprStr, pyRound4 } from '../../shared/python/py-format';
+export { callsToCode, isComputerCall, toCommand } from '../../shared/python/to-command';
 export { descriptionToCalls } from './description-to-calls';
 export { descriptionType } from './description-type';
 export type { DescriptionType } from './description-type';
@@ -12,4 +12,4 @@ export type { ContentStep } from './reduce-content';
 export { parseCode } from './parse-code';
 export type { ScreenSize } from './screen-size';
 export type { ScrollTick } from './scroll-calls';
-export { pyFloat, pyInt } from './py-value';
+export { pyFloat, pyInt } from '../../shared/python/py-value';

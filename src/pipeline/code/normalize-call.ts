@@ -2,7 +2,7 @@
 import type { ActionCall, ActionName, PyValue } from '../../shared/domain/action';
 import type { SourcePosition } from './py-lexer';
 import { codeSyntaxError } from './py-lexer';
-import { isPyInt, pyNumber } from './py-value';
+import { isPyInt, pyNumber } from '../../shared/python/py-value';
 
 /** One argument as written (positional when `keyword` is null). */
 export type ParsedArgument = SourcePosition & { keyword: string | null; value: PyValue };

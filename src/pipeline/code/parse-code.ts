@@ -4,7 +4,7 @@ import type { PyToken } from './py-lexer';
 import { codeSyntaxError, tokenizePython } from './py-lexer';
 import type { ParsedArgument } from './normalize-call';
 import { normalizeCall } from './normalize-call';
-import { pyFloat, pyInt } from './py-value';
+import { pyFloat, pyInt } from '../../shared/python/py-value';
 
 const PREFIXES: ReadonlySet<string> = new Set(['pyautogui', 'computer']);
 const CONSTANTS: ReadonlyMap<string, PyValue> = new Map<string, PyValue>([

@@ -1,9 +1,9 @@
 // Click-family and drag descriptions → normalised calls (pyautogui-code.md §3.3).
 import type { ActionCall, ActionName } from '../../shared/domain/action';
-import { invalidCode } from './code-error';
+import { invalidCode } from '../../shared/python/code-error';
 import { pyFloatFromText } from './py-number-text';
-import type { PyNumber } from './py-value';
-import { pyDivide, pyFloat, pyInt, pyMax, pyMin } from './py-value';
+import type { PyNumber } from '../../shared/python/py-value';
+import { pyDivide, pyFloat, pyInt, pyMax, pyMin } from '../../shared/python/py-value';
 import type { ScreenSize } from './screen-size';
 
 /** Call names produced from a single `(x, y)` coordinate. */

@@ -2,8 +2,8 @@
 import type { ActionCall } from '../../shared/domain/action';
 import { applyCapsLock } from './caps-lock';
 import { dropLastChar, hotkeyCall, pressCall, writeCall } from './call-args';
-import { invalidCode } from './code-error';
-import { pyIsAlpha, pyIsDigit } from './py-unicode';
+import { invalidCode } from '../../shared/python/code-error';
+import { pyIsAlpha, pyIsDigit } from '../../shared/python/py-unicode';
 
 const PRESS_MARKER = 'Press: ';
 const NON_ASCII_EXTRAS = '）（！，、。โต；§';

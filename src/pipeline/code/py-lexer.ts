@@ -1,7 +1,7 @@
 // Tokenizer for the small Python subset of code strings: names, numbers, strings, punctuation.
-import { invalidCode } from './code-error';
-import type { PyNumber } from './py-value';
-import { pyFloat, pyInt } from './py-value';
+import { invalidCode } from '../../shared/python/code-error';
+import type { PyNumber } from '../../shared/python/py-value';
+import { pyFloat, pyInt } from '../../shared/python/py-value';
 
 /** 1-based source position. */
 export type SourcePosition = { line: number; column: number };

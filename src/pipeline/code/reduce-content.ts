@@ -2,7 +2,7 @@
 // merges typing continuations and synthesises double clicks.
 import type { ActionCall } from '../../shared/domain/action';
 import { callKeys } from './call-args';
-import { pyNumber } from './py-value';
+import { pyNumber } from '../../shared/python/py-value';
 import { reduceActions } from './reduce-actions';
 
 /**

@@ -1,5 +1,5 @@
 // The recording's screen size: the denominator of every normalised coordinate.
-import { invalidCode } from './code-error';
+import { invalidCode } from '../../shared/python/code-error';
 
 /** Screen size in the units of the description's coordinates (metadata `screen_width/height`). */
 export type ScreenSize = {

@@ -1,9 +1,9 @@
 // `Scroll …` descriptions → moveTo/scroll/hscroll calls (pyautogui-code.md §3.3, §3.6).
 import type { ActionCall } from '../../shared/domain/action';
-import { invalidCode } from './code-error';
+import { invalidCode } from '../../shared/python/code-error';
 import { scrollAnchorCall } from './pointer-calls';
 import { pyIntFromText } from './py-number-text';
-import { pyNumberFromJson } from './py-value';
+import { pyNumberFromJson } from '../../shared/python/py-value';
 import type { ScreenSize } from './screen-size';
 
 /** One scroll tick of a complete row's `trace`. */

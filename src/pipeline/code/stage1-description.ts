@@ -1,6 +1,6 @@
 // Stage-1 description rewrite of `extract_raw.py` (agentnet-raw-format.md §12.2 steps 2–3).
-import { invalidCode } from './code-error';
-import { pyReprFloat } from './py-format';
+import { invalidCode } from '../../shared/python/code-error';
+import { pyReprFloat } from '../../shared/python/py-format';
 
 /** The fields of a complete row that the rewrite reads. */
 export type Stage1Row = {

@@ -4,7 +4,7 @@ import type { ScrollTick } from '../../../src/pipeline/code/scroll-calls';
 import { descriptionToCalls } from '../../../src/pipeline/code/description-to-calls';
 import type { DescriptionType } from '../../../src/pipeline/code/description-type';
 import { descriptionType } from '../../../src/pipeline/code/description-type';
-import { callsToCode } from '../../../src/pipeline/code/to-command';
+import { callsToCode } from '../../../src/shared/python/to-command';
 
 const SCREEN = { width: 1366, height: 768 };
 const ERROR = Symbol('conversion aborts');

@@ -6,7 +6,7 @@ import { reduceContent } from '../../../src/pipeline/code/reduce-content';
 import { descriptionToCalls } from '../../../src/pipeline/code/description-to-calls';
 import { stage1Description } from '../../../src/pipeline/code/stage1-description';
 import type { ScrollTick } from '../../../src/pipeline/code/scroll-calls';
-import { callsToCode } from '../../../src/pipeline/code/to-command';
+import { callsToCode } from '../../../src/shared/python/to-command';
 import { parseCode } from '../../../src/pipeline/code/parse-code';
 import { FIXTURE_STANDARDIZED_JSON } from './fixture-standardized';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActionCall } from '../../../src/shared/domain/action';
 import { isAppError } from '../../../src/shared/errors';
 import { parseCode } from '../../../src/pipeline/code/parse-code';
-import { callsToCode } from '../../../src/pipeline/code/to-command';
+import { callsToCode } from '../../../src/shared/python/to-command';
 import { descriptionToCalls } from '../../../src/pipeline/code/description-to-calls';
 
 const f = (value: number) => ({ float: value });

@@ -3,7 +3,7 @@ import type { ActionCall } from '../../../src/shared/domain/action';
 import type { ContentStep } from '../../../src/pipeline/code/reduce-content';
 import { reduceContent } from '../../../src/pipeline/code/reduce-content';
 import { descriptionToCalls } from '../../../src/pipeline/code/description-to-calls';
-import { callsToCode } from '../../../src/pipeline/code/to-command';
+import { callsToCode } from '../../../src/shared/python/to-command';
 
 const SCREEN = { width: 1366, height: 768 };
 const click = (x: number, y: number): ActionCall => ({

@@ -167,7 +167,29 @@ describe('callsPreview', () => {
       'computer.tripleClick(x=1.0, y=0.0)',
     ],
     [[{ name: 'terminate', args: { status: 'success' } }], "computer.terminate(status='success')"],
+    // the values where a JavaScript approximation differs from Python: round-half-even on the
+    // binary value, float repr, `page` as a bare keyword, non-printable characters
+    [
+      [{ name: 'click', args: { x: { float: 0.00015 }, y: { float: 0.12345 } } }],
+      'pyautogui.click(x=0.0001, y=0.1235)',
+    ],
+    [
+      [{ name: 'moveTo', args: { x: { float: 1e-5 }, y: { float: 2.5 } } }],
+      'pyautogui.moveTo(x=0.0, y=2.5)',
+    ],
+    [[{ name: 'hscroll', args: { page: { int: 2 } } }], 'pyautogui.hscroll(2)'],
+    [
+      [{ name: 'write', args: { message: 'a\u0007b\u00e9' } }],
+      "pyautogui.write(message='a\\x07bé')",
+    ],
   ])('%j', (calls, code) => {
     expect(callsPreview(calls)).toBe(code);
+  });
+
+  it('shows a value Python could not print as a comment instead of failing', () => {
+    // an int past 2^53 (an edit field holding a huge number) has no exact Python value here
+    expect(callsPreview([{ name: 'scroll', args: { clicks: { int: 2 ** 60 } } }])).toBe(
+      '# scroll: Python int value 1152921504606847000 is not a safe integer',
+    );
   });
 });

@@ -1,5 +1,5 @@
 // Constructors and guards for typed Python values (pyautogui-code.md §4: ints and floats differ).
-import type { PyValue } from '../../shared/domain/action';
+import type { PyValue } from '../domain/action';
 
 /** A Python int. */
 export type PyInt = { int: number };

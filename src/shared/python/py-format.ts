@@ -1,5 +1,5 @@
 // Python-exact value formatting: `round(v, 4)` and `repr` (pyautogui-code.md §4).
-import type { PyValue } from '../../shared/domain/action';
+import type { PyValue } from '../domain/action';
 import { invalidCode } from './code-error';
 import { pyIsPrintable } from './py-unicode';
 import { isPyFloat, isPyInt } from './py-value';

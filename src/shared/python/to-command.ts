@@ -1,5 +1,5 @@
 // ActionCall → one line of Python code, byte for byte like the reference `to_command` (§4).
-import type { ActionCall, ActionName, PyValue } from '../../shared/domain/action';
+import type { ActionCall, ActionName, PyValue } from '../domain/action';
 import { pyRepr, pyRound4 } from './py-format';
 import { isPyFloat, pyFloat } from './py-value';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../../../src/shared/domain/action';
-import { pyRepr, pyReprFloat, pyReprStr, pyRound4 } from '../../../src/pipeline/code/py-format';
+import { pyRepr, pyReprFloat, pyReprStr, pyRound4 } from '../../../src/shared/python/py-format';
 
 // pyautogui-code.md §4.1 (verified): Python value → repr(round(v, 4)).
 const ROUND_VECTORS: readonly [label: string, value: number, expected: string][] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionCall } from '../../../src/shared/domain/action';
-import { callsToCode, toCommand } from '../../../src/pipeline/code/to-command';
+import { callsToCode, toCommand } from '../../../src/shared/python/to-command';
 
 const f = (value: number) => ({ float: value });
 const i = (value: number) => ({ int: value });
