@@ -1,7 +1,8 @@
 // End to end: the review UI in Debian Chromium (playwright-core) against a real
 // `cua-annotator serve` child over a temp library holding the AgentNet fixture. Edits made in
 // the browser autosave, survive a reload, leave the raw events alone, and show up in an export
-// started from the UI. Screenshots of both pages go to docs/screenshots/.
+// started from the UI. Screenshots of both pages go to a temp folder, or to docs/screenshots/
+// with UPDATE_SCREENSHOTS=1 (so a test run does not rewrite the README's images).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +17,10 @@ import { launchChromium } from './chromium';
 
 /** Chromium flags from platform-linux.md §8. */
 const RENDERER_INDEX = path.join(REPO_ROOT, 'out', 'renderer', 'index.html');
-const SCREENSHOT_DIR = path.join(REPO_ROOT, 'docs', 'screenshots');
+const SCREENSHOT_DIR =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(REPO_ROOT, 'docs', 'screenshots')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'cua-screenshots-'));
 const VIEWPORT = { width: 1280, height: 800 };
 const RELABEL = 'Open the night light menu from the tray';
 
@@ -152,6 +156,9 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     await stop(server);
     fs.rmSync(work, { recursive: true, force: true });
     fs.rmSync(lib.dir, { recursive: true, force: true });
+    if (process.env.UPDATE_SCREENSHOTS !== '1') {
+      fs.rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
+    }
   });
 
   it('lists the imported recording in the library', async () => {
