@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AccessibilityAdapter } from '../axtree/adapter';
 import type { AxElementRecord, AxSnapshot } from '../axtree/model';
 import { AppError } from '../shared/errors';
+import { findSetpriv } from './accessibility/kill-on-exit';
 import { monotonicNowMs } from './clock';
 import type { DisplayInfo } from './display-info';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
@@ -258,13 +259,16 @@ export class RecordingSession {
     const index = this.segments.length;
     const file = path.join(o.outputDir, `video-${index}.mp4`);
     const ffmpeg = new FfmpegRecorder();
+    // ffmpeg finishes its fragments even when we are SIGKILLed; without setpriv (not every
+    // distribution ships util-linux's) ffmpeg is started directly and only our exit hooks stop it
+    const setprivPath = findSetpriv();
     const started = await ffmpeg.start({
       ffmpegPath: o.ffmpegPath,
       source: { kind: 'x11grab', display: o.display.display },
       outputPath: file,
       fps: o.fps ?? 30,
       env: o.env,
-      parentDeathSignal: 'SIGTERM',
+      ...(setprivPath === null ? {} : { parentDeathSignal: 'SIGTERM' as const, setprivPath }),
     });
     this.ffmpeg = ffmpeg;
     const segment: VideoSegment = { path: file, videoStart: started.videoStart, result: null };

@@ -30,7 +30,8 @@ export function killOnParentExit(child: ChildProcess): () => void {
   };
 }
 
-function findSetpriv(): string | null {
+// util-linux setpriv on this machine (Linux only), or null: then no parent-death signal is set.
+export function findSetpriv(): string | null {
   if (setprivPath !== undefined) {
     return setprivPath;
   }
