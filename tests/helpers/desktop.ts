@@ -100,6 +100,18 @@ async function readPid(runDir: string, name: string): Promise<number | null> {
   }
 }
 
+/** Names of the desktop's processes (xvfb, dbus, atspi, openbox) no longer running. */
+export async function deadParts(runDir: string): Promise<string[]> {
+  const dead: string[] = [];
+  for (const name of TEARDOWN_ORDER) {
+    const pid = await readPid(runDir, name);
+    if (pid === null || !isAlive(pid)) {
+      dead.push(name);
+    }
+  }
+  return dead;
+}
+
 async function killPid(pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
@@ -163,7 +175,15 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<D
           throw new Error(`${(error as Error).message}; openbox.log:\n${log}`);
         }
       }
-      return desktop;
+      // a part that died during start-up (seen rarely under a loaded parallel run): try the
+      // next display instead of handing out a broken desktop
+      const dead = await deadParts(runDir);
+      if (dead.length === 0) {
+        return desktop;
+      }
+      failures.push(`:${displayNumber} lost ${dead.join(', ')} at start-up`);
+      await desktop.stop();
+      continue;
     }
     await teardown(runDir);
     if (result.code !== 3) {

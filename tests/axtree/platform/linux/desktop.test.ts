@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startDesktop } from '../../../helpers/desktop';
+import { deadParts, startDesktop } from '../../../helpers/desktop';
 
 const NAMES = ['xvfb', 'dbus', 'atspi', 'openbox'];
 
@@ -44,6 +44,9 @@ describe('startDesktop', () => {
       const pids = [a, b].flatMap((d) =>
         NAMES.map((n) => Number(readFileSync(path.join(d.runDir, `${n}.pid`), 'utf8'))),
       );
+      // named, so a failure says which part died
+      expect(await deadParts(a.runDir)).toEqual([]);
+      expect(await deadParts(b.runDir)).toEqual([]);
       expect(pids.every(isRunning)).toBe(true);
       const child = a.spawn('sleep', ['60']);
       await Promise.all([a.stop(), b.stop()]);
