@@ -4,7 +4,7 @@
 // start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's stderr tail.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Socket } from 'node:net';
@@ -533,77 +533,37 @@ export class FrameDecoder {
     }
   }
 
-  /** Reads stdout into frames and hands them to the callback; resolves with leftover bytes.
-   * 'data' events rather than async iteration: ~50 chunks per frame make per-chunk promises
-   * the main cost; the stream is paused while a frame is being delivered. */
-  private pump(stdout: NodeJS.ReadableStream): Promise<number> {
-    return new Promise<number>((resolve) => {
-      let current: Buffer | null = null;
-      let filled = 0;
-      let isDelivering = false;
-      let isFinished = false;
-      let isClosed = false;
-      const finish = (leftover: number): void => {
-        if (!isFinished) {
-          isFinished = true;
-          stdout.off('data', onData);
-          resolve(leftover);
-        }
-      };
-      // copies `chunk` from `offset` into frames; pauses at each complete frame until delivered
-      const consume = (chunk: Buffer, offset: number): void => {
-        let at = offset;
-        while (at < chunk.length) {
+  /** Reads stdout (no named pipe: Windows, or mkfifo failed) into frames and hands them to the
+   * callback; returns leftover bytes. */
+  private async pump(stdout: NodeJS.ReadableStream): Promise<number> {
+    let current: Buffer | null = null;
+    let filled = 0;
+    try {
+      for await (const chunk of stdout as AsyncIterable<Buffer>) {
+        this.markReady();
+        let offset = 0;
+        while (offset < chunk.length) {
           current ??= this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes);
-          const count = Math.min(this.frameBytes - filled, chunk.length - at);
-          chunk.copy(current, filled, at, at + count);
+          const count = Math.min(this.frameBytes - filled, chunk.length - offset);
+          chunk.copy(current, filled, offset, offset + count);
           filled += count;
-          at += count;
+          offset += count;
           if (filled < this.frameBytes) {
             continue;
           }
-          const frame: Buffer = current;
+          const frameBuffer: Buffer = current;
           current = null;
           filled = 0;
-          isDelivering = true;
-          stdout.pause();
-          const rest = at;
-          void (async () => {
-            const isStop = await this.deliverOrStop(frame);
-            isDelivering = false;
-            if (isStop) {
-              // ffmpeg must not block on a full pipe while it is being stopped
-              (stdout as Readable).destroy();
-              finish(0);
-              return;
-            }
-            consume(chunk, rest);
-            if (!isDelivering) {
-              if (isClosed) {
-                finish(filled);
-              } else {
-                stdout.resume();
-              }
-            }
-          })();
-          return;
+          if (await this.deliver(frameBuffer)) {
+            return 0;
+          }
         }
-      };
-      const onData = (chunk: Buffer): void => {
-        this.markReady();
-        consume(chunk, 0);
-      };
-      stdout.on('data', onData);
-      // a broken pipe after a kill ends the stream; the exit status decides what happened
-      stdout.once('error', () => finish(0));
-      stdout.once('end', () => finish(filled));
-      stdout.once('close', () => {
-        isClosed = true;
-        if (!isDelivering) {
-          finish(filled);
-        }
-      });
-    });
+      }
+    } catch {
+      // a broken pipe after a kill; the exit status decides what happened
+      return 0;
+    }
+    return filled;
   }
 
   /** Reads frames from the named pipe straight into frame buffers (no chunks, no copies). */

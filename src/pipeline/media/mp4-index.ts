@@ -16,7 +16,7 @@ import type { FileHandle } from 'node:fs/promises';
 const MAX_MOOV_BYTES = 256 * 1024 * 1024;
 
 /** A moof box's payload and the file offset of the box itself (the base of its data offsets). */
-export type Mp4Fragment = { offset: number; payload: Buffer };
+type Mp4Fragment = { offset: number; payload: Buffer };
 
 /** The video track's samples and the data a decoder needs besides them. */
 export type Mp4VideoIndex = {
@@ -27,8 +27,6 @@ export type Mp4VideoIndex = {
   /** Coded width and height from the sample description, px. */
   width: number;
   height: number;
-  /** Media timescale (ticks per second). */
-  timescale: number;
   /** File offset of each sample, decode order. */
   offsets: number[];
   /** Byte size of each sample, decode order. */
@@ -206,7 +204,7 @@ function fullBoxVersion(buffer: Buffer, box: Box): number {
 
 // Parses the moov payload (and, for a fragmented file, its moof boxes) into the video track's
 // index, or says why it cannot be used.
-export function parseMoov(
+function parseMoov(
   buffer: Buffer,
   fragments: readonly Mp4Fragment[] = [],
   fileSize = Number.POSITIVE_INFINITY,
@@ -357,7 +355,6 @@ export function parseMoov(
     nalLengthSize,
     width,
     height,
-    timescale,
     offsets,
     sizes,
     frameOfSample,

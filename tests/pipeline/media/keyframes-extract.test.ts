@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAgentNetFolder } from '../../../src/pipeline/io/agentnet-read';
 import type { KeyframeStepInput } from '../../../src/pipeline/keyframes';
 import { extractKeyframes } from '../../../src/pipeline/media/keyframes-extract';
-import type { KeyframeExtraction } from '../../../src/pipeline/media/keyframes-extract';
+import type {
+  ExtractKeyframesOptions,
+  KeyframeExtraction,
+} from '../../../src/pipeline/media/keyframes-extract';
 import { decodePng } from '../../../src/pipeline/media/png';
 import { probeVideo } from '../../../src/pipeline/media/probe';
 import { runProcess } from '../../../src/pipeline/media/run-process';
@@ -48,6 +51,24 @@ function stepInputs(complete: Record<string, unknown>[], vis: Record<string, unk
       endS: visRow.end_time as number,
     };
   });
+}
+
+/** Options for the golden episode's steps on `video` (the fixture or a damaged copy). */
+function goldenOptions(
+  video: string,
+  extra: Partial<ExtractKeyframesOptions> = {},
+): ExtractKeyframesOptions {
+  return {
+    videoPath: video,
+    ffmpegPath,
+    videoStartS: GOLDEN_VST,
+    fps: GOLDEN_FPS,
+    frameCount: GOLDEN_FRAME_COUNT,
+    width: GOLDEN_WIDTH,
+    height: GOLDEN_HEIGHT,
+    steps: GOLDEN_STEP_INPUTS,
+    ...extra,
+  };
 }
 
 /** The spec §3 command for one frame, to a PNG, decoded with our PNG decoder. */
@@ -174,18 +195,7 @@ describe('extractKeyframes on win10-display-settings', () => {
   ] as const)(
     '%s: the same choices and pixels',
     async (_, variant, frameSource) => {
-      const result = await extractKeyframes({
-        videoPath,
-        ffmpegPath,
-        videoStartS: GOLDEN_VST,
-        fps: GOLDEN_FPS,
-        frameCount: GOLDEN_FRAME_COUNT,
-        width: GOLDEN_WIDTH,
-        height: GOLDEN_HEIGHT,
-        steps: GOLDEN_STEP_INPUTS,
-        ffprobePath,
-        ...variant,
-      });
+      const result = await extractKeyframes(goldenOptions(videoPath, { ffprobePath, ...variant }));
       expect(result.stats.frameSource).toBe(frameSource);
       expect(result.stats.isSeeking).toBe(frameSource !== 'sequential');
       if ('bufferBytes' in variant) {
@@ -219,16 +229,7 @@ describe('extractKeyframes on win10-display-settings', () => {
   it('an unreadable video becomes KEYFRAME_VIDEO_UNREADABLE on every step', async () => {
     const corrupt = path.join(tempDir, 'corrupt.mp4');
     await writeFile(corrupt, randomBytes(32 * 1024));
-    const result = await extractKeyframes({
-      videoPath: corrupt,
-      ffmpegPath,
-      videoStartS: GOLDEN_VST,
-      fps: GOLDEN_FPS,
-      frameCount: GOLDEN_FRAME_COUNT,
-      width: GOLDEN_WIDTH,
-      height: GOLDEN_HEIGHT,
-      steps: GOLDEN_STEP_INPUTS,
-    });
+    const result = await extractKeyframes(goldenOptions(corrupt));
     const all = [...result.steps, result.terminate!];
     expect(all).toHaveLength(15);
     for (const keyframe of all) {
@@ -250,16 +251,7 @@ describe('extractKeyframes on win10-display-settings', () => {
       { timeoutMs: 120_000 },
     );
     expect(cut.code).toBe(0);
-    const result = await extractKeyframes({
-      videoPath: short,
-      ffmpegPath,
-      videoStartS: GOLDEN_VST,
-      fps: GOLDEN_FPS,
-      frameCount: GOLDEN_FRAME_COUNT,
-      width: GOLDEN_WIDTH,
-      height: GOLDEN_HEIGHT,
-      steps: GOLDEN_STEP_INPUTS,
-    });
+    const result = await extractKeyframes(goldenOptions(short));
     // steps 0–9 lie inside the first 1300 frames and keep their golden choice
     expect(result.steps.slice(0, 10).map((s) => s.frame)).toEqual(
       GOLDEN_ROWS.slice(0, 10).map((row) => row.frame),
