@@ -121,6 +121,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (isAppError(e)) {
       errLine(`error [${e.code}]: ${e.message}`);
+      if (e.fix) {
+        errLine(`fix: ${e.fix}`);
+      }
       return 2;
     }
     errLine(`error [INTERNAL]: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

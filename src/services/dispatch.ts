@@ -43,6 +43,7 @@ export async function dispatch(
         code: e.code,
         message: e.message,
         ...(e.details === undefined ? {} : { details: e.details }),
+        ...(e.fix === undefined ? {} : { fix: e.fix }),
       });
     }
     const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);

@@ -62,13 +62,16 @@ export const ERROR_CODES = [
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** Error with a stable code and optional structured details (safe to serialise). */
+/** Error with a stable code, optional structured details (safe to serialise) and, where the
+ * user can do something about it, a one-line `fix` saying what to do. */
 export class AppError extends Error {
   override readonly name = 'AppError';
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** What the user should do about it, as one imperative sentence. */
+    readonly fix?: string,
   ) {
     super(message);
   }

@@ -2,7 +2,13 @@
 import type { ErrorCode } from './errors';
 
 /** Serialisable error half of a {@link Result}. */
-export type ResultError = { code: ErrorCode; message: string; details?: Record<string, unknown> };
+export type ResultError = {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+  /** What the user should do about it (one sentence), when there is something to do. */
+  fix?: string;
+};
 
 /** `{ ok: true, value }` or `{ ok: false, error }`. */
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ResultError };
