@@ -14,6 +14,18 @@ export const ERROR_CODES = [
   'IMPORT_DUPLICATE',
   'LEGACY_ENCRYPTED_UNSUPPORTED',
   'VIDEO_UNREADABLE',
+  // library database faults (src/store, src/services/library): locked by another writer past
+  // the wait; its file or WAL deleted/replaced under a running process; missing or emptied while
+  // the library holds recordings; no library in the folder a command was given
+  'DB_BUSY',
+  'DB_REPLACED',
+  'DB_MISSING',
+  'LIBRARY_NOT_FOUND',
+  // operating-system failures classified by src/shared/system-error.ts
+  'PERMISSION_DENIED',
+  'READ_ONLY_FILESYSTEM',
+  'PATH_INVALID',
+  'IO_ERROR',
   'FFMPEG_NOT_FOUND',
   'FFMPEG_FAILED',
   // exports

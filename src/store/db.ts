@@ -1,54 +1,203 @@
 // Opens the library database: the only module that imports better-sqlite3.
+//
+// Every handle opened here begins its transactions IMMEDIATE (`db.transaction(fn)()` takes the
+// write lock at BEGIN, waiting up to the busy timeout): all of this project's transactions write,
+// and a deferred one that reads first fails at once with SQLITE_BUSY when another process wrote
+// in between. Before each top-level transaction the handle also checks that library.sqlite and
+// its -wal are still the files it opened (device + inode): one deleted or replaced under a running
+// process would silently swallow every later commit, so the handle stops writing instead.
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../shared/errors';
-import { migrate } from './migrate';
+import { classifySystemError } from '../shared/system-error';
+import { migrate, type MigrateOutcome } from './migrate';
 
 /** An open library database handle. */
 export type Db = Database.Database;
 /** A prepared statement taking positional parameters. */
 export type Statement = Database.Statement<unknown[]>;
 
+/** How long a write waits for another process's write lock by default, ms. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
+
 /** Options for {@link openDatabase}. */
 export type OpenDatabaseOptions = {
   /** Open read-only (no migrations are run). Default false. */
   readonly?: boolean;
+  /** How long a statement waits for a lock before SQLITE_BUSY, ms; default 30 000. */
+  busyTimeoutMs?: number;
+  /** Called with the outcome when migrations ran (e.g. to report a backup). */
+  onMigrated?: (outcome: MigrateOutcome) => void;
 };
+
+type FileId = { dev: number; ino: number };
+
+function fileId(file: string): FileId | null {
+  try {
+    const s = fs.statSync(file);
+    return { dev: s.dev, ino: s.ino };
+  } catch {
+    return null;
+  }
+}
+
+function sameFile(a: FileId | null, b: FileId | null): boolean {
+  return a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
+}
+
+// The identity (dev + ino) of the database file and its WAL as opened; `check` throws
+// DB_REPLACED (and keeps throwing) once either is gone or another file.
+class WriteGuard {
+  private readonly dbId: FileId | null;
+  private walId: FileId | null;
+  private failure: AppError | null = null;
+
+  constructor(private readonly file: string) {
+    this.dbId = fileId(file);
+    this.walId = fileId(`${file}-wal`);
+  }
+
+  check(): void {
+    if (this.failure) {
+      throw this.failure;
+    }
+    let gone: string | null = null;
+    if (!sameFile(this.dbId, fileId(this.file))) {
+      gone = this.file;
+    } else {
+      const wal = fileId(`${this.file}-wal`);
+      if (this.walId === null) {
+        this.walId = wal; // not created yet when the handle opened
+      } else if (!sameFile(this.walId, wal)) {
+        gone = `${this.file}-wal`;
+      }
+    }
+    if (gone !== null) {
+      this.failure = new AppError(
+        'DB_REPLACED',
+        `${path.basename(gone)} was deleted or replaced while this process had the library open; ` +
+          'to avoid acknowledging changes that would be lost, it stops writing. Changes saved ' +
+          'since the file was replaced may be missing.',
+        { file: gone },
+        'Stop this cua-annotator process and start it again, then check the last changes and redo any that are missing.',
+      );
+      throw this.failure;
+    }
+  }
+}
+
+type AnyFn = (...args: never[]) => unknown;
+
+// Makes `db.transaction(fn)()` begin IMMEDIATE and check the write guard first (see top).
+function installWriteDefaults(db: Db, guard: WriteGuard | null): void {
+  const plain = db.transaction.bind(db);
+  const patched = <F extends AnyFn>(fn: F) => {
+    const t = plain(fn as unknown as (...args: unknown[]) => unknown);
+    const mode =
+      (name: 'immediate' | 'deferred' | 'exclusive') =>
+      (...args: unknown[]) => {
+        if (guard && !db.inTransaction) {
+          guard.check();
+        }
+        return t[name](...args);
+      };
+    const immediate = mode('immediate');
+    return Object.assign(immediate, {
+      default: immediate,
+      immediate,
+      deferred: mode('deferred'),
+      exclusive: mode('exclusive'),
+      database: db,
+    }) as unknown as Database.Transaction<F>;
+  };
+  db.transaction = patched as Db['transaction'];
+}
+
+/** Checks the write guard of a handle from {@link openDatabase} (no-op for others). */
+export function checkWritable(db: Db): void {
+  GUARDS.get(db)?.check();
+}
+
+const GUARDS = new WeakMap<Db, WriteGuard>();
+
+/** Runs `fn` with a different busy timeout, restoring the handle's own afterwards. */
+export function withBusyTimeout<T>(db: Db, ms: number, fn: () => T): T {
+  const before = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+  try {
+    return fn();
+  } finally {
+    db.pragma(`busy_timeout = ${before}`);
+  }
+}
+
+function backupName(file: string, version: number): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('.', '-');
+  return `${file}.bak-v${version}-${stamp}-${process.pid}`;
+}
+
+// A coded error for a failure while opening: SQLite/OS codes through the shared classifier.
+function openError(file: string, e: unknown): unknown {
+  if (e instanceof AppError) {
+    return e;
+  }
+  const code = (e as { code?: unknown }).code;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new AppError(
+      'DB_CORRUPT',
+      `The library database ${file} is not a valid SQLite file (${code}). Move it aside and ` +
+        'start a new library, or restore it from a backup.',
+      { file, cause: code },
+      'Run `cua-annotator doctor`, then restore library.sqlite from a backup (library.sqlite.bak-*) or move it aside.',
+    );
+  }
+  const classified = classifySystemError(e);
+  if (classified) {
+    return new AppError(
+      classified.code,
+      `Cannot open the library database ${file}: ${classified.message}`,
+      { ...classified.details, file },
+      classified.fix,
+    );
+  }
+  return e;
+}
 
 /** Opens (and migrates) the SQLite database at `file` (`:memory:` for tests). */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
+  const readonly = options.readonly ?? false;
   let db: Db;
   try {
-    db = new Database(file, {
-      readonly: options.readonly ?? false,
-      fileMustExist: options.readonly ?? false,
-    });
+    db = new Database(file, { readonly, fileMustExist: readonly });
   } catch (e) {
-    throw new AppError('DB_CORRUPT', `Cannot open the library database ${file}: ${String(e)}`);
+    throw openError(file, e);
   }
   try {
-    if (!options.readonly) {
+    // first: journal_mode and the migrations need locks other openers may hold
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    if (!readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    if (!options.readonly) {
-      migrate(db);
+    const onDisk = file !== '' && file !== ':memory:' && !file.startsWith('file:');
+    if (!readonly) {
+      const outcome = migrate(db, undefined, {
+        ...(onDisk ? { backupFile: (v: number) => backupName(file, v) } : {}),
+      });
+      if (outcome.from !== outcome.to) {
+        options.onMigrated?.(outcome);
+      }
     }
+    const guard = onDisk && !readonly ? new WriteGuard(file) : null;
+    if (guard) {
+      GUARDS.set(db, guard);
+    }
+    installWriteDefaults(db, guard);
     return db;
   } catch (e) {
     db.close();
-    if (e instanceof AppError) {
-      throw e;
-    }
-    const code = (e as { code?: string }).code;
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-      throw new AppError(
-        'DB_CORRUPT',
-        `The library database ${file} is not a valid SQLite file (${code}). Move it aside and ` +
-          'start a new library, or restore it from a backup.',
-      );
-    }
-    throw e;
+    throw openError(file, e);
   }
 }
