@@ -1,5 +1,7 @@
 // Opens the library for a command (resolving --library / CUA_ANNOTATOR_LIBRARY / default) and
-// first recovers recordings a crashed recorder left `active`.
+// first recovers recordings a crashed recorder left `active`, then removes what interrupted
+// imports, pulls and deletes left behind (src/services/library/cleanup.ts).
+import { cleanupLibrary, describeCleanup } from '../services/library/cleanup';
 import { openLibrary, type Library } from '../services/library/library';
 import { resolveLibraryDir } from '../services/library/library-path';
 import { listActiveRecordings } from '../store';
@@ -27,8 +29,24 @@ export async function withLibrary<T>(
     } catch (e) {
       errLine(`warning: could not recover interrupted recordings yet: ${(e as Error).message}`);
     }
+    cleanUpOnOpen(lib);
     return await fn(lib);
   } finally {
     lib.close();
+  }
+}
+
+// What interrupted imports, pulls and deletes left: removed once, said in one line each.
+function cleanUpOnOpen(lib: Library): void {
+  try {
+    const report = cleanupLibrary(lib);
+    for (const line of describeCleanup(report)) {
+      errLine(`library: ${line}`);
+    }
+    for (const e of report.errors) {
+      errLine(`warning: could not clean up ${e.path}: ${e.message}`);
+    }
+  } catch (e) {
+    errLine(`warning: could not clean up the library: ${(e as Error).message}`);
   }
 }

@@ -3,7 +3,7 @@
 import { isAppError } from '../shared/errors';
 import { UsageError } from './args';
 import type { Command } from './command';
-import { errLine, out } from './output';
+import { errLine, guardClosedPipes, out } from './output';
 import { APP_VERSION } from './version';
 
 /** A command in the registry: loaded only when run, so one command's imports never slow or
@@ -95,6 +95,7 @@ function topHelp(): string {
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  guardClosedPipes();
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     out(topHelp());

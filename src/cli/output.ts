@@ -1,18 +1,75 @@
 // The CLI's only console writer: plain lines, JSON for scripts, and a TTY progress bar.
+// A reader that goes away (`list | head -1`) is a normal end: later writes are dropped and the
+// command finishes with its own exit code instead of dying on EPIPE.
+
+const closed = { stdout: false, stderr: false };
+
+/** Turns EPIPE on stdout/stderr into "that reader is gone"; other stream errors still throw. */
+export function guardClosedPipes(): void {
+  for (const name of ['stdout', 'stderr'] as const) {
+    const stream = process[name];
+    if (stream.listenerCount('error') > 0) {
+      continue; // already guarded (main() runs more than once in tests)
+    }
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
+        closed[name] = true;
+        return;
+      }
+      throw e;
+    });
+  }
+}
+
+function write(name: 'stdout' | 'stderr', text: string): void {
+  if (closed[name]) {
+    return;
+  }
+  try {
+    process[name].write(text);
+  } catch (e) {
+    // a synchronous EPIPE (a pipe closed before this write) is the same normal end
+    if ((e as NodeJS.ErrnoException).code !== 'EPIPE') {
+      throw e;
+    }
+    closed[name] = true;
+  }
+}
+
+/** True when colour may be used on `stream`: a terminal, and NO_COLOR unset (no-color.org). */
+export function colorEnabled(
+  stream: { isTTY?: boolean } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+/** Wraps `text` in an ANSI colour when {@link colorEnabled}; plain text otherwise. */
+export function paint(
+  text: string,
+  color: 'red' | 'green' | 'yellow',
+  enabled = colorEnabled(),
+): string {
+  if (!enabled) {
+    return text;
+  }
+  const code = { red: 31, green: 32, yellow: 33 }[color];
+  return `\u001b[${code}m${text}\u001b[39m`;
+}
 
 /** Writes one line to stdout. */
 export function out(line = ''): void {
-  process.stdout.write(`${line}\n`);
+  write('stdout', `${line}\n`);
 }
 
 /** Writes one line to stderr. */
 export function errLine(line: string): void {
-  process.stderr.write(`${line}\n`);
+  write('stderr', `${line}\n`);
 }
 
 /** Prints a value as pretty JSON on stdout. */
 export function outJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  write('stdout', `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** A progress bar on stderr; silent when stderr is not a terminal or output is JSON. */
@@ -31,13 +88,13 @@ export function createProgress(total: number, enabled = Boolean(process.stderr.i
       const filled = Math.round(ratio * width);
       const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${label}`;
       if (line !== last) {
-        process.stderr.write(`\r${line.slice(0, 100).padEnd(last.length)}`);
+        write('stderr', `\r${line.slice(0, 100).padEnd(last.length)}`);
         last = line;
       }
     },
     finish: () => {
       if (enabled && last) {
-        process.stderr.write('\n');
+        write('stderr', '\n');
       }
     },
   };

@@ -14,6 +14,8 @@ export const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   IMPORT_DUPLICATE: 409,
   EXPORT_TARGET_EXISTS: 409,
   INVALID_STATE: 409,
+  RECORDING_ACTIVE: 409,
+  DISK_FULL: 507,
   PAYLOAD_TOO_LARGE: 413,
   // well-formed requests the services refuse on their content
   USAGE: 422,

@@ -69,11 +69,12 @@ export const handlers = {
       return changed(ctx, input.id);
     }),
   'recordings:delete': (input, ctx) =>
-    settle(() => {
-      const deleted = deleteRecording(ctx.lib, exact(ctx, input.id));
+    // async: a recording whose recorder died is recovered before it is deleted
+    (async () => {
+      const deleted = await deleteRecording(ctx.lib, exact(ctx, input.id));
       ctx.emit('recordings:changed', { id: deleted.id });
       return deleted;
-    }),
+    })(),
   'edits:apply': (input, ctx) =>
     settle(() => {
       applyEdit(ctx.lib, exact(ctx, input.id), input.edit);

@@ -3,10 +3,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RecordingDetail, RecordingSummary, Step } from '../shared/domain';
 import { msToSeconds } from '../shared/clock';
-import { deleteRecordingRow, getRecording, listRecordings, type RecordingFilter } from '../store';
+import { AppError } from '../shared/errors';
+import {
+  deleteRecordingRow,
+  getCapture,
+  getRecording,
+  listRecordings,
+  setStepCount,
+  type RecordingFilter,
+} from '../store';
 import { callsToCode } from '../pipeline/code';
+import { TRASH_DIR, trashEntryName } from './library/cleanup';
 import type { Library } from './library/library';
-import { effectiveSteps } from './steps';
+import { effectiveSteps, effectiveStepState } from './steps';
+import { isProcessAlive } from './system/process-alive';
 
 /** A step as shown to users and scripts. */
 export type StepView = {
@@ -42,6 +52,14 @@ export type RecordingView = Omit<RecordingDetail, 'sourceMetadata'> & {
 /** Lists recordings (newest first). */
 export function listLibrary(lib: Library, filter: RecordingFilter = {}): RecordingSummary[] {
   return listRecordings(lib.db, filter);
+}
+
+/** Stores how many steps the recording shows now (edits applied): call it in the transaction
+ * that changed its steps or edits, so `list` and the library page never show a stale count. */
+export function storeStepCount(lib: Library, recordingSeq: number): number {
+  const count = effectiveStepState(lib, recordingSeq).steps.length;
+  setStepCount(lib.db, recordingSeq, count);
+  return count;
 }
 
 /** Code string of a step, or '' when its calls are unknown. */
@@ -83,27 +101,82 @@ export function showRecording(lib: Library, idOrPrefix: string): RecordingView {
   };
 }
 
-/** Deletes a recording: the row (with everything keyed to it) and its folder. */
-export function deleteRecording(lib: Library, idOrPrefix: string): { id: string } {
-  const detail = getRecording(lib.db, idOrPrefix);
-  const folder = lib.resolve(detail.dir);
-  // Move the files aside first so a failed delete never leaves a row without its files.
-  const trash = path.join(lib.dir, '.trash', `${detail.id}-${Date.now()}`);
+/** Is `e` the disk (or the database's disk) being full? */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+}
+
+/** Deletes a recording: the row (with everything keyed to it) and its folder. A recording whose
+ * recorder is still running is refused (RECORDING_ACTIVE); one whose recorder died is recovered
+ * first. With the disk full the files go first (that frees the space the database needs to
+ * record the delete), and the folder's name in `.trash` keeps track until the row is gone. */
+export async function deleteRecording(lib: Library, idOrPrefix: string): Promise<{ id: string }> {
+  let detail = getRecording(lib.db, idOrPrefix);
+  if (detail.status === 'active') {
+    const pid = getCapture(lib.db, detail.seq)?.pid;
+    if (isProcessAlive(pid)) {
+      throw new AppError(
+        'RECORDING_ACTIVE',
+        `Recording ${detail.id} is still being recorded (recorder process ${String(pid)}); ` +
+          'deleting it now would lose what the recorder is writing.',
+        { id: detail.id, pid },
+        'Stop the recording first (Ctrl+C in its terminal or the stop hotkey), then delete it.',
+      );
+    }
+    // the recorder died: make the recording whole (and say so) before it is deleted
+    const { recoverActiveRecordings } = await import('./recording/crash-recovery');
+    await recoverActiveRecordings(lib);
+    detail = getRecording(lib.db, detail.id);
+  }
+  removeRecording(lib, detail.seq, detail.id, lib.resolve(detail.dir));
+  return { id: detail.id };
+}
+
+// Synchronous from the rename to the last rm, so no other work of this process runs between.
+function removeRecording(lib: Library, seq: number, id: string, folder: string): void {
+  const trash = path.join(lib.dir, TRASH_DIR, trashEntryName(id));
   const hasFolder = fs.existsSync(folder);
   if (hasFolder) {
+    // a rename needs no free space; .trash is created on open, so mkdir is a no-op here
     fs.mkdirSync(path.dirname(trash), { recursive: true });
     fs.renameSync(folder, trash);
   }
+  const dropRow = () => lib.db.transaction(() => deleteRecordingRow(lib.db, seq))();
   try {
-    lib.db.transaction(() => deleteRecordingRow(lib.db, detail.seq))();
+    dropRow();
   } catch (e) {
-    if (hasFolder) {
-      fs.renameSync(trash, folder);
+    if (!hasFolder || !isDiskFull(e)) {
+      if (hasFolder) {
+        fs.renameSync(trash, folder);
+      }
+      throw e;
     }
-    throw e;
+    // Disk full: free the recording's files, keep the (empty) trash folder as the record that
+    // this recording is being deleted, then write the delete with the space that freed.
+    emptyFolder(trash);
+    try {
+      dropRow();
+    } catch (again) {
+      if (!isDiskFull(again)) {
+        throw again;
+      }
+      throw new AppError(
+        'DISK_FULL',
+        `The disk is full: recording ${id}'s files were removed, but the database could not ` +
+          'record the delete yet. It is finished the next time the library is opened.',
+        { id },
+        'Free some space on the disk holding the library, then run any cua-annotator command.',
+      );
+    }
   }
   if (hasFolder) {
     fs.rmSync(trash, { recursive: true, force: true });
   }
-  return { id: detail.id };
+}
+
+function emptyFolder(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
 }

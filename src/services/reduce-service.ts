@@ -3,7 +3,16 @@ import type { Step } from '../shared/domain';
 import { AppError } from '../shared/errors';
 import { reduce, type ReduceResult } from '../pipeline/reduce';
 import type { ReducePlatform } from '../pipeline/reduce';
-import { getRecording, listSteps, readEvents, replaceSteps } from '../store';
+import {
+  getRecording,
+  getRecordingScreen,
+  listEdits,
+  listSteps,
+  readEvents,
+  replaceSteps,
+  setStepCount,
+} from '../store';
+import { applyEdits } from './edits/apply-edits';
 import type { Library } from './library/library';
 
 /** Options of {@link reduceRecording}. */
@@ -22,8 +31,15 @@ export type ReduceRecordingResult = {
   diagnostics: ReduceResult['diagnostics'];
   reducerVersion: string;
   stored: boolean;
-  /** Labels carried over from the previous steps (matched by step id or first event). */
+  /** Step labels that survive: labels stored on the previous steps carried over (matched by step
+   * id or first event) plus relabel edits that still apply to the new steps. */
   labelsKept: number;
+  /** Active edits (relabels included) that still apply to the new steps. */
+  editsKept: number;
+  /** Active edits that no longer apply (their step is gone); they stay in the log, skipped. */
+  editsLost: number;
+  /** Steps shown after the edits are applied. */
+  stepCount: number;
 };
 
 const PLATFORMS: readonly ReducePlatform[] = ['win32', 'darwin', 'linux'];
@@ -56,18 +72,27 @@ export function reduceRecording(
   const byStartIdx = new Map(
     previous.filter((s) => s.eventStartIdx !== null).map((s) => [s.eventStartIdx, s]),
   );
-  let labelsKept = 0;
+  let labelsCarried = 0;
   const steps = result.steps.map((s) => {
     const old =
       byId.get(s.id) ?? (s.eventStartIdx === null ? undefined : byStartIdx.get(s.eventStartIdx));
     if (old && old.label !== s.label && old.kind === s.kind) {
-      labelsKept += 1;
+      labelsCarried += 1;
       return { ...s, label: old.label, target: s.target ?? old.target };
     }
     return s;
   });
+  // Labels typed in review live in the edit log (relabel edits keyed by step id), not on the
+  // steps: count what survives by applying the log to the new steps, as every view will.
+  const edits = listEdits(lib.db, rec.seq, ['active']);
+  const applied = applyEdits(steps, edits, { screen: getRecordingScreen(lib.db, rec.seq) });
+  const skippedIds = new Set(applied.skipped.map((k) => k.editId));
+  const relabelsKept = edits.filter((e) => e.edit.op === 'relabel' && !skippedIds.has(e.id)).length;
   if (!options.dryRun) {
-    lib.db.transaction(() => replaceSteps(lib.db, rec.seq, steps, 'reducer'))();
+    lib.db.transaction(() => {
+      replaceSteps(lib.db, rec.seq, steps, 'reducer');
+      setStepCount(lib.db, rec.seq, applied.steps.length);
+    })();
   }
   return {
     id: rec.id,
@@ -76,6 +101,9 @@ export function reduceRecording(
     diagnostics: result.diagnostics,
     reducerVersion: result.reducerVersion,
     stored: !options.dryRun,
-    labelsKept,
+    labelsKept: labelsCarried + relabelsKept,
+    editsKept: edits.length - skippedIds.size,
+    editsLost: skippedIds.size,
+    stepCount: applied.steps.length,
   };
 }

@@ -6,6 +6,10 @@ export const ERROR_CODES = [
   'INVALID_PAYLOAD',
   'INTERNAL',
   'NOT_FOUND',
+  // library lifecycle (src/services/recordings.ts): deleting a recording whose recorder is still
+  // running; the disk is full (nothing could be written, not even the space-freeing delete)
+  'RECORDING_ACTIVE',
+  'DISK_FULL',
   'USAGE',
   'LIBRARY_UNWRITABLE',
   'DB_FROM_FUTURE',

@@ -4,7 +4,7 @@ import { stepCode } from '../../services/recordings';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withLibrary } from '../context';
-import { out, outJson } from '../output';
+import { errLine, out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator reduce <id> [--dry-run] [--replace-imported] [--json] [--library DIR]
 
@@ -62,9 +62,21 @@ export const reduceCommand: Command = {
     for (const s of steps) {
       out(`${String(s.index).padStart(3)}  ${s.type.padEnd(11)} ${s.code.replace(/\n/g, ' ; ')}`);
     }
+    const edits =
+      r.editsKept + r.editsLost === 0
+        ? 'no edits'
+        : `${r.editsKept} of ${r.editsKept + r.editsLost} edits still apply`;
     out(
-      `${r.stored ? 'stored' : 'computed (dry run)'} ${steps.length} steps for ${r.id} (reducer ${r.reducerVersion}, ${r.unowned} unowned events, ${r.labelsKept} labels kept)`,
+      `${r.stored ? 'stored' : 'computed (dry run)'} ${steps.length} steps for ${r.id} ` +
+        `(reducer ${r.reducerVersion}, ${r.unowned} unowned events, ${r.labelsKept} labels kept, ` +
+        `${edits}; ${r.stepCount} steps shown with edits)`,
     );
+    if (r.editsLost > 0) {
+      errLine(
+        `warning: ${r.editsLost} edit(s) no longer match a step and are skipped (they stay in ` +
+          'the edit log and apply again if a later reduction brings their step back).',
+      );
+    }
     return 0;
   },
 };

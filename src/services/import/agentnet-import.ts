@@ -20,6 +20,7 @@ import {
   replaceSteps,
   type NewAxRecord,
 } from '../../store';
+import { stagingDirName } from '../library/cleanup';
 import { RECORDINGS_DIR, type Library } from '../library/library';
 
 /** Options of {@link importAgentNetFolder}. */
@@ -161,7 +162,8 @@ export async function importAgentNetFolder(
   const id = randomUUID();
   const relDir = `${RECORDINGS_DIR}/${id}`;
   const finalDir = lib.resolve(relDir);
-  const staging = lib.resolve(`${RECORDINGS_DIR}/.staging-${id}`);
+  // the staging name carries our pid: the start-up clean-up leaves it alone while we live
+  const staging = lib.resolve(`${RECORDINGS_DIR}/${stagingDirName(id)}`);
   let videoCopyMs = 0;
   let videoSha = '';
   try {

@@ -127,8 +127,9 @@ export function insertVideo(db: Db, recordingSeq: number, ord: number, v: VideoI
   );
 }
 
+// step_count is the stored count of the steps as shown (edits applied): the steps triggers keep
+// it while steps are written, and every edit stores it again (setStepCount) in its transaction.
 const SUMMARY_SELECT = `SELECT r.*,
-  (SELECT COUNT(*) FROM steps s WHERE s.recording_seq = r.seq) AS step_count,
   (SELECT COUNT(*) FROM events e WHERE e.recording_seq = r.seq) AS event_count
   FROM recordings r`;
 
@@ -270,6 +271,11 @@ export function getRecording(db: Db, idOrPrefix: string): RecordingDetail & { se
   };
 }
 
+/** Stores the number of steps the recording shows (its steps with every active edit applied). */
+export function setStepCount(db: Db, seq: number, count: number): void {
+  db.prepare(`UPDATE recordings SET step_count = ? WHERE seq = ?`).run(count, seq);
+}
+
 /** Deletes a recording row and everything that references it (files are the caller's job). */
 export function deleteRecordingRow(db: Db, seq: number): void {
   db.prepare(`DELETE FROM recordings WHERE seq = ?`).run(seq);
@@ -328,4 +334,14 @@ export function listActiveRecordings(db: Db): { seq: number; id: string; dir: st
     id: string;
     dir: string;
   }[];
+}
+
+/** Recordings holding a video with this SHA-256 (import's duplicate check), oldest first. */
+export function findRecordingsByVideoSha(db: Db, sha256: string): { id: string; task: string }[] {
+  return db
+    .prepare(
+      `SELECT r.id AS id, r.task AS task FROM videos v JOIN recordings r ON r.seq = v.recording_seq
+       WHERE v.sha256 = ? ORDER BY r.seq`,
+    )
+    .all(sha256) as { id: string; task: string }[];
 }

@@ -1,0 +1,322 @@
+// One clean-up of what interrupted work left in a library (run when a host opens it, and by
+// `doctor --repair`): import/pull staging folders, recording folders that never got their row,
+// and folders of deletes that stopped half-way. Only what no live process owns is touched:
+// names that carry a pid are kept while that process lives, anything else waits out a grace
+// period measured from its newest file (a copy in progress keeps touching its file).
+import fs from 'node:fs';
+import path from 'node:path';
+import { deleteRecordingRow } from '../../store';
+import { isProcessAlive } from '../system/process-alive';
+import { RECORDINGS_DIR, type Library } from './library';
+
+/** Folder under the library that holds folders of recordings being deleted. */
+export const TRASH_DIR = '.trash';
+
+/** How long a folder nobody claims must have been untouched before it is removed, in ms. */
+export const ORPHAN_GRACE_MS = 15 * 60_000;
+
+/** Name of an importer's staging folder under `recordings/`: carries the importing pid. */
+export function stagingDirName(id: string, pid = process.pid): string {
+  return `.staging-${pid}-${id}`;
+}
+
+/** `.trash/<id>--<pid>-<ms>`: the id the folder belonged to and the process deleting it. */
+export function trashEntryName(id: string, pid = process.pid, nowMs = Date.now()): string {
+  return `${id}--${pid}-${nowMs}`;
+}
+
+/** One thing the clean-up found. */
+export type CleanupItem = {
+  /** Library-relative path. */
+  path: string;
+  kind: 'import-staging' | 'pull-staging' | 'orphan-folder' | 'interrupted-delete';
+  /** What happened (or would happen) and why. */
+  action: 'removed' | 'restored' | 'delete-finished' | 'kept';
+  reason: string;
+  bytes: number;
+};
+
+/** What {@link cleanupLibrary} did (or, with `dryRun`, would do). */
+export type CleanupReport = {
+  items: CleanupItem[];
+  /** Bytes freed (or that would be freed). */
+  freedBytes: number;
+  /** Paths that could not be cleaned, with the error. */
+  errors: { path: string; message: string }[];
+};
+
+/** Options of {@link cleanupLibrary}. */
+export type CleanupOptions = {
+  /** Only report; change nothing. */
+  dryRun?: boolean;
+  /** Grace period for folders without an owner pid; default {@link ORPHAN_GRACE_MS}. */
+  graceMs?: number;
+  now?: () => number;
+};
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Finds and (unless `dryRun`) removes what interrupted imports, pulls and deletes left. */
+export function cleanupLibrary(lib: Library, options: CleanupOptions = {}): CleanupReport {
+  const graceMs = options.graceMs ?? ORPHAN_GRACE_MS;
+  const nowMs = (options.now ?? Date.now)();
+  const report: CleanupReport = { items: [], freedBytes: 0, errors: [] };
+  const rows = lib.db.prepare(`SELECT seq, id, dir FROM recordings`).all() as {
+    seq: number;
+    id: string;
+    dir: string;
+  }[];
+  const dirs = new Set(rows.map((r) => r.dir));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+
+  const act = (item: Omit<CleanupItem, 'bytes'>, full: string, run: () => void) => {
+    const bytes = item.action === 'kept' ? 0 : folderBytes(full);
+    try {
+      if (!options.dryRun && item.action !== 'kept') {
+        run();
+      }
+      report.items.push({ ...item, bytes });
+      if (item.action === 'removed' || item.action === 'delete-finished') {
+        report.freedBytes += bytes;
+      }
+    } catch (e) {
+      report.errors.push({ path: item.path, message: (e as Error).message });
+    }
+  };
+  const remove = (full: string) => () => fs.rmSync(full, { recursive: true, force: true });
+
+  const recordingsDir = path.join(lib.dir, RECORDINGS_DIR);
+  for (const entry of readDir(recordingsDir)) {
+    if (!entry.isDirectory()) {
+      continue;
+    }
+    const rel = `${RECORDINGS_DIR}/${entry.name}`;
+    const full = path.join(recordingsDir, entry.name);
+    const staging = /^\.staging-(?:(\d+)-)?/.exec(entry.name);
+    const pull = /^\.pull-/.test(entry.name);
+    if (staging || pull) {
+      const kind = staging ? 'import-staging' : 'pull-staging';
+      const pid = staging?.[1] === undefined ? null : Number(staging[1]);
+      const owner = ownerState(pid, full, nowMs, graceMs);
+      act(
+        { path: rel, kind, action: owner.live ? 'kept' : 'removed', reason: owner.reason },
+        full,
+        remove(full),
+      );
+      continue;
+    }
+    if (entry.name.startsWith('.') || dirs.has(rel) || !UUID_RE.test(entry.name)) {
+      continue; // a recording's folder, or nothing of ours
+    }
+    // a recording folder with no row: an import/record/pull killed before its row committed
+    const owner = ownerState(null, full, nowMs, graceMs);
+    act(
+      {
+        path: rel,
+        kind: 'orphan-folder',
+        action: owner.live ? 'kept' : 'removed',
+        reason: owner.live ? owner.reason : `no recording row; ${owner.reason}`,
+      },
+      full,
+      remove(full),
+    );
+  }
+
+  const trashDir = path.join(lib.dir, TRASH_DIR);
+  for (const entry of readDir(trashDir)) {
+    const rel = `${TRASH_DIR}/${entry.name}`;
+    const full = path.join(trashDir, entry.name);
+    const named = /^(.+?)--(\d+)-\d+$/.exec(entry.name) ?? /^(.{36})-\d+$/.exec(entry.name);
+    const id = named?.[1] ?? '';
+    const pid = named?.[2] === undefined ? null : Number(named[2]);
+    if (pid !== null && pid !== process.pid && isProcessAlive(pid)) {
+      act(
+        {
+          path: rel,
+          kind: 'interrupted-delete',
+          action: 'kept',
+          reason: `process ${pid} is deleting it`,
+        },
+        full,
+        () => undefined,
+      );
+      continue;
+    }
+    const row = byId.get(id);
+    if (!row) {
+      // the delete committed; only its files were left
+      act(
+        {
+          path: rel,
+          kind: 'interrupted-delete',
+          action: 'removed',
+          reason: 'the recording was deleted',
+        },
+        full,
+        remove(full),
+      );
+      continue;
+    }
+    const home = lib.resolve(row.dir);
+    if (entry.isDirectory() && readDir(full).length === 0) {
+      // an empty folder is the mark a delete on a full disk leaves: files freed, row not yet
+      act(
+        {
+          path: rel,
+          kind: 'interrupted-delete',
+          action: 'delete-finished',
+          reason: `recording ${id}'s files were deleted before its row`,
+        },
+        full,
+        () => {
+          lib.db.transaction(() => deleteRecordingRow(lib.db, row.seq))();
+          fs.rmSync(home, { recursive: true, force: true });
+          fs.rmSync(full, { recursive: true, force: true });
+        },
+      );
+      continue;
+    }
+    if (fs.existsSync(home)) {
+      act(
+        {
+          path: rel,
+          kind: 'interrupted-delete',
+          action: 'kept',
+          reason: `recording ${id} has its folder too; look at both before removing either`,
+        },
+        full,
+        () => undefined,
+      );
+      continue;
+    }
+    // the delete stopped before its row went: the recording is still in the library
+    act(
+      {
+        path: rel,
+        kind: 'interrupted-delete',
+        action: 'restored',
+        reason: `the delete of ${id} stopped before it committed; its folder is put back`,
+      },
+      full,
+      () => fs.renameSync(full, home),
+    );
+  }
+  return report;
+}
+
+/** One line per kind of thing cleaned, for the CLI (empty when nothing was done). */
+export function describeCleanup(report: CleanupReport): string[] {
+  const lines: string[] = [];
+  const done = report.items.filter((i) => i.action !== 'kept');
+  const count = (kind: CleanupItem['kind'], action: CleanupItem['action']) =>
+    done.filter((i) => i.kind === kind && i.action === action).length;
+  const phrases: [number, string][] = [
+    [count('import-staging', 'removed'), 'staging folder(s) of interrupted imports'],
+    [count('pull-staging', 'removed'), 'staging folder(s) of interrupted pulls'],
+    [
+      count('orphan-folder', 'removed'),
+      'recording folder(s) with no recording (interrupted imports or recordings)',
+    ],
+    [
+      count('interrupted-delete', 'removed') + count('interrupted-delete', 'delete-finished'),
+      'leftover(s) of interrupted deletes',
+    ],
+  ];
+  for (const [n, what] of phrases) {
+    if (n > 0) {
+      lines.push(`removed ${n} ${what}`);
+    }
+  }
+  const restored = count('interrupted-delete', 'restored');
+  if (restored > 0) {
+    lines.push(`put back ${restored} recording folder(s) whose delete did not finish`);
+  }
+  if (lines.length && report.freedBytes > 0) {
+    lines.push(`freed ${formatBytes(report.freedBytes)}`);
+  }
+  return lines;
+}
+
+/** Bytes as B/KiB/MiB/GiB with one decimal. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+// A pid in the name decides; without one the folder is live while something in it changed
+// within the grace period.
+function ownerState(
+  pid: number | null,
+  full: string,
+  nowMs: number,
+  graceMs: number,
+): { live: boolean; reason: string } {
+  if (pid !== null) {
+    return isProcessAlive(pid) && pid !== process.pid
+      ? { live: true, reason: `process ${pid} is still writing it` }
+      : { live: false, reason: `process ${pid} that wrote it is gone` };
+  }
+  const ageMs = nowMs - newestMtimeMs(full);
+  const minutes = Math.round(graceMs / 60_000);
+  return ageMs < graceMs
+    ? {
+        live: true,
+        reason: `changed ${Math.round(ageMs / 1000)} s ago (may still be in use; removed after ${minutes} min)`,
+      }
+    : { live: false, reason: `untouched for ${Math.round(ageMs / 60_000)} min` };
+}
+
+function readDir(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function newestMtimeMs(full: string): number {
+  let newest = 0;
+  const visit = (p: string) => {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      return;
+    }
+    newest = Math.max(newest, st.mtimeMs);
+    if (st.isDirectory()) {
+      for (const e of readDir(p)) {
+        visit(path.join(p, e.name));
+      }
+    }
+  };
+  visit(full);
+  return newest;
+}
+
+function folderBytes(full: string): number {
+  let total = 0;
+  const visit = (p: string) => {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const e of readDir(p)) {
+        visit(path.join(p, e.name));
+      }
+    } else {
+      total += st.size;
+    }
+  };
+  visit(full);
+  return total;
+}
