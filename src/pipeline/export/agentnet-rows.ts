@@ -3,6 +3,12 @@
 import { msToSeconds } from '../../shared/clock';
 import type { PreMove, RawEvent, Step } from '../../shared/domain';
 import type { AgentNetRowFields } from '../reduce';
+import {
+  elementTarget,
+  matchElement,
+  type AgentNetTarget,
+  type ElementContext,
+} from '../agentnet/accessibility';
 
 /** One pair of rows; `null` when the step cannot be represented (with the reason). */
 export type AgentNetRowPair =
@@ -18,6 +24,18 @@ export type RowContext = {
   videoStartS: number;
   /** Row id to write. */
   id: number;
+  /** Element records and window trees for targets and `axtree` (absent: none). */
+  accessibility?: RowAccessibility;
+  /** True when a trim left events out: imported rows' event indices are renumbered. */
+  isTrimmed?: boolean;
+};
+
+/** The accessibility data rows draw on. */
+export type RowAccessibility = {
+  /** Element records, time-sorted. */
+  elements: readonly ElementContext[];
+  /** The window tree (row form, AgentNet shape) attached to a step starting at `startS`. */
+  windowTreeAt: (startS: number) => unknown;
 };
 
 type AgentNetExtra = { complete?: Record<string, unknown>; vis?: Record<string, unknown> };
@@ -113,17 +131,60 @@ function buttonOf(step: Step): string {
   return typeof step.extra.button === 'string' ? step.extra.button : 'left';
 }
 
-function visRow(step: Step, id: number, description: string): Record<string, unknown> {
-  const target = step.target && Object.keys(step.target).length ? step.target : { mark: false };
+const POINTER_KINDS: ReadonlySet<Step['kind']> = new Set([
+  'click',
+  'doubleClick',
+  'tripleClick',
+  'rightClick',
+  'middleClick',
+  'dragTo',
+]);
+
+function isAgentNetTarget(v: unknown): v is AgentNetTarget {
+  const t = v as Partial<AgentNetTarget> | null;
+  return !!t && typeof t.control_type === 'string' && typeof t.title === 'string';
+}
+
+// The step's target: the one the reducer stored, else the element recorded at its press
+// (steps reduced before targets were stored, edited steps); null when there is none.
+function targetOf(step: Step, ctx: RowContext): AgentNetTarget | null {
+  if (isAgentNetTarget(step.target)) {
+    return { control_type: step.target.control_type, title: step.target.title, mark: true };
+  }
+  const elements = ctx.accessibility?.elements;
+  if (!elements?.length || !POINTER_KINDS.has(step.kind) || !step.coordinate) {
+    return null;
+  }
+  const record = matchElement(elements, { tMs: step.startMs, ...step.coordinate });
+  return record ? elementTarget(record) : null;
+}
+
+/** Target and window tree of a rebuilt step (imported steps carry their own). */
+type StepAccessibility = { target: AgentNetTarget | null; axtree: unknown };
+
+function stepAccessibility(step: Step, ctx: RowContext): StepAccessibility {
+  return {
+    target: targetOf(step, ctx),
+    axtree: ctx.accessibility?.windowTreeAt(msToSeconds(step.startMs)) ?? null,
+  };
+}
+
+function visRow(
+  step: Step,
+  id: number,
+  description: string,
+  ax: StepAccessibility,
+): Record<string, unknown> {
+  const stored = step.target && Object.keys(step.target).length ? step.target : null;
   return {
     action: step.label,
-    axtree: null,
+    axtree: ax.axtree,
     depth: 0,
     description,
     end_time: msToSeconds(step.endMs),
     id,
     start_time: msToSeconds(step.startMs),
-    target,
+    target: ax.target ?? stored ?? { mark: false },
   };
 }
 
@@ -161,13 +222,54 @@ function reducedClassFields(fields: AgentNetRowFields): Record<string, unknown> 
 }
 
 // The row pair of a representable step, given its complete row up to the class fields.
-function rowPair(step: Step, ctx: RowContext, complete: Record<string, unknown>): AgentNetRowPair {
+function rowPair(
+  step: Step,
+  ctx: RowContext,
+  complete: Record<string, unknown>,
+  ax: StepAccessibility,
+): AgentNetRowPair {
   complete.id = ctx.id;
   const pre = preMoveRow(step, ctx);
   if (pre) {
     complete.pre_move = pre;
   }
-  return { complete, vis: visRow(step, ctx.id, step.description) };
+  return { complete, vis: visRow(step, ctx.id, step.description, ax) };
+}
+
+// Imported rows name raw `event_idx` values; after a trim dropped events they are renumbered
+// to the exported rows (pre-move and children too), and pre-move points before the cut go.
+function renumberedImported(
+  row: Record<string, unknown>,
+  ctx: RowContext,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...row };
+  const idx = out.event_start_idx;
+  if (typeof idx === 'number') {
+    out.event_start_idx = ctx.rowOfIdx.get(idx) ?? idx;
+  }
+  const pre = out.pre_move as Record<string, unknown> | undefined;
+  if (pre && Array.isArray(pre.time_trace) && Array.isArray(pre.trace)) {
+    const times = pre.time_trace as number[];
+    const first = times.findIndex((t) => t >= ctx.videoStartS);
+    if (first === -1) {
+      delete out.pre_move;
+    } else {
+      const shift = typeof pre.event_start_idx === 'number' ? pre.event_start_idx + first : null;
+      out.pre_move = {
+        ...pre,
+        event_start_idx: shift === null ? pre.event_start_idx : (ctx.rowOfIdx.get(shift) ?? shift),
+        start_time: times[first],
+        trace: (pre.trace as unknown[]).slice(first),
+        time_trace: times.slice(first),
+      };
+    }
+  }
+  if (Array.isArray(out.children)) {
+    out.children = (out.children as Record<string, unknown>[]).map((c) =>
+      renumberedImported(c, ctx),
+    );
+  }
+  return out;
 }
 
 /** Builds the complete/vis rows of one step (imported rows are re-emitted with the current label). */
@@ -175,7 +277,10 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
   const imported = importedRows(step);
   if (imported?.complete && imported.vis) {
     // copies: the exporter fills in missing fields and must not change the caller's steps
-    return { complete: { ...imported.complete }, vis: { ...imported.vis, action: step.label } };
+    const complete = ctx.isTrimmed
+      ? renumberedImported(imported.complete, ctx)
+      : { ...imported.complete };
+    return { complete, vis: { ...imported.vis, action: step.label } };
   }
   if (!step.description) {
     return { skipped: `AGENTNET_UNREPRESENTABLE_STEP: ${step.kind} has no AgentNet description` };
@@ -183,7 +288,8 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
   const startS = msToSeconds(step.startMs);
   const endS = msToSeconds(step.endMs);
   const firstIdx = step.eventStartIdx ?? -1;
-  const common = {
+  const ax = stepAccessibility(step, ctx);
+  const common: Record<string, unknown> = {
     event_start_idx: ctx.rowOfIdx.get(firstIdx) ?? firstIdx,
     complete: true,
     start_time: startS,
@@ -193,13 +299,21 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
     exception: false,
     depth: 0,
   };
+  // AgentNet's order: …, depth, target, axtree, then the class fields (spec §10); both only
+  // where there is one
+  if (ax.target) {
+    common.target = ax.target;
+  }
+  if (ax.axtree !== null) {
+    common.axtree = ax.axtree;
+  }
   // The reducer's fields are exact; a rebuild from the events in the step's range is not (the
   // range also holds the pre-move, modifier keys and events no step owns, and it lists keys in
   // press order), so only steps without them (edited actions) are rebuilt.
   const reduced = reducedFields(step);
   if (reduced) {
     const classFields = reducedClassFields(reduced);
-    return rowPair(step, ctx, { action: reduced.action, ...common, ...classFields });
+    return rowPair(step, ctx, { action: reduced.action, ...common, ...classFields }, ax);
   }
   let complete: Record<string, unknown>;
   const coordinate = step.coordinate ? { x: step.coordinate.x, y: step.coordinate.y } : null;
@@ -266,5 +380,5 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
         skipped: `AGENTNET_UNREPRESENTABLE_STEP: ${step.kind} cannot be written as an AgentNet row`,
       };
   }
-  return rowPair(step, ctx, complete);
+  return rowPair(step, ctx, complete, ax);
 }

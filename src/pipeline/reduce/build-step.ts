@@ -9,7 +9,16 @@ import {
   describeRun,
   describeScroll,
   describeTap,
+  pointerLabel,
+  runLabel,
 } from './describe';
+import type { AgentNetTarget, ElementContext } from '../agentnet/accessibility';
+import {
+  elementItself,
+  elementTarget,
+  lastElementBefore,
+  matchElement,
+} from '../agentnet/accessibility';
 import type { Draft, StrokeDraft } from './drafts';
 import { stampMs } from './drafts';
 import type { DraftMoves } from './moves';
@@ -213,12 +222,43 @@ function fillPreMove(
   };
 }
 
+/** A step's element target and the label naming it (both null: keep the type word). */
+type ElementLabel = { target: AgentNetTarget | null; label: string | null };
+
+// The element a pointer step pressed on, or the text field a keyboard run typed into.
+function labelFromElements(
+  draft: Draft,
+  described: Described,
+  prepared: PreparedEvents,
+  elements: readonly ElementContext[],
+): ElementLabel {
+  if (draft.type === 'pointer') {
+    const [first] = draft.presses;
+    if (first === undefined) {
+      return { target: null, label: null };
+    }
+    const tMs = eventAt(prepared, first.downPos).tMs;
+    const record = matchElement(elements, { tMs, x: first.x, y: first.y });
+    const target = record ? elementTarget(record) : null;
+    return { target, label: target ? pointerLabel(draft, target) : null };
+  }
+  if (draft.type === 'run') {
+    const [stroke] = draft.strokes;
+    const record =
+      stroke === undefined ? null : lastElementBefore(elements, eventAt(prepared, stroke.pos).tMs);
+    const element = record ? elementItself(record) : null;
+    return { target: null, label: element ? runLabel(described.calls, element) : null };
+  }
+  return { target: null, label: null };
+}
+
 // Builds the step of one surviving draft (`index` is set by the caller after ordering).
 export function buildStep(
   draft: Draft,
   moves: DraftMoves | undefined,
   prepared: PreparedEvents,
   screen: ScreenSize,
+  elements?: readonly ElementContext[],
 ): OrderedStep {
   const main = ascending(draft.main);
   const path = mergeAscending(draft.hold, moves?.path ?? []);
@@ -241,19 +281,20 @@ export function buildStep(
   const { described, coordinate } = fillKindParts(draft, prepared, screen, extra, agentnet);
   agentnet.action = described.agentnetAction;
   const preMove = fillPreMove(preMovePositions, prepared, extra, agentnet);
+  const named = elements ? labelFromElements(draft, described, prepared, elements) : null;
   const step: Step = {
     id: `r:${eventStartIdx}`,
     index: 0,
     kind: described.kind,
     description: described.description,
-    label: described.agentnetAction,
+    label: named?.label ?? described.agentnetAction,
     calls: described.calls,
     startMs: stampMs(draft.start),
     endMs: stampMs(draft.end),
     eventStartIdx,
     coordinate,
     preMove,
-    target: null,
+    target: named?.target ?? null,
     extra,
     diagnostics: [...new Set(draft.diagnostics.map((diagnostic) => diagnostic.code))],
   };

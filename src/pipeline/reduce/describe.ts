@@ -7,6 +7,8 @@ import type { ScreenSize, ScrollTick } from '../code';
 import type { HotkeyDraft, PointerDraft, RunDraft, ScrollDraft, TapDraft } from './drafts';
 import { hotkeyCall, pressCall } from '../code/call-args';
 import { finalRunCalls } from './run-calls';
+import type { AgentNetTarget } from '../agentnet/accessibility';
+import { controlNounOf, TEXT_ENTRY_CONTROL_TYPES, type ControlType } from '../agentnet/role-map';
 
 /** What a draft becomes: kind, AgentNet strings and calls. */
 export type Described = {
@@ -208,4 +210,86 @@ export function describeHotkey(draft: HotkeyDraft, screen: ScreenSize): Describe
     }
   }
   return { kind: 'hotkey', description, agentnetAction: 'press', calls };
+}
+
+// ---- labels naming the element ---------------------------------------------------------------
+// A recorded step's label (AgentNet vis `action`, the step instruction) names the element it acted
+// on the way AgentNet annotators write them ("Click on Keep changes", "click on drop-down list"):
+// verb + element name + the role noun of docs/agentnet-accessibility-mapping.md.
+
+/** Longest element name a label quotes (characters); longer names end in `…`. */
+export const LABEL_NAME_MAX_CHARS = 60;
+/** Longest typed text a label quotes (characters); longer text ends in `…`. */
+export const LABEL_TEXT_MAX_CHARS = 40;
+
+function clip(text: string, maxChars: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length > maxChars ? `${chars.slice(0, maxChars - 1).join('')}…` : flat;
+}
+
+/** `<name> <noun>`, the name alone when the role has no noun, the noun alone without a name. */
+export function elementPhrase(name: string, controlType: ControlType): string {
+  const noun = controlNounOf(controlType);
+  const shown = clip(name, LABEL_NAME_MAX_CHARS);
+  return [shown, noun].filter((part) => part !== '').join(' ');
+}
+
+function pointerVerb(draft: PointerDraft): string {
+  if (draft.shape === 'drag') {
+    return 'Drag from';
+  }
+  if (draft.shape === 'long') {
+    return 'Long-press on';
+  }
+  const count = Math.min(draft.presses.length, 3);
+  const button = draft.button === 'left' ? '' : `${draft.button}-`;
+  if (count === 1) {
+    return button === ''
+      ? 'Click on'
+      : `${button.charAt(0).toUpperCase()}${button.slice(1)}click on`;
+  }
+  const times = count === 2 ? 'Double' : 'Triple';
+  return button === '' ? `${times}-click on` : `${times} ${button}click on`;
+}
+
+/** The label of a pointer step whose element is `target` ("Double-click on report.txt list
+ * item"). */
+export function pointerLabel(draft: PointerDraft, target: AgentNetTarget): string {
+  const phrase = elementPhrase(target.title, target.control_type as ControlType);
+  return `${pointerVerb(draft)} ${phrase}`;
+}
+
+/** The label of a keyboard run typed into `element` (a text-entry control), or null when the
+ * run types nothing there. Text typed into a secure field is never quoted. */
+export function runLabel(
+  calls: readonly ActionCall[],
+  element: { controlType: ControlType; name: string; isSecure: boolean },
+): string | null {
+  if (!TEXT_ENTRY_CONTROL_TYPES.has(element.controlType) || calls.length === 0) {
+    return null;
+  }
+  const where = elementPhrase(element.name, element.controlType);
+  const text = calls
+    .map((call) => {
+      const args = Array.isArray(call.args) ? {} : call.args;
+      return call.name === 'write' && typeof args.message === 'string' ? args.message : '';
+    })
+    .join('');
+  const keys = calls.flatMap((call) => {
+    const args = Array.isArray(call.args) ? {} : call.args;
+    return call.name === 'press' && Array.isArray(args.keys) ? args.keys.map(String) : [];
+  });
+  if (element.isSecure) {
+    return `Type in ${where}`;
+  }
+  const typed = text === '' ? '' : `Type "${clip(text, LABEL_TEXT_MAX_CHARS)}"`;
+  const pressed = keys.length ? `press ${[...new Set(keys)].join(', ')}` : '';
+  if (typed && pressed) {
+    return `${typed} and ${pressed} in ${where}`;
+  }
+  if (typed) {
+    return `${typed} in ${where}`;
+  }
+  return `${pressed.charAt(0).toUpperCase()}${pressed.slice(1)} in ${where}`;
 }

@@ -50,7 +50,7 @@ export function reduce(
   const moves = assignMoves(prepared, drafts, ownerOf, anchorOf);
 
   const unordered = live.map((draft) =>
-    buildStep(draft, moves.get(draft), prepared, context.screen),
+    buildStep(draft, moves.get(draft), prepared, context.screen, context.elements),
   );
   unordered.sort(byStart);
   const steps: Step[] = unordered.map(({ step }, index) => {

@@ -1,5 +1,6 @@
 // Public types of the action reducer (spec: action-reduction.md §C).
 import type { Step } from '../../shared/domain/step';
+import type { ElementContext } from '../agentnet/accessibility';
 
 /** Platforms whose key naming differs (`cmd` is Cmd on macOS, the Windows key elsewhere). */
 export type ReducePlatform = 'win32' | 'darwin' | 'linux';
@@ -21,6 +22,12 @@ export type ReduceContext = {
   doubleClickTimeS?: number;
   /** OS double-click radius in logical px, when the recorder captured it (default 4 px). */
   doubleClickRadiusPx?: number;
+  /**
+   * Elements under the pointer recorded at presses (time-sorted). When given, pointer steps get
+   * the element as `target` and labels name it ("Click on Save button"); absent (AgentNet
+   * imports, the goldens) the labels stay the type words.
+   */
+  elements?: readonly ElementContext[];
 };
 
 /** Thresholds of the rule set (action-reduction.md §C.2). Distances in logical px. */
