@@ -63,6 +63,15 @@ export type RecordingSessionOptions = {
   env?: NodeJS.ProcessEnv;
   /** Settling time after the last pointer/key action before a window snapshot, ms; default 600. */
   snapshotSettleMs?: number;
+  /**
+   * Called once when a capture part fails for good while recording (ffmpeg died, the input hook
+   * gave up, or {@link RecordingSession.stopWithFault}); the session then stops by itself and
+   * `done` resolves with the fault as its error.
+   */
+  onFault?: (error: AppError) => void;
+  /** Pointer rest before the element under the pointer is looked up ahead of a click, ms;
+   * default 80. */
+  hoverSettleMs?: number;
   /** Called when a recorder hotkey is pressed (stop/pause handled here too). */
   onHotkey?: (action: HotkeyAction) => void;
   /** Non-fatal problems for the log (a11y timeouts, input diagnostics). */
@@ -79,8 +88,51 @@ export type SessionResult = {
   segments: VideoSegment[];
   events: number;
   gaps: InputGap[];
+  /** Why the session failed: a capture fault while recording or a failed teardown; else null. */
   error: AppError | null;
 };
+
+/** The element under the resting pointer, looked up before any click (a click can close the
+ * window it lands on before a lookup after the click could see it). */
+type HoverElement = {
+  x: number;
+  y: number;
+  record: AxElementRecord | null;
+};
+
+/** Default pointer rest before the hover lookup, ms. */
+export const DEFAULT_HOVER_SETTLE_MS = 80;
+
+/** Title of the toplevel window of an element record (the node just below the application). */
+function windowNameOf(record: AxElementRecord): string | null {
+  return record.path.length >= 2 ? (record.path[record.path.length - 2]?.name ?? null) : null;
+}
+
+/**
+ * The element a click landed on. `live` was looked up after the click, `hover` while the pointer
+ * rested at the same spot before it. They differ when the click changed what is under the
+ * pointer (a button that closes its window) or when the screen changed during the rest (a popup
+ * appeared); the active window at the press tells which: the live one wins only when it belongs
+ * to that window, else the hover one (stamped with the press time) does.
+ */
+export function pickClickedElement(
+  live: AxElementRecord | null,
+  hover: AxElementRecord | null,
+  activeTitleAtPress: string | null,
+  pressMs: number,
+): AxElementRecord | null {
+  if (!hover) {
+    return live;
+  }
+  const stamped = { ...hover, tMs: pressMs };
+  if (!live) {
+    return stamped;
+  }
+  if (windowNameOf(live) === windowNameOf(hover) && live.app === hover.app) {
+    return live;
+  }
+  return activeTitleAtPress !== null && windowNameOf(live) === activeTitleAtPress ? live : stamped;
+}
 
 /** A recording session: `start()`, optionally `pause()`/`resume()`, then `stop()`. */
 export class RecordingSession {
@@ -91,11 +143,18 @@ export class RecordingSession {
   private readonly segments: VideoSegment[] = [];
   private readonly gaps: InputGap[] = [];
   private eventCount = 0;
-  private startedAtMs = 0;
+  private startedAt = 0;
   private pausedAtMs: number | null = null;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private snapshotBusy = false;
   private readonly pending = new Set<Promise<unknown>>();
+  private fault: AppError | null = null;
+  /** A gap the hook gave up in (no end yet): stored when the session stops. */
+  private openGap: InputGap | null = null;
+  private hover: HoverElement | null = null;
+  private hoverTimer: NodeJS.Timeout | null = null;
+  /** Incremented by every pointer move: a hover lookup from an older move is stale. */
+  private moveSerial = 0;
   private resolveDone: (r: SessionResult) => void = () => undefined;
   /** Settles when the session is done or failed. */
   readonly done: Promise<SessionResult>;
@@ -109,6 +168,16 @@ export class RecordingSession {
   /** Current state. */
   get state(): SessionState {
     return this.stateValue;
+  }
+
+  /** Session-clock ms of video frame 0 of the first segment (0 before start()). */
+  get startedAtMs(): number {
+    return this.startedAt;
+  }
+
+  /** The capture fault that stopped the session, or null. */
+  get faultError(): AppError | null {
+    return this.fault;
   }
 
   /** Starts every capture; resolves once video frame 0 exists and input is hooked. */
@@ -128,6 +197,11 @@ export class RecordingSession {
         onEvents: (batch) => this.onInput(batch),
         onGap: (gap) => {
           this.gaps.push(gap);
+          if (gap.endMs === null) {
+            // the hook gave up: the gap lasts until the session stops (marked then)
+            this.openGap = gap;
+            return;
+          }
           o.sink.mark({
             tMs: gap.startMs,
             endMs: gap.endMs,
@@ -137,7 +211,17 @@ export class RecordingSession {
         },
         onHotkey: (action, tMs) => this.onHotkey(action, tMs),
         onDiagnostic: (d) => o.onWarning?.(`input: ${d.code}: ${d.message}`),
-        onFatal: (e) => o.onWarning?.(`input hook gave up: ${e.message}`),
+        onFatal: (e) => {
+          o.onWarning?.(`input hook gave up: ${e.message}`);
+          this.stopWithFault(
+            new AppError(
+              'INPUT_HOOK_FAILED',
+              `Keyboard and mouse capture failed for good (${e.message}); the recording stopped, since nothing more would be recorded as steps and the stop/pause hotkeys no longer work.`,
+              e.details,
+              'Check that the X display and its RECORD extension are still up (cua-annotator doctor), then record the rest of the task again.',
+            ),
+          );
+        },
         // one SQLite transaction per 100 ms at most (the issue's cadence) and a calmer heartbeat
         // keep the recorder's own CPU small next to ffmpeg's (bench/recorder.ts)
         flushIntervalMs: 100,
@@ -168,9 +252,9 @@ export class RecordingSession {
         this.windows = null;
       }
       const videoStart = await this.startSegment();
-      this.startedAtMs = videoStart.monotonicMs;
+      this.startedAt = videoStart.monotonicMs;
       this.stateValue = 'recording';
-      return { startedAtMs: this.startedAtMs, videoStart };
+      return { startedAtMs: this.startedAt, videoStart };
     } catch (e) {
       await this.teardown();
       this.stateValue = 'failed';
@@ -236,6 +320,7 @@ export class RecordingSession {
     } catch (e) {
       error = e instanceof AppError ? e : new AppError('INTERNAL', (e as Error).message);
     }
+    error = this.fault ?? error;
     this.stateValue = error ? 'failed' : 'done';
     const result = this.result(this.stateValue, error);
     this.resolveDone(result);
@@ -245,7 +330,7 @@ export class RecordingSession {
   private result(state: 'done' | 'failed', error: AppError | null): SessionResult {
     return {
       state,
-      startedAtMs: this.startedAtMs,
+      startedAtMs: this.startedAt,
       stoppedAtMs: monotonicNowMs(),
       segments: [...this.segments],
       events: this.eventCount,
@@ -274,6 +359,7 @@ export class RecordingSession {
     const segment: VideoSegment = { path: file, videoStart: started.videoStart, result: null };
     this.segments.push(segment);
     o.sink.segmentStarted(index, segment);
+    this.watchSegment(ffmpeg, segment);
     return started.videoStart;
   }
 
@@ -290,20 +376,116 @@ export class RecordingSession {
     }
   }
 
+  /** Stops the session because something outside it failed for good (e.g. the disk is nearly
+   * full); everything captured so far is kept. No-op unless recording or paused. */
+  stopWithFault(error: AppError): void {
+    if (this.fault || (this.stateValue !== 'recording' && this.stateValue !== 'paused')) {
+      return;
+    }
+    this.fault = error;
+    this.options.sink.mark({
+      tMs: monotonicNowMs(),
+      kind: 'capture-fault',
+      data: { code: error.code, message: error.message },
+    });
+    try {
+      this.options.onFault?.(error);
+    } catch {
+      // a throwing listener must not keep the session from stopping
+    }
+    this.stopSoon();
+  }
+
+  // Starts stop() without waiting (its result arrives through `done`).
+  private stopSoon(): void {
+    if (this.stateValue !== 'recording' && this.stateValue !== 'paused') {
+      return;
+    }
+    void (async () => {
+      try {
+        await this.stop();
+      } catch (e) {
+        this.options.onWarning?.(`stopping failed: ${(e as Error).message}`);
+      }
+    })();
+  }
+
+  // Watches one ffmpeg segment: an end the session did not ask for stops the whole session.
+  private watchSegment(ffmpeg: FfmpegRecorder, segment: VideoSegment): void {
+    void (async () => {
+      let failure: AppError | null = null;
+      try {
+        const result = await ffmpeg.done;
+        if (this.ffmpeg !== ffmpeg) {
+          return; // endSegment() ended it
+        }
+        segment.result = result;
+      } catch (e) {
+        if (this.ffmpeg !== ffmpeg) {
+          return;
+        }
+        failure = e instanceof AppError ? e : new AppError('FFMPEG_FAILED', String(e));
+      }
+      this.ffmpeg = null;
+      if (failure === null) {
+        // a clean end we did not ask for: a SIGINT/SIGTERM to the process group (Ctrl+C)
+        // reached ffmpeg first; the recorder is being stopped by the same signal
+        this.stopSoon();
+        return;
+      }
+      const atS = ((monotonicNowMs() - this.startedAt) / 1000).toFixed(1);
+      const signal = failure.details?.signal;
+      const exitCode = failure.details?.exitCode;
+      const exit =
+        typeof signal === 'string'
+          ? `killed by ${signal}`
+          : `exit code ${typeof exitCode === 'number' ? exitCode : '?'}`;
+      this.stopWithFault(
+        new AppError(
+          'FFMPEG_FAILED',
+          `Screen capture (ffmpeg) ended unexpectedly ${atS} s into the recording (${exit}); the recording stopped there and keeps everything captured before.`,
+          failure.details,
+          'Check free disk space and that the X display is still running (cua-annotator doctor), then record the rest of the task again.',
+        ),
+      );
+    })();
+  }
+
   private async teardown(): Promise<void> {
     if (this.snapshotTimer) {
       clearTimeout(this.snapshotTimer);
       this.snapshotTimer = null;
     }
+    if (this.hoverTimer) {
+      clearTimeout(this.hoverTimer);
+      this.hoverTimer = null;
+    }
     const hook = this.hook;
     this.hook = null;
     const windows = this.windows;
     this.windows = null;
-    const video = this.endSegment();
-    await Promise.allSettled([hook?.stop(), windows?.stop()]);
+    // every part stops together and every outcome is awaited: a failing video end must neither
+    // go unobserved (an unhandled rejection) nor keep the hook and the trackers running
+    const [video] = await Promise.allSettled([this.endSegment(), hook?.stop(), windows?.stop()]);
+    if (this.openGap) {
+      const gap = { ...this.openGap, endMs: monotonicNowMs() };
+      this.openGap = null;
+      const i = this.gaps.findIndex((g) => g.endMs === null);
+      if (i >= 0) {
+        this.gaps[i] = gap;
+      }
+      this.options.sink.mark({
+        tMs: gap.startMs,
+        endMs: gap.endMs,
+        kind: 'input-gap',
+        data: { reason: gap.reason, detail: gap.detail, isGivenUp: true },
+      });
+    }
     await Promise.allSettled([...this.pending]);
     await this.options.accessibility?.stop();
-    await video;
+    if (video.status === 'rejected' && !this.fault) {
+      throw video.reason;
+    }
   }
 
   private onInput(batch: InputEvent[]): void {
@@ -314,30 +496,83 @@ export class RecordingSession {
     this.options.sink.events(batch);
     const ax = this.options.accessibility;
     let acted = false;
+    let rest: { x: number; y: number } | null = null;
     for (const e of batch) {
       if (e.kind === 'down' || e.kind === 'up' || e.kind === 'keydown' || e.kind === 'wheel') {
         acted = true;
       }
-      if (ax && e.kind === 'down' && e.x !== null && e.y !== null) {
-        this.track(this.captureElement(ax, e.x, e.y));
+      if (e.kind === 'move' && e.x !== null && e.y !== null) {
+        this.moveSerial += 1;
+        rest = { x: e.x, y: e.y };
       }
+      if (ax && e.kind === 'down' && e.x !== null && e.y !== null) {
+        const hover =
+          this.hover && this.hover.x === e.x && this.hover.y === e.y ? this.hover : null;
+        this.track(this.captureElement(ax, e.x, e.y, e.tMs, hover));
+      }
+    }
+    if (ax && rest) {
+      this.scheduleHover(ax, rest.x, rest.y);
     }
     if (ax && acted) {
       this.scheduleSnapshot(ax);
     }
   }
 
-  private async captureElement(ax: AccessibilityAdapter, x: number, y: number): Promise<void> {
-    try {
-      const record = await ax.elementAt(x, y);
-      if (record) {
-        this.hook?.setMaskKeys(record.isSecure);
-        this.options.sink.element(record);
-      }
-      await this.refreshMask();
-    } catch (e) {
-      this.options.onWarning?.(`element at (${x}, ${y}) not captured: ${(e as Error).message}`);
+  // Looks up the element under a pointer that came to rest, so a click that closes its window
+  // still gets the element it landed on (the lookup after the click may find the window behind).
+  private scheduleHover(ax: AccessibilityAdapter, x: number, y: number): void {
+    this.hover = null;
+    if (this.hoverTimer) {
+      clearTimeout(this.hoverTimer);
     }
+    const serial = this.moveSerial;
+    this.hoverTimer = setTimeout(() => {
+      this.hoverTimer = null;
+      if (this.stateValue !== 'recording') {
+        return;
+      }
+      this.track(
+        (async () => {
+          try {
+            const record = await ax.elementAt(x, y);
+            if (serial === this.moveSerial) {
+              this.hover = { x, y, record };
+            }
+          } catch {
+            // no hover element: the click falls back to the lookup at the click
+          }
+        })(),
+      );
+    }, this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS);
+  }
+
+  private async captureElement(
+    ax: AccessibilityAdapter,
+    x: number,
+    y: number,
+    pressMs: number,
+    hover: HoverElement | null,
+  ): Promise<void> {
+    // the active window when the button went down (the timeline is read now, before the lookup,
+    // but entries are stamped when observed, so a window closed by this click is still found)
+    const timeline = this.windows?.timeline() ?? [];
+    const activeAtPress = timeline.filter((w) => w.tMs <= pressMs).at(-1)?.title ?? null;
+    let live: AxElementRecord | null = null;
+    let failure: Error | null = null;
+    try {
+      live = await ax.elementAt(x, y);
+    } catch (e) {
+      failure = e as Error;
+    }
+    const record = pickClickedElement(live, hover?.record ?? null, activeAtPress, pressMs);
+    if (record) {
+      this.hook?.setMaskKeys(record.isSecure);
+      this.options.sink.element(record);
+    } else if (failure) {
+      this.options.onWarning?.(`element at (${x}, ${y}) not captured: ${failure.message}`);
+    }
+    await this.refreshMask();
   }
 
   private async refreshMask(): Promise<void> {

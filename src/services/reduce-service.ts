@@ -3,9 +3,11 @@ import type { Step } from '../shared/domain';
 import { AppError } from '../shared/errors';
 import { reduce, type ReduceResult } from '../pipeline/reduce';
 import type { ReducePlatform } from '../pipeline/reduce';
+import type { ElementContext } from '../pipeline/agentnet/accessibility';
 import {
   getRecording,
   getRecordingScreen,
+  listAxRecords,
   listEdits,
   listSteps,
   readEvents,
@@ -44,6 +46,27 @@ export type ReduceRecordingResult = {
 
 const PLATFORMS: readonly ReducePlatform[] = ['win32', 'darwin', 'linux'];
 
+// Our recordings' element records, for targets and element-naming labels. AgentNet imports get
+// none: their labels are the annotator's and their reduction stays the golden one.
+function recordedElements(lib: Library, seq: number): ElementContext[] {
+  return listAxRecords(lib.db, seq, 'element')
+    .filter((r) => r.source === 'atspi')
+    .map((r) => ({
+      tMs: r.tMs,
+      x: r.x,
+      y: r.y,
+      tree: JSON.parse(r.treeJson) as unknown,
+      system: 'atspi',
+    }));
+}
+
+// The type word a reduced step is labelled with when nothing better is known (its AgentNet
+// complete-row action: click, drag, scroll, type, press, mouse_press).
+function defaultLabelOf(step: Step): string | null {
+  const agentnet = step.extra.agentnet as { action?: unknown } | undefined;
+  return typeof agentnet?.action === 'string' ? agentnet.action : null;
+}
+
 /** Reduces a recording's raw events to steps; keeps labels of steps that still exist. */
 export function reduceRecording(
   lib: Library,
@@ -67,6 +90,7 @@ export function reduceRecording(
       ? (rec.platform.os as ReducePlatform)
       : 'linux',
     source: rec.source === 'agentnet-import' ? 'agentnet' : 'recorder',
+    elements: rec.source === 'agentnet-import' ? undefined : recordedElements(lib, rec.seq),
   });
   const byId = new Map(previous.map((s) => [s.id, s]));
   const byStartIdx = new Map(
@@ -76,7 +100,9 @@ export function reduceRecording(
   const steps = result.steps.map((s) => {
     const old =
       byId.get(s.id) ?? (s.eventStartIdx === null ? undefined : byStartIdx.get(s.eventStartIdx));
-    if (old && old.label !== s.label && old.kind === s.kind) {
+    // a previous default label (the type word) does not hide a label naming the element
+    const isOldDefault = old !== undefined && old.label === defaultLabelOf(old);
+    if (old && old.label !== s.label && old.kind === s.kind && !isOldDefault) {
       labelsCarried += 1;
       return { ...s, label: old.label, target: s.target ?? old.target };
     }

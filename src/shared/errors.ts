@@ -32,6 +32,9 @@ export const ERROR_CODES = [
   'IO_ERROR',
   'FFMPEG_NOT_FOUND',
   'FFMPEG_FAILED',
+  // the recorder stopped and saved because the library's disk is nearly full (before ffmpeg
+  // would fail on a full disk; src/services/recording/disk-watch.ts)
+  'DISK_SPACE_LOW',
   // exports
   'EXPORT_INVALID',
   'EXPORT_TARGET_EXISTS',

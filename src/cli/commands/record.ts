@@ -1,8 +1,9 @@
 // `cua-annotator record --task "…"`: records screen, input, windows and accessibility.
+import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import { recordSession } from '../../services/recording/record-service';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withLibraryOrCreate } from '../context';
 import { errLine, out, outJson } from '../output';
 import { APP_VERSION } from '../version';
 import { formatDuration } from './list';
@@ -28,6 +29,18 @@ Options:
   --json               print the summary as JSON
   --library DIR        library folder
   -h, --help           show this help
+
+When something fails for good while recording (ffmpeg dies, the input hook keeps crashing, the
+library's disk is nearly full) the recorder stops by itself, saves everything captured until
+then with a warning saying what happened and when (\`show\` lists it), prints the summary and
+the error with a fix, and exits 2. It warns on stderr before the disk gets that full.
+
+Exit codes: 0 a complete recording; 2 a recording that ended early or failed (see the warnings
+and error), or one that could not start; 1 a usage error.
+
+Environment:
+  CUA_RECORD_DISK_WARN_MB   warn when the library's disk has less free space (default 1024)
+  CUA_RECORD_DISK_FLOOR_MB  stop and save below this much free space (default 200)
 
 Run \`cua-annotator doctor\` first if recording refuses to start.`;
 
@@ -69,12 +82,18 @@ export const recordCommand: Command = {
         `--duration must be a positive number of seconds (got "${values.duration}")`,
       );
     }
+    const disk = {
+      warnBytes: megabytesFromEnv('CUA_RECORD_DISK_WARN_MB'),
+      floorBytes: megabytesFromEnv('CUA_RECORD_DISK_FLOOR_MB'),
+    };
+    const stopChord = values['stop-hotkey'] ?? DEFAULT_HOTKEYS.stop;
+    const pauseChord = values['pause-hotkey'] ?? DEFAULT_HOTKEYS.pause;
     const abort = new AbortController();
     const onSignal = () => abort.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      const r = await withLibrary(values.library, (lib) =>
+      const r = await withLibraryOrCreate(values.library, (lib) =>
         recordSession(lib, {
           task: values.task!,
           fps,
@@ -87,12 +106,16 @@ export const recordCommand: Command = {
           },
           appVersion: APP_VERSION,
           signal: abort.signal,
+          disk,
           onStarted: ({ id }) => {
             if (values.json) {
               errLine(`recording ${id}`);
             } else {
               out(id);
             }
+            errLine(
+              `recorder: stop with Ctrl+C or ${stopChord}; pause and resume with ${pauseChord}`,
+            );
           },
           onStateChange: (state) => errLine(`recorder: ${state}`),
           onWarning: (m) => errLine(`warning: ${m}`),
@@ -108,6 +131,10 @@ export const recordCommand: Command = {
           errLine(`warning: ${w}`);
         }
       }
+      if (r.error) {
+        // the summary above says what was saved; the error (code + fix) says why it ended
+        throw r.error;
+      }
       return r.status === 'complete' ? 0 : 2;
     } finally {
       process.off('SIGINT', onSignal);
@@ -115,3 +142,16 @@ export const recordCommand: Command = {
     }
   },
 };
+
+// A size in MB from the environment, in bytes; undefined when unset.
+function megabytesFromEnv(name: string): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === '') {
+    return undefined;
+  }
+  const mb = Number(text);
+  if (!(mb >= 0)) {
+    throw new UsageError(`${name} must be a number of megabytes (got "${text}")`);
+  }
+  return mb * 1024 * 1024;
+}

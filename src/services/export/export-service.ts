@@ -7,6 +7,8 @@ import { msToSeconds } from '../../shared/clock';
 import type { RecordingDetail, Step, VideoInfo } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
+import { planKeptRange, type KeptRange, type TrimWindow } from '../../pipeline/export/kept-range';
+import { cutVideoFrames } from '../../pipeline/media/cut-video';
 import { buildAgentNetRecordLine, buildCotInputLine } from '../../pipeline/export/datasets';
 import { buildStandardizedJson, standardizedImageName } from '../../pipeline/export/standardized';
 import { buildTrajectory, type TrajectoryStep } from '../../pipeline/export/trajectory';
@@ -110,11 +112,13 @@ type Loaded = {
   marks: Map<string, StepMark>;
   episodeId: string;
   videoPath: string;
+  /** The trim of the edit log (exports leave the trimmed-out time out: kept-range.ts). */
+  trim: TrimWindow;
 };
 
 async function load(lib: Library, id: string): Promise<Loaded> {
   const rec = getRecording(lib.db, id);
-  const { steps, marks } = effectiveStepState(lib, rec.seq);
+  const { steps, marks, trim } = effectiveStepState(lib, rec.seq);
   const video = rec.videos[0];
   if (!video) {
     throw new AppError(
@@ -137,7 +141,40 @@ async function load(lib: Library, id: string): Promise<Loaded> {
       `Recording ${rec.id} has no steps; run \`cua-annotator reduce ${rec.id}\` first (zero events give zero steps).`,
     );
   }
-  return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath };
+  return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath, trim };
+}
+
+// The part of a trimmed recording an export keeps (null: untrimmed, everything is exported).
+function keptRangeOf(l: Loaded): KeptRange | null {
+  if (l.trim.startMs === null && l.trim.endMs === null) {
+    return null;
+  }
+  const video = l.rec.videos[0]!;
+  if (!video.frameCount) {
+    throw new AppError(
+      'EXPORT_INVALID',
+      `Recording ${l.rec.id} is trimmed but its video's frame count is unknown, so the video cannot be cut.`,
+      { recordingId: l.rec.id },
+      'Re-import the recording with ffprobe installed, or remove the trim.',
+    );
+  }
+  return planKeptRange({ ...video, frameCount: video.frameCount }, l.steps, l.trim);
+}
+
+// Writes the kept frames of a trimmed recording's video (docs/agentnet-raw-export.md §3).
+async function cutKeptVideo(
+  l: Loaded,
+  kept: KeptRange,
+  outputPath: string,
+  ffmpegPath: string | undefined,
+): Promise<void> {
+  await cutVideoFrames({
+    ffmpegPath: ffmpegPath || (await resolveFfmpeg()).path,
+    inputPath: l.videoPath,
+    outputPath,
+    startFrame: kept.startFrame,
+    endFrame: kept.endFrame,
+  });
 }
 
 /** ffmpeg, and ffprobe for seeking decodes (null: decode from frame 0), for keyframes. */
@@ -177,13 +214,23 @@ export async function extractStepKeyframes(
 async function keyframes(
   l: Loaded,
   binaries: DecodeBinaries,
+  cutDir: string,
 ): Promise<{ extraction: KeyframeExtraction; warnings: string[] }> {
-  const video = l.rec.videos[0]!;
-  if (!video.frameCount) {
+  const source = l.rec.videos[0]!;
+  if (!source.frameCount) {
     throw new AppError(
       'EXPORT_INVALID',
       `Recording ${l.rec.id}: the video's frame count is unknown; re-import it with ffprobe installed.`,
     );
+  }
+  // a trimmed recording's frames come from its cut video, exactly as agentnet-raw writes it
+  const kept = keptRangeOf(l);
+  const video = kept
+    ? { ...source, startMs: kept.videoStartMs, frameCount: kept.endFrame - kept.startFrame }
+    : { ...source, frameCount: source.frameCount };
+  const videoPath = kept ? path.join(cutDir, `.cut-${l.rec.id}.mp4`) : l.videoPath;
+  if (kept) {
+    await cutKeptVideo(l, kept, videoPath, binaries.ffmpegPath);
   }
   const lastEndMs = Math.max(...l.steps.map((s) => s.endMs));
   const videoEndMs = video.startMs + (video.frameCount / video.fps) * 1000;
@@ -193,11 +240,8 @@ async function keyframes(
       `VIDEO_SHORTER_THAN_STEPS: the last step ends ${((lastEndMs - videoEndMs) / 1000).toFixed(3)} s after the video`,
     );
   }
-  const extraction = await extractStepKeyframes(
-    l.videoPath,
-    { ...video, frameCount: video.frameCount },
-    l.steps,
-    binaries,
+  const extraction = await extractStepKeyframes(videoPath, video, l.steps, binaries).finally(() =>
+    kept ? fs.rm(videoPath, { force: true }) : undefined,
   );
   extraction.steps.forEach((k, i) => {
     for (const d of k.diagnostics) {
@@ -294,6 +338,7 @@ export async function exportRecordings(
       const warnings: string[] = [];
       if (options.format === 'agentnet-raw') {
         tick('agentnet-raw');
+        const kept = keptRangeOf(l);
         const raw = buildAgentNetRawFolder({
           task: { taskName: l.rec.task, description: l.rec.description },
           metadata: agentNetMetadata(l.rec),
@@ -310,24 +355,34 @@ export async function exportRecordings(
           a11y: listAxRecords(lib.db, l.rec.seq, 'window').map((r) => ({
             tS: msToSeconds(r.tMs),
             tree: JSON.parse(r.treeJson) as unknown,
+            truncated: r.note?.startsWith('truncated') ?? false,
           })),
           elements: listAxRecords(lib.db, l.rec.seq, 'element').map((r) => ({
             tS: msToSeconds(r.tMs),
             tree: JSON.parse(r.treeJson) as unknown,
+            x: r.x,
+            y: r.y,
           })),
           topWindows: listWindows(lib.db, l.rec.seq).map((w) => ({
             tS: msToSeconds(w.tMs),
             name: w.app ?? w.title ?? '',
           })),
+          kept,
         });
         warnings.push(...raw.warnings.map((w) => `step ${w.stepId}: ${w.message}`));
         for (const [name, content] of raw.files) {
           await writeFile(stage, `${l.episodeId}/${name}`, content, outputs);
         }
-        await fs.copyFile(l.videoPath, path.join(stage, l.episodeId, path.basename(video.path)));
+        // a cut video is named video.mp4, as AgentNet Tool names its cut recordings (spec §7)
+        const videoName = kept ? 'video.mp4' : path.basename(video.path);
+        if (kept) {
+          await cutKeptVideo(l, kept, path.join(stage, l.episodeId, videoName), options.ffmpegPath);
+        } else {
+          await fs.copyFile(l.videoPath, path.join(stage, l.episodeId, videoName));
+        }
       } else {
         tick('keyframes');
-        const kf = await keyframes(l, binaries);
+        const kf = await keyframes(l, binaries, stage);
         warnings.push(...kf.warnings);
         const traj: TrajectoryStep[] = buildTrajectory(l.steps);
         tick(options.format);

@@ -31,10 +31,18 @@ export async function recoverActiveRecordings(
   const ffmpeg = options.ffmpeg ?? (await resolveFfmpeg());
   const out: RecoveredRecording[] = [];
   for (const r of stale) {
+    const capture = getCapture(lib.db, r.seq);
+    const who =
+      typeof capture?.pid === 'number'
+        ? `pid ${capture.pid}${typeof capture.host === 'string' ? ` on ${capture.host}` : ''}`
+        : 'unknown process';
     const result = await finalizeCapture(lib, r, ffmpeg, {
       remux: true,
       okStatus: 'recovered',
       stoppedAt: null,
+      warnings: [
+        `the recorder (${who}) ended without stopping the recording (crash, kill or power loss); recovered everything it had saved, the last second of video and input may be missing`,
+      ],
     });
     out.push({
       id: r.id,

@@ -9,7 +9,8 @@ import { buildSegmentJoinArgs, type TimelinePiece } from '../../recorder/screen/
 import { runProcess } from '../../pipeline/media/run-process';
 import path from 'node:path';
 import type { RecordingStatus } from '../../shared/domain';
-import { getCapture, insertVideo, updateRecording } from '../../store';
+import { getCapture, insertVideo, listMarks, updateRecording } from '../../store';
+import { readRecordingWarnings } from '../../store/queries/recording-warnings';
 import type { Library } from '../library/library';
 import { reduceRecording } from '../reduce-service';
 
@@ -24,9 +25,11 @@ export type StoredSegment = {
 /** Outcome of {@link finalizeCapture}. */
 export type FinalizeResult = {
   status: RecordingStatus;
+  /** Frames of the stored video (the joined one after a pause: pauses are black frames). */
   frames: number;
   durationMs: number;
   steps: number;
+  /** Every warning the recording now carries (stored ones, the capture's marks, this run's). */
   warnings: string[];
 };
 
@@ -35,11 +38,20 @@ export async function finalizeCapture(
   lib: Library,
   rec: { seq: number; id: string },
   ffmpeg: FfmpegBinary,
-  options: { remux: boolean; okStatus: RecordingStatus; stoppedAt: string | null },
+  options: {
+    remux: boolean;
+    okStatus: RecordingStatus;
+    stoppedAt: string | null;
+    /** Warnings to store first (why the recording ended early, why it was recovered). */
+    warnings?: string[];
+  },
 ): Promise<FinalizeResult> {
   const capture = getCapture(lib.db, rec.seq) ?? {};
   const segments = (Array.isArray(capture.segments) ? capture.segments : []) as StoredSegment[];
-  const warnings: string[] = [];
+  const warnings: string[] = [
+    ...(options.warnings ?? []),
+    ...markWarnings(lib, rec.seq, segments[0]?.videoStartMs ?? null),
+  ];
   let frames = 0;
   let durationMs = 0;
   let ord = 0;
@@ -86,6 +98,8 @@ export async function finalizeCapture(
       const joined = await joinSegments(lib, videos, ffmpeg);
       videos.unshift(joined);
       durationMs = joined.durationMs;
+      // the summary counts what the stored video holds, pauses (black frames) included
+      frames = joined.frameCount ?? frames;
     } catch (e) {
       warnings.push(
         `the paused segments could not be joined (exports use the first one): ${(e as Error).message}`,
@@ -93,7 +107,15 @@ export async function finalizeCapture(
     }
   }
   const status: RecordingStatus = videos.length ? options.okStatus : 'corrupt';
+  let stored: string[] = [];
   lib.db.transaction(() => {
+    // warnings stored during capture (low disk space…) stay; new ones are appended once
+    stored = readRecordingWarnings(lib.db, rec.seq);
+    for (const w of warnings) {
+      if (!stored.includes(w)) {
+        stored.push(w);
+      }
+    }
     lib.db.prepare(`DELETE FROM videos WHERE recording_seq = ?`).run(rec.seq);
     for (const v of videos) {
       insertVideo(lib.db, rec.seq, ord, v);
@@ -102,7 +124,7 @@ export async function finalizeCapture(
     updateRecording(
       lib.db,
       rec.seq,
-      { status, durationMs, stoppedAt: options.stoppedAt, warnings },
+      { status, durationMs, stoppedAt: options.stoppedAt, warnings: stored },
       Date.now(),
     );
   })();
@@ -110,9 +132,46 @@ export async function finalizeCapture(
   try {
     steps = reduceRecording(lib, rec.id).steps.length;
   } catch (e) {
-    warnings.push(`reduction failed: ${(e as Error).message}`);
+    stored.push(`reduction failed: ${(e as Error).message}`);
   }
-  return { status, frames, durationMs, steps, warnings };
+  return { status, frames, durationMs, steps, warnings: stored };
+}
+
+/** Longest capture-fault detail kept in a warning (hook stderr can be long). */
+const MAX_DETAIL_CHARS = 160;
+
+// Warnings the capture's timeline marks call for: input gaps and the fault that ended it.
+function markWarnings(lib: Library, seq: number, videoStartMs: number | null): string[] {
+  const at = (tMs: number | null): string =>
+    tMs === null
+      ? 'the end'
+      : videoStartMs === null
+        ? `${(tMs / 1000).toFixed(1)} s`
+        : formatClock(Math.max(0, tMs - videoStartMs));
+  const out: string[] = [];
+  for (const m of listMarks(lib.db, seq)) {
+    if (m.kind === 'input-gap') {
+      const text = m.data.detail ?? m.data.reason;
+      const detail = (typeof text === 'string' ? text : '').slice(0, MAX_DETAIL_CHARS);
+      const how = m.data.isGivenUp
+        ? 'the input hook failed repeatedly and was given up'
+        : 'the input hook was restarted';
+      out.push(
+        `no keyboard or mouse input from ${at(m.tMs)} to ${at(m.endMs)} (${how}: ${detail})`,
+      );
+    } else if (m.kind === 'capture-fault') {
+      out.push(`recording stopped at ${at(m.tMs)}: ${String(m.data.message ?? m.data.code)}`);
+    }
+  }
+  return out;
+}
+
+/** `m:ss.s` for a span in ms. */
+function formatClock(ms: number): string {
+  const totalS = ms / 1000;
+  const minutes = Math.floor(totalS / 60);
+  const seconds = totalS - minutes * 60;
+  return `${minutes}:${seconds.toFixed(1).padStart(4, '0')}`;
 }
 
 type VideoRow = Parameters<typeof insertVideo>[3];

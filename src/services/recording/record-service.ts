@@ -20,6 +20,8 @@ import {
   getCapture,
 } from '../../store';
 import { RECORDINGS_DIR, type Library } from '../library/library';
+import { addRecordingWarnings } from '../../store/queries/recording-warnings';
+import { DEFAULT_DISK_FLOOR_BYTES, formatMegabytes, freeBytes, watchDiskSpace } from './disk-watch';
 import { finalizeCapture } from './finalize';
 import { LibrarySink } from './library-sink';
 
@@ -43,6 +45,9 @@ export type RecordOptions = {
   onStarted?: (info: { id: string; display: DisplayInfo }) => void;
   onStateChange?: (state: SessionState) => void;
   onWarning?: (message: string) => void;
+  /** Free-space limits of the library's disk, bytes: warn below `warnBytes`, stop and save below
+   * `floorBytes` (defaults: disk-watch.ts); `intervalMs` between checks. */
+  disk?: { warnBytes?: number; floorBytes?: number; intervalMs?: number };
 };
 
 /** One-line summary facts of a finished recording. */
@@ -54,6 +59,9 @@ export type RecordResult = {
   events: number;
   steps: number;
   warnings: string[];
+  /** Why the recording ended before it was asked to (ffmpeg died, the input hook gave up, the
+   * disk filled up); everything captured before is saved. Null after a normal stop. */
+  error: AppError | null;
 };
 
 /** Records until the duration elapses, the stop hotkey is pressed or `signal` aborts. */
@@ -85,6 +93,18 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   const relDir = `${RECORDINGS_DIR}/${id}`;
   const dir = lib.resolve(relDir);
   await fs.mkdir(dir, { recursive: true });
+  // refuse to start on a disk that is already nearly full
+  const diskFloor = options.disk?.floorBytes ?? DEFAULT_DISK_FLOOR_BYTES;
+  const freeAtStart = await freeBytes(dir);
+  if (freeAtStart < diskFloor) {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw new AppError(
+      'DISK_SPACE_LOW',
+      `Only ${formatMegabytes(freeAtStart)} free on the disk holding the library (${lib.resolve('.')}); recording needs at least ${formatMegabytes(diskFloor)}.`,
+      { freeBytes: freeAtStart, floorBytes: diskFloor },
+      'Free space on that disk or record into a library on another disk (--library DIR).',
+    );
+  }
   const nowMs = Date.now();
   const fps = options.fps ?? 30;
   const seq = insertRecording(lib.db, {
@@ -139,6 +159,8 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     inputHookOptions: { shouldCheckPreconditions: false },
     env,
     onWarning: warn,
+    // the session stops itself; tell the user right away, the error follows the summary
+    onFault: (e) => warn(`${e.message} Saving what was recorded…`),
     onHotkey: (action) => {
       if (action === 'stop') {
         stopRequested();
@@ -172,9 +194,29 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   if (options.signal?.aborted) {
     stopRequested();
   }
+  const stopDiskWatch = watchDiskSpace({
+    path: dir,
+    ...options.disk,
+    onLow: (free) => {
+      const m = `only ${formatMegabytes(free)} free on the disk holding the library at ${clockOf(session)}; the recording stops by itself below ${formatMegabytes(diskFloor)}`;
+      warn(`${m}. Free space now to keep recording.`);
+      // stored at once: a recorder that dies next still leaves the warning on the row
+      addRecordingWarnings(lib.db, seq, [m], Date.now());
+    },
+    onFloor: (free) =>
+      session.stopWithFault(
+        new AppError(
+          'DISK_SPACE_LOW',
+          `The disk holding the library is nearly full (${formatMegabytes(free)} free, below ${formatMegabytes(diskFloor)}); the recording stopped to save safely before the disk fills.`,
+          { freeBytes: free, floorBytes: diskFloor },
+          'Free space on the disk holding the library or record into a library on another disk (--library DIR).',
+        ),
+      ),
+  });
   await Promise.race([stopSignal, session.done]);
   timers.forEach(clearTimeout);
   const result = await session.stop();
+  stopDiskWatch();
   options.onStateChange?.(session.state);
   const capture = getCapture(lib.db, seq) ?? {};
   const a11yOff = listMarks(lib.db, seq).find((m) => m.kind === 'a11y-unavailable');
@@ -186,19 +228,20 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       Date.now(),
     );
   }
+  // a fault is stored as a capture-fault mark (finalize turns it into a warning); a failed
+  // teardown is not, so it is passed here
+  const isMarkedFault = result.error !== null && result.error === session.faultError;
   const fin = await finalizeCapture(lib, resolveRecordingSeq(lib.db, id), ffmpeg, {
-    remux: result.segments.some((s) => s.result !== null && !s.result.isComplete),
+    // a segment whose ffmpeg died (no result) or was killed is remuxed before it is published
+    remux: result.segments.some((s) => s.result === null || !s.result.isComplete),
     okStatus: result.state === 'done' ? 'complete' : 'failed',
     stoppedAt: new Date().toISOString(),
+    warnings: [
+      ...(result.error && !isMarkedFault ? [result.error.message] : []),
+      ...sink.errors,
+      ...(a11yOff ? [`recorded without accessibility: ${String(a11yOff.data.message)}`] : []),
+    ],
   });
-  const warnings = [
-    ...fin.warnings,
-    ...sink.errors,
-    ...(result.error ? [result.error.message] : []),
-  ];
-  if (a11yOff) {
-    warnings.push(`recorded without accessibility: ${String(a11yOff.data.message)}`);
-  }
   return {
     id,
     status: fin.status,
@@ -206,6 +249,12 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     frames: fin.frames,
     events: sink.eventCount,
     steps: fin.steps,
-    warnings,
+    warnings: fin.warnings,
+    error: result.error,
   };
+}
+
+/** `12.3 s` into the recording, for messages. */
+function clockOf(session: RecordingSession): string {
+  return `${((monotonicNowMs() - session.startedAtMs) / 1000).toFixed(1)} s`;
 }

@@ -1,0 +1,74 @@
+// Watches the free space of the filesystem holding a recording: a warning while there is still
+// room, then a safe stop above a floor, so ffmpeg never dies on a full disk mid-recording.
+import fs from 'node:fs/promises';
+
+/** Default free space below which the recorder warns, bytes (≈ 10 min of busy 1080p video). */
+export const DEFAULT_DISK_WARN_BYTES = 1024 * 1024 * 1024;
+/** Default free space below which the recorder stops and saves, bytes (room to finalise). */
+export const DEFAULT_DISK_FLOOR_BYTES = 200 * 1024 * 1024;
+/** Default time between checks, ms (statfs is a cheap syscall). */
+export const DEFAULT_DISK_CHECK_INTERVAL_MS = 500;
+
+/** Options of {@link watchDiskSpace}. */
+export type DiskWatchOptions = {
+  /** A path on the watched filesystem (the recording's folder). */
+  path: string;
+  /** Warn once when free space drops below this, bytes; default {@link DEFAULT_DISK_WARN_BYTES}. */
+  warnBytes?: number;
+  /** Call onFloor once when free space drops below this, bytes; default
+   * {@link DEFAULT_DISK_FLOOR_BYTES}. */
+  floorBytes?: number;
+  /** Time between checks, ms; default {@link DEFAULT_DISK_CHECK_INTERVAL_MS}. */
+  intervalMs?: number;
+  /** Free space fell below `warnBytes` (called once). */
+  onLow: (freeBytes: number) => void;
+  /** Free space fell below `floorBytes` (called once; stop and save now). */
+  onFloor: (freeBytes: number) => void;
+};
+
+/** Bytes an unprivileged process may still write on the filesystem holding `p`. */
+export async function freeBytes(p: string): Promise<number> {
+  const s = await fs.statfs(p);
+  return s.bavail * s.bsize;
+}
+
+/** `12.3 MB` style size for messages. */
+export function formatMegabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+// Checks free space now and every `intervalMs`; returns the function that stops watching.
+export function watchDiskSpace(options: DiskWatchOptions): () => void {
+  const warnBytes = options.warnBytes ?? DEFAULT_DISK_WARN_BYTES;
+  const floorBytes = options.floorBytes ?? DEFAULT_DISK_FLOOR_BYTES;
+  let hasWarned = false;
+  let hasHitFloor = false;
+  let isChecking = false;
+  const check = async (): Promise<void> => {
+    if (isChecking || hasHitFloor) {
+      return;
+    }
+    isChecking = true;
+    try {
+      const free = await freeBytes(options.path);
+      if (free < floorBytes) {
+        hasHitFloor = true;
+        options.onFloor(free);
+      } else if (free < warnBytes && !hasWarned) {
+        hasWarned = true;
+        options.onLow(free);
+      }
+    } catch {
+      // statfs failing (folder removed…) is reported by the writers that fail next
+    } finally {
+      isChecking = false;
+    }
+  };
+  void check();
+  const timer = setInterval(
+    () => void check(),
+    options.intervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS,
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
