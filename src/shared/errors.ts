@@ -38,6 +38,15 @@ export const ERROR_CODES = [
   // exports
   'EXPORT_INVALID',
   'EXPORT_TARGET_EXISTS',
+  // export output folder faults (src/services/export/export-target.ts): a file in the path or a
+  // pseudo file system (/proc); no write permission or read-only; damaged recordings in a run
+  'EXPORT_TARGET_INVALID',
+  'EXPORT_TARGET_UNWRITABLE',
+  'EXPORT_DAMAGED',
+  // integrity of library files leaving the library (export, upload): the video is gone, or its
+  // bytes no longer match the SHA-256 stored when it entered the library
+  'VIDEO_MISSING',
+  'INTEGRITY_FAILED',
   // lifecycle objects called in the wrong state (src/recorder/screen: "call stop() before start()")
   'INVALID_STATE',
   // accessibility capture (src/axtree, src/recorder/accessibility)
