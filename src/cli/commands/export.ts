@@ -1,9 +1,5 @@
 // `cua-annotator export`: AgentNet/OpenCUA formats into a folder, all-or-nothing.
-import {
-  EXPORT_FORMATS,
-  exportRecordings,
-  type ExportFormat,
-} from '../../services/export/export-service';
+import { EXPORT_FORMATS, runExport, type ExportFormat } from '../../services/export/export-service';
 import { listLibrary } from '../../services/recordings';
 import { exportToStore } from '../../services/upload/export-s3';
 import { parseCommandArgs, UsageError } from '../args';
@@ -14,7 +10,7 @@ import { APP_VERSION } from '../version';
 import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
 
 const HELP = `Usage: cua-annotator export <id...|--all> --format FORMAT --out DIR [--embed-images]
-                            [--overwrite] [--json] [--library DIR]
+                            [--overwrite] [--skip-damaged] [--json] [--library DIR]
        cua-annotator export <id...|--all> --format FORMAT --out s3://BUCKET/PREFIX
                             [--endpoint URL] [--region R] [--path-style] [--profile NAME]
 
@@ -30,7 +26,10 @@ Exports recordings (steps with every edit applied) in the AgentNet/OpenCUA forma
 
 Keyframes are chosen exactly as the OpenCUA pipeline does (one decode pass, BT.601 frames).
 Nothing is written unless every recording exports; existing outputs are refused unless
---overwrite.
+--overwrite. Every video is checked against the SHA-256 stored when it entered the library;
+a damaged recording (unreadable rows, a missing or changed video) stops the export before
+anything is written, naming it. Recordings sharing an episode name get their own folders
+(the later ones with a short id suffix).
 
 Options:
   --all            every recording in the library
@@ -40,6 +39,7 @@ Options:
                    the file list with sizes and SHA-256, is written last)
   --embed-images   standardized: embed PNGs as data URIs
   --overwrite      replace existing outputs of the same names
+  --skip-damaged   export the other recordings and list the damaged ones skipped
 ${TARGET_HELP}
   --json           print a JSON summary
   --library DIR    library folder
@@ -57,6 +57,7 @@ export const exportCommand: Command = {
       out: { type: 'string' },
       'embed-images': { type: 'boolean' },
       overwrite: { type: 'boolean' },
+      'skip-damaged': { type: 'boolean' },
       json: { type: 'boolean' },
       ...TARGET_OPTIONS,
     });
@@ -109,18 +110,19 @@ export const exportCommand: Command = {
       );
       return 0;
     }
-    const results = await withLibrary(values.library, async (lib) => {
+    const run = await withLibrary(values.library, async (lib) => {
       const ids = values.all ? listLibrary(lib).map((r) => r.id) : positionals;
       if (!ids.length) {
         throw new UsageError('the library has no recordings to export');
       }
       const progress = createProgress(ids.length, Boolean(process.stderr.isTTY) && !values.json);
       try {
-        return await exportRecordings(lib, ids, {
+        return await runExport(lib, ids, {
           format,
           outDir,
           embedImages: values['embed-images'],
           overwrite: values.overwrite,
+          skipDamaged: values['skip-damaged'],
           appVersion: APP_VERSION,
           onProgress: (p) => progress.update(p.done, `${p.recordingId.slice(0, 8)} ${p.phase}`),
         });
@@ -128,9 +130,13 @@ export const exportCommand: Command = {
         progress.finish();
       }
     });
+    const results = run.recordings;
     if (values.json) {
-      outJson({ format, out: outDir, recordings: results });
+      outJson({ format, out: outDir, recordings: results, skipped: run.skipped });
       return 0;
+    }
+    for (const s of run.skipped) {
+      out(`skipped ${s.id}: [${s.code}] ${s.message}`);
     }
     for (const r of results) {
       for (const w of r.warnings) {
@@ -138,7 +144,10 @@ export const exportCommand: Command = {
       }
     }
     const steps = results.reduce((n, r) => n + r.steps, 0);
-    out(`exported ${results.length} recording(s), ${steps} steps, as ${format} to ${outDir}`);
+    out(
+      `exported ${results.length} recording(s), ${steps} steps, as ${format} to ${outDir}` +
+        (run.skipped.length ? ` (${run.skipped.length} damaged skipped)` : ''),
+    );
     return 0;
   },
 };

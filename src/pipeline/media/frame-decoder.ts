@@ -6,13 +6,19 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import type { OnReadOpts, SocketConstructorOpts } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
 import { tailLines } from './run-process';
+import {
+  killOnExit,
+  makeTempDir,
+  removeTempDir,
+  sweepStaleTempDirs,
+  withParentDeathSignal,
+} from './child-guard';
 
 /** Default limit between spawning ffmpeg and its readiness line, in ms. */
 export const DEFAULT_DECODER_START_TIMEOUT_MS = 30_000;
@@ -264,20 +270,11 @@ export async function decodeFrames(options: FrameDecoderOptions): Promise<FrameD
 
 type DecoderState = 'idle' | 'starting' | 'running' | 'stopping' | 'done' | 'failed';
 
-/** Children still running, killed when the host process exits (house-style.md §5). */
-const liveChildren = new Set<ChildProcess>();
-let isExitHookInstalled = false;
+let sweeping: Promise<unknown> | null = null;
 
-function trackChild(child: ChildProcess): void {
-  liveChildren.add(child);
-  if (!isExitHookInstalled) {
-    isExitHookInstalled = true;
-    process.once('exit', () => {
-      for (const running of liveChildren) {
-        running.kill('SIGKILL');
-      }
-    });
-  }
+/** Removes the temp folders (filter script, named pipe) of decoders whose process died. */
+export async function sweepStaleFrameDirs(): Promise<void> {
+  await sweepStaleTempDirs();
 }
 
 /** Lifecycle of one decoding ffmpeg child (create one per decode). */
@@ -302,6 +299,9 @@ export class FrameDecoder {
   private startTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
+  /** The filter script and named pipe's folder until ffmpeg has opened both (or ended). */
+  private tempDir: string | null = null;
+  private untrackChild: () => void = () => undefined;
 
   constructor(options: FrameDecoderOptions) {
     const { width, height } = options;
@@ -368,7 +368,10 @@ export class FrameDecoder {
       return;
     }
 
-    const scriptDir = await mkdtemp(path.join(os.tmpdir(), 'cua-frames-'));
+    // once per process: folders left by decoders whose process was killed
+    sweeping ??= sweepStaleTempDirs().catch(() => undefined);
+    const scriptDir = await makeTempDir();
+    this.tempDir = scriptDir;
     const scriptPath = path.join(scriptDir, 'filter.txt');
     const ready = new Promise<void>((resolve, reject) => {
       this.readyWaiter = { resolve, reject };
@@ -384,7 +387,7 @@ export class FrameDecoder {
         'utf8',
       );
     } catch (error) {
-      await rm(scriptDir, { recursive: true, force: true });
+      await this.releaseTempDir();
       this.finishWithError(error);
       throw error;
     }
@@ -414,7 +417,8 @@ export class FrameDecoder {
     } catch (error) {
       // spawn() can throw synchronously (e.g. a NUL byte in a path)
       this.child?.kill('SIGKILL');
-      await rm(scriptDir, { recursive: true, force: true });
+      this.untrackChild();
+      await this.releaseTempDir();
       this.finishWithError(error);
     }
   }
@@ -434,7 +438,8 @@ export class FrameDecoder {
     });
     this.startedAt = performance.now();
     this.log(`spawn ${ffmpeg.path} ${args.join(' ')} (${this.frames.length} frames)`);
-    const child = spawn(ffmpeg.path, args, {
+    const [command, commandArgs] = withParentDeathSignal(ffmpeg.path, args);
+    const child = spawn(command, commandArgs, {
       stdio: [this.options.stream ? 'pipe' : 'ignore', fifo ? 'ignore' : 'pipe', 'pipe'],
       windowsHide: true,
     });
@@ -458,7 +463,7 @@ export class FrameDecoder {
       },
     );
     if (child.pid !== undefined) {
-      trackChild(child);
+      this.untrackChild = killOnExit(child);
     }
 
     const onAbort = (): void => {
@@ -509,8 +514,8 @@ export class FrameDecoder {
     clearTimeout(this.startTimer);
     clearTimeout(this.killTimer);
     signal?.removeEventListener('abort', onAbort);
-    liveChildren.delete(child);
-    await rm(scriptDir, { recursive: true, force: true });
+    this.untrackChild();
+    await this.releaseTempDir();
     this.settle(exit, pendingBytes);
   }
 
@@ -709,12 +714,23 @@ export class FrameDecoder {
     }
     this.isReady = true;
     this.log('ready');
+    // ffmpeg has read the filter script and opened the named pipe: the folder can go now, so a
+    // kill of this process from here on leaves nothing behind
+    void this.releaseTempDir();
     clearTimeout(this.startTimer);
     if (this.state === 'starting') {
       this.state = 'running';
     }
     this.readyWaiter?.resolve();
     this.readyWaiter = null;
+  }
+
+  private async releaseTempDir(): Promise<void> {
+    const dir = this.tempDir;
+    this.tempDir = null;
+    if (dir !== null) {
+      await removeTempDir(dir).catch(() => undefined);
+    }
   }
 
   /** SIGTERM now, SIGKILL after the grace period (ffmpeg ignores nothing, but be sure). */

@@ -1,6 +1,6 @@
-// Exports recordings in the AgentNet/OpenCUA formats. A run is all-or-nothing: everything is
-// staged in a hidden folder inside the output folder and moved into place only at the end.
-import { randomBytes } from 'node:crypto';
+// Exports recordings in the AgentNet/OpenCUA formats. A run is all-or-nothing: every recording
+// is read and its video verified first, everything is staged in a hidden folder inside the output
+// folder and committed at the end by journalled renames (export-stage.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { msToSeconds } from '../../shared/clock';
@@ -20,6 +20,15 @@ import { getLabels, getRecording, listAxRecords, listWindows, readEvents } from 
 import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
 import type { StepMark } from '../../shared/contract';
+import { sha256File } from '../../pipeline/io/hash';
+import {
+  commitStage,
+  newStageName,
+  orderMoves,
+  recoverStaleStages,
+  type StageMove,
+} from './export-stage';
+import { errnoOf, exportFsError, prepareOutDir, rethrowExportFsError } from './export-target';
 
 /** Export formats. */
 export const EXPORT_FORMATS = ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const;
@@ -45,6 +54,8 @@ export type ExportOptions = {
   /** ffprobe for seeking decodes; with an explicit ffmpegPath, null or absent = decode from 0. */
   ffprobePath?: string | null;
   onProgress?: (p: ExportProgress) => void;
+  /** Leave damaged recordings out (listed in {@link ExportRun.skipped}) instead of failing. */
+  skipDamaged?: boolean;
 };
 
 /** What one recording produced. */
@@ -53,12 +64,19 @@ export type ExportedRecording = {
   episodeId: string;
   /** Paths relative to the output folder. */
   outputs: string[];
+  /** Files written for it (every file under `outputs`). */
+  files: number;
   steps: number;
   warnings: string[];
 };
 
 /** The id that names a recording's outputs (AgentNet `episode_id`). */
 export function episodeIdOf(rec: RecordingDetail): string {
+  // a folder imported again with --allow-duplicate carries a distinct name
+  const episodeName = rec.sourceMetadata?.episodeName;
+  if (typeof episodeName === 'string' && episodeName) {
+    return episodeName;
+  }
   const folder = rec.sourceMetadata?.folderName;
   if (rec.source === 'agentnet-import' && typeof folder === 'string' && folder) {
     return folder;
@@ -116,7 +134,93 @@ type Loaded = {
   trim: TrimWindow;
 };
 
-async function load(lib: Library, id: string): Promise<Loaded> {
+/** A recording left out of an export (`skipDamaged`), with the reason. */
+export type SkippedRecording = { id: string; code: string; message: string };
+
+/** What {@link runExport} produced. */
+export type ExportRun = { recordings: ExportedRecording[]; skipped: SkippedRecording[] };
+
+// Errors that mean "this recording is damaged" (its rows, its video) rather than "the export
+// cannot be done": `export --all` names these up front, `--skip-damaged` leaves them out.
+const DAMAGE_CODES = new Set<string>([
+  'DB_CORRUPT',
+  'INTEGRITY_FAILED',
+  'VIDEO_MISSING',
+  'VIDEO_UNREADABLE',
+  'FFMPEG_FAILED',
+]);
+
+function isDamage(e: unknown): boolean {
+  // anything not coded while reading rows (SQLITE_CORRUPT, malformed JSON) is damage too
+  return !(e instanceof AppError) || DAMAGE_CODES.has(e.code);
+}
+
+function damageOf(id: string, e: unknown): SkippedRecording {
+  return e instanceof AppError
+    ? { id, code: e.code, message: e.message }
+    : {
+        id,
+        code: 'DB_CORRUPT',
+        message: `Recording ${id}: its rows cannot be read (${String((e as Error)?.message ?? e)}).`,
+      };
+}
+
+// The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows).
+function readRawLayer(lib: Library, seq: number) {
+  return {
+    events: readEvents(lib.db, seq),
+    a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
+      tS: msToSeconds(r.tMs),
+      tree: JSON.parse(r.treeJson) as unknown,
+      truncated: r.note?.startsWith('truncated') ?? false,
+    })),
+    elements: listAxRecords(lib.db, seq, 'element').map((r) => ({
+      tS: msToSeconds(r.tMs),
+      tree: JSON.parse(r.treeJson) as unknown,
+      x: r.x,
+      y: r.y,
+    })),
+    topWindows: listWindows(lib.db, seq).map((w) => ({
+      tS: msToSeconds(w.tMs),
+      name: w.app ?? w.title ?? '',
+    })),
+  };
+}
+
+/** Checks a library video against the SHA-256 stored when it entered the library. */
+export async function verifyVideo(
+  lib: Library,
+  recordingId: string,
+  video: { path: string; sha256: string | null },
+): Promise<string> {
+  const videoPath = lib.resolve(video.path);
+  let actual: string;
+  try {
+    actual = await sha256File(videoPath);
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') {
+      throw new AppError(
+        'VIDEO_MISSING',
+        `Recording ${recordingId}: its video ${video.path} is missing from the library.`,
+        { recordingId, file: video.path },
+        `Put the video back or delete the recording (cua-annotator delete ${recordingId}).`,
+      );
+    }
+    throw e;
+  }
+  if (video.sha256 && actual !== video.sha256) {
+    throw new AppError(
+      'INTEGRITY_FAILED',
+      `Recording ${recordingId}: its video ${video.path} has changed since it entered the library ` +
+        `(SHA-256 ${actual.slice(0, 12)}…, stored ${video.sha256.slice(0, 12)}…); it is not exported.`,
+      { recordingId, file: video.path, expectedSha256: video.sha256, actualSha256: actual },
+      'Restore the video from a backup or re-import the recording from its source folder.',
+    );
+  }
+  return videoPath;
+}
+
+async function load(lib: Library, id: string, format: ExportFormat): Promise<Loaded> {
   const rec = getRecording(lib.db, id);
   const { steps, marks, trim } = effectiveStepState(lib, rec.seq);
   const video = rec.videos[0];
@@ -126,21 +230,19 @@ async function load(lib: Library, id: string): Promise<Loaded> {
       `Recording ${rec.id} has no video; nothing can be exported.`,
     );
   }
-  const videoPath = lib.resolve(video.path);
-  try {
-    await fs.access(videoPath);
-  } catch {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${rec.id}: its video ${video.path} is missing from the library.`,
-    );
-  }
   if (!steps.length) {
     throw new AppError(
       'EXPORT_INVALID',
       `Recording ${rec.id} has no steps; run \`cua-annotator reduce ${rec.id}\` first (zero events give zero steps).`,
     );
   }
+  // every row the export will read, so a damaged page stops the run before anything is written
+  if (format === 'agentnet-raw') {
+    readRawLayer(lib, rec.seq);
+  } else {
+    getLabels(lib.db, rec.seq);
+  }
+  const videoPath = await verifyVideo(lib, rec.id, video);
   return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath, trim };
 }
 
@@ -175,6 +277,40 @@ async function cutKeptVideo(
     startFrame: kept.startFrame,
     endFrame: kept.endFrame,
   });
+}
+
+// Recordings that share an episode name get their own: the first (in library order) keeps it,
+// the others get `_<first 8 characters of their id>`.
+function assignEpisodeIds(loaded: Loaded[]): void {
+  const groups = new Map<string, Loaded[]>();
+  for (const l of loaded) {
+    groups.set(l.episodeId, [...(groups.get(l.episodeId) ?? []), l]);
+  }
+  const taken = new Set(groups.keys());
+  for (const [name, group] of groups) {
+    if (group.length < 2) {
+      continue;
+    }
+    group.sort((a, b) => a.rec.seq - b.rec.seq);
+    for (const l of group.slice(1)) {
+      let candidate = `${name}_${l.rec.id.slice(0, 8)}`;
+      for (let n = 2; taken.has(candidate); n += 1) {
+        candidate = `${name}_${l.rec.id.slice(0, 8)}_${n}`;
+      }
+      taken.add(candidate);
+      l.episodeId = candidate;
+    }
+  }
+}
+
+function damagedError(damaged: SkippedRecording[]): AppError {
+  return new AppError(
+    'EXPORT_DAMAGED',
+    `${damaged.length} recording(s) cannot be exported, so nothing was written:\n` +
+      damaged.map((d) => `  ${d.id}: [${d.code}] ${d.message}`).join('\n'),
+    { damaged },
+    'Pass --skip-damaged to export the others, or repair or delete the damaged recordings.',
+  );
 }
 
 /** ffmpeg, and ffprobe for seeking decodes (null: decode from frame 0), for keyframes. */
@@ -269,12 +405,12 @@ async function writeFile(
   stage: string,
   rel: string,
   content: string | Buffer,
-  outputs: Set<string>,
+  written: string[],
 ): Promise<void> {
   const full = path.join(stage, rel);
   await fs.mkdir(path.dirname(full), { recursive: true });
   await fs.writeFile(full, content);
-  outputs.add(rel.split('/')[0]!);
+  written.push(rel);
 }
 
 function requireImage(png: Buffer | null, l: Loaded, imageIndex: number): Buffer {
@@ -293,193 +429,295 @@ export async function exportRecordings(
   ids: readonly string[],
   options: ExportOptions,
 ): Promise<ExportedRecording[]> {
+  return (await runExport(lib, ids, options)).recordings;
+}
+
+// The moves of a commit: files of shared folders one by one, other top-level entries whole.
+function movesOf(written: readonly string[]): StageMove[] {
+  const moves = new Map<string, StageMove>();
+  for (const rel of written) {
+    const top = rel.split('/')[0]!;
+    const unit = SHARED_DIRS.has(top) && rel !== top ? rel : top;
+    moves.set(unit, { from: unit, to: unit });
+  }
+  return [...moves.values()];
+}
+
+/**
+ * Exports recordings into `outDir`, all or nothing. Damaged recordings (unreadable rows, a
+ * missing or changed video) stop the run before anything is written, naming each, unless
+ * `skipDamaged`: then the others are exported and the damaged ones listed in `skipped`.
+ */
+export async function runExport(
+  lib: Library,
+  ids: readonly string[],
+  options: ExportOptions,
+): Promise<ExportRun> {
   const outDir = path.resolve(options.outDir);
-  await fs.mkdir(outDir, { recursive: true });
-  const stage = path.join(outDir, `.cua-export-${randomBytes(6).toString('hex')}`);
-  await fs.mkdir(stage);
-  const topLevel = new Set<string>();
-  const results: ExportedRecording[] = [];
-  const total = ids.length;
-  try {
-    // agentnet-raw decodes nothing
-    const binaries: DecodeBinaries =
-      options.format === 'agentnet-raw'
-        ? { ffmpegPath: '', ffprobePath: null }
-        : await resolveDecodeBinaries(options);
-    const jsonlLines: string[] = [];
-    const loaded: Loaded[] = [];
-    for (const id of ids) {
-      loaded.push(await load(lib, id));
+  // read and verify every recording before touching the output folder
+  const loaded: Loaded[] = [];
+  const skipped: SkippedRecording[] = [];
+  for (const id of ids) {
+    try {
+      loaded.push(await load(lib, id, options.format));
+    } catch (e) {
+      if (!isDamage(e)) {
+        throw e;
+      }
+      if (ids.length === 1 && !options.skipDamaged) {
+        throw e instanceof AppError
+          ? e
+          : new AppError(
+              'DB_CORRUPT',
+              damageOf(id, e).message,
+              { recordingId: id },
+              'Run `cua-annotator doctor` to check the library.',
+            );
+      }
+      skipped.push(damageOf(id, e));
     }
+  }
+  if (skipped.length && !options.skipDamaged) {
+    throw damagedError(skipped);
+  }
+  assignEpisodeIds(loaded);
+  await prepareOutDir(outDir);
+  try {
+    await recoverStaleStages(outDir);
+  } catch (e) {
+    rethrowExportFsError(e, outDir);
+  }
+  const stage = path.join(outDir, newStageName());
+  try {
+    await fs.mkdir(stage);
+    const recordings = await writeStage(lib, loaded, stage, outDir, options, skipped);
+    if (loaded.length && !recordings.results.length) {
+      throw damagedError(skipped);
+    }
+    const moves = await orderMoves(stage, movesOf(recordings.written));
     if (!options.overwrite) {
-      // refuse before any decoding when a main output already exists
-      const mains = loaded.map((l) =>
-        options.format === 'agentnet-raw'
-          ? l.episodeId
-          : options.format === 'standardized'
-            ? `${l.episodeId}.json`
-            : 'agentnet.jsonl',
-      );
-      for (const name of new Set(mains)) {
-        const target = path.join(outDir, name);
+      for (const m of moves) {
+        const target = path.join(outDir, m.to);
         if (await pathExists(target)) {
           throw new AppError(
             'EXPORT_TARGET_EXISTS',
             `${target} already exists; choose another --out or pass --overwrite.`,
+            { path: target },
+            'Choose another --out folder or pass --overwrite to replace it.',
           );
         }
       }
     }
-    for (const [i, l] of loaded.entries()) {
-      const tick = (phase: string) =>
-        options.onProgress?.({ done: i, total, recordingId: l.rec.id, phase });
-      const video = l.rec.videos[0]!;
-      const outputs = new Set<string>();
-      const warnings: string[] = [];
-      if (options.format === 'agentnet-raw') {
-        tick('agentnet-raw');
-        const kept = keptRangeOf(l);
-        const raw = buildAgentNetRawFolder({
-          task: { taskName: l.rec.task, description: l.rec.description },
-          metadata: agentNetMetadata(l.rec),
-          provenance: {
-            app: 'cua-annotator',
-            appVersion: options.appVersion,
-            recordingId: l.rec.id,
-            clock: 'recording clock, seconds',
-            exportedAt: new Date().toISOString(),
-          },
-          videoStartS: msToSeconds(video.startMs),
-          events: readEvents(lib.db, l.rec.seq),
-          steps: l.steps,
-          a11y: listAxRecords(lib.db, l.rec.seq, 'window').map((r) => ({
-            tS: msToSeconds(r.tMs),
-            tree: JSON.parse(r.treeJson) as unknown,
-            truncated: r.note?.startsWith('truncated') ?? false,
-          })),
-          elements: listAxRecords(lib.db, l.rec.seq, 'element').map((r) => ({
-            tS: msToSeconds(r.tMs),
-            tree: JSON.parse(r.treeJson) as unknown,
-            x: r.x,
-            y: r.y,
-          })),
-          topWindows: listWindows(lib.db, l.rec.seq).map((w) => ({
-            tS: msToSeconds(w.tMs),
-            name: w.app ?? w.title ?? '',
-          })),
-          kept,
-        });
-        warnings.push(...raw.warnings.map((w) => `step ${w.stepId}: ${w.message}`));
-        for (const [name, content] of raw.files) {
-          await writeFile(stage, `${l.episodeId}/${name}`, content, outputs);
-        }
-        // a cut video is named video.mp4, as AgentNet Tool names its cut recordings (spec §7)
-        const videoName = kept ? 'video.mp4' : path.basename(video.path);
-        if (kept) {
-          await cutKeptVideo(l, kept, path.join(stage, l.episodeId, videoName), options.ffmpegPath);
-        } else {
-          await fs.copyFile(l.videoPath, path.join(stage, l.episodeId, videoName));
-        }
-      } else {
-        tick('keyframes');
-        const kf = await keyframes(l, binaries, stage);
-        warnings.push(...kf.warnings);
-        const traj: TrajectoryStep[] = buildTrajectory(l.steps);
-        tick(options.format);
-        if (options.format === 'standardized') {
-          const images = new Map<number, Buffer>();
-          for (const s of traj) {
-            images.set(
-              s.imageIndex,
-              requireImage(
-                pngOf(kf.extraction, s.imageIndex, video.width, video.height),
-                l,
-                s.imageIndex,
-              ),
-            );
-          }
-          const json = buildStandardizedJson({
-            episodeId: l.episodeId,
-            taskName: l.rec.task,
-            steps: traj,
-            imageContent: (idx) =>
-              options.embedImages
-                ? `data:image/png;base64,${images.get(idx)!.toString('base64')}`
-                : `images/${standardizedImageName(l.episodeId, idx)}`,
-          });
-          await writeFile(stage, `${l.episodeId}.json`, json, outputs);
-          if (!options.embedImages) {
-            for (const [idx, png] of images) {
-              await writeFile(
-                stage,
-                `images/${standardizedImageName(l.episodeId, idx)}`,
-                png,
-                outputs,
-              );
-            }
-          }
-        } else {
-          const imageName = (k: number) => `${l.episodeId}_${k}.png`;
-          jsonlLines.push(
-            buildAgentNetRecordLine({
-              taskId: l.episodeId,
-              instruction: l.rec.task,
-              labels: {
-                ...getLabels(lib.db, l.rec.seq).labels,
-                reason: null,
-                naturalLanguageTask: null,
-                actualTask: null,
-              },
-              steps: traj,
-              imageName,
-              marks: (k) => {
-                const step = l.steps[traj[k]?.imageIndex ?? -1];
-                const mark = step ? l.marks.get(step.id) : undefined;
-                return {
-                  lastStepCorrect: mark === 'correct' ? true : mark === 'incorrect' ? false : null,
-                  lastStepRedundant:
-                    mark === 'redundant' ? true : mark === 'correct' ? false : null,
-                };
-              },
-            }),
-          );
-          for (const [k, s] of traj.entries()) {
-            const png = requireImage(
-              pngOf(kf.extraction, s.imageIndex, video.width, video.height),
-              l,
-              s.imageIndex,
-            );
-            await writeFile(stage, `images/${imageName(k)}`, png, outputs);
-          }
-          // the CoT pipeline's input for the same trajectory (pyautogui-code.md §5.1)
-          await writeFile(
-            stage,
-            `cot-input/${l.episodeId}.jsonl`,
-            buildCotInputLine(l.episodeId, l.rec.task, traj),
-            outputs,
-          );
-        }
-      }
-      for (const o of outputs) {
-        topLevel.add(o);
-      }
-      results.push({
-        id: l.rec.id,
-        episodeId: l.episodeId,
-        outputs: [...outputs],
-        steps: l.steps.length,
-        warnings,
-      });
-      options.onProgress?.({ done: i + 1, total, recordingId: l.rec.id, phase: 'done' });
-    }
-    if (jsonlLines.length) {
-      await writeFile(stage, 'agentnet.jsonl', jsonlLines.join(''), topLevel);
-    }
-    await commitStage(stage, outDir, [...topLevel], options.overwrite ?? false);
-    return results;
+    await commitStage(stage, outDir, moves);
+    return { recordings: recordings.results, skipped };
+  } catch (e) {
+    rethrowExportFsError(e, outDir);
   } finally {
     await fs.rm(stage, { recursive: true, force: true });
   }
+}
+
+// Writes every recording into the staging folder; a recording whose video turns out unreadable
+// while decoding is dropped (and listed in `skipped`) when `skipDamaged`, else the run fails.
+async function writeStage(
+  lib: Library,
+  loaded: Loaded[],
+  stage: string,
+  outDir: string,
+  options: ExportOptions,
+  skipped: SkippedRecording[],
+): Promise<{ results: ExportedRecording[]; written: string[] }> {
+  const results: ExportedRecording[] = [];
+  const allWritten: string[] = [];
+  const total = loaded.length;
+  // agentnet-raw decodes nothing
+  const binaries: DecodeBinaries =
+    options.format === 'agentnet-raw'
+      ? { ffmpegPath: '', ffprobePath: null }
+      : await resolveDecodeBinaries(options);
+  const jsonlLines: string[] = [];
+  if (!options.overwrite) {
+    // refuse before any decoding when a main output already exists
+    const mains = loaded.map((l) =>
+      options.format === 'agentnet-raw'
+        ? l.episodeId
+        : options.format === 'standardized'
+          ? `${l.episodeId}.json`
+          : 'agentnet.jsonl',
+    );
+    for (const name of new Set(mains)) {
+      const target = path.join(outDir, name);
+      if (await pathExists(target)) {
+        throw new AppError(
+          'EXPORT_TARGET_EXISTS',
+          `${target} already exists; choose another --out or pass --overwrite.`,
+          { path: target },
+          'Choose another --out folder or pass --overwrite to replace it.',
+        );
+      }
+    }
+  }
+  for (const [i, l] of loaded.entries()) {
+    const written: string[] = [];
+    try {
+      const r = await writeRecording(
+        lib,
+        l,
+        stage,
+        options,
+        binaries,
+        written,
+        jsonlLines,
+        (phase) => options.onProgress?.({ done: i, total, recordingId: l.rec.id, phase }),
+      );
+      results.push(r);
+      allWritten.push(...written);
+    } catch (e) {
+      if (!(options.skipDamaged && isDamage(e) && exportFsError(e, outDir) === null)) {
+        if (isDamage(e) && e instanceof AppError && !options.skipDamaged && loaded.length > 1) {
+          throw damagedError([damageOf(l.rec.id, e)]);
+        }
+        throw e;
+      }
+      skipped.push(damageOf(l.rec.id, e));
+      for (const rel of written) {
+        await fs.rm(path.join(stage, rel), { recursive: true, force: true });
+      }
+    }
+    options.onProgress?.({ done: i + 1, total, recordingId: l.rec.id, phase: 'done' });
+  }
+  if (jsonlLines.length) {
+    await writeFile(stage, 'agentnet.jsonl', jsonlLines.join(''), allWritten);
+  }
+  return { results, written: allWritten };
+}
+
+async function writeRecording(
+  lib: Library,
+  l: Loaded,
+  stage: string,
+  options: ExportOptions,
+  binaries: DecodeBinaries,
+  written: string[],
+  jsonlLines: string[],
+  tick: (phase: string) => void,
+): Promise<ExportedRecording> {
+  const video = l.rec.videos[0]!;
+  const warnings: string[] = [];
+  let line: string | null = null;
+  if (options.format === 'agentnet-raw') {
+    tick('agentnet-raw');
+    const kept = keptRangeOf(l);
+    const raw = buildAgentNetRawFolder({
+      task: { taskName: l.rec.task, description: l.rec.description },
+      metadata: agentNetMetadata(l.rec),
+      provenance: {
+        app: 'cua-annotator',
+        appVersion: options.appVersion,
+        recordingId: l.rec.id,
+        clock: 'recording clock, seconds',
+        exportedAt: new Date().toISOString(),
+      },
+      videoStartS: msToSeconds(video.startMs),
+      steps: l.steps,
+      ...readRawLayer(lib, l.rec.seq),
+      kept,
+    });
+    warnings.push(...raw.warnings.map((w) => `step ${w.stepId}: ${w.message}`));
+    for (const [name, content] of raw.files) {
+      await writeFile(stage, `${l.episodeId}/${name}`, content, written);
+    }
+    // a cut video is named video.mp4, as AgentNet Tool names its cut recordings (spec §7)
+    const videoRel = `${l.episodeId}/${kept ? 'video.mp4' : path.basename(video.path)}`;
+    if (kept) {
+      await cutKeptVideo(l, kept, path.join(stage, videoRel), options.ffmpegPath);
+    } else {
+      await fs.copyFile(l.videoPath, path.join(stage, videoRel));
+    }
+    written.push(videoRel);
+  } else {
+    tick('keyframes');
+    const kf = await keyframes(l, binaries, stage);
+    warnings.push(...kf.warnings);
+    const traj: TrajectoryStep[] = buildTrajectory(l.steps);
+    tick(options.format);
+    if (options.format === 'standardized') {
+      const images = new Map<number, Buffer>();
+      for (const s of traj) {
+        images.set(
+          s.imageIndex,
+          requireImage(
+            pngOf(kf.extraction, s.imageIndex, video.width, video.height),
+            l,
+            s.imageIndex,
+          ),
+        );
+      }
+      const json = buildStandardizedJson({
+        episodeId: l.episodeId,
+        taskName: l.rec.task,
+        steps: traj,
+        imageContent: (idx) =>
+          options.embedImages
+            ? `data:image/png;base64,${images.get(idx)!.toString('base64')}`
+            : `images/${standardizedImageName(l.episodeId, idx)}`,
+      });
+      await writeFile(stage, `${l.episodeId}.json`, json, written);
+      if (!options.embedImages) {
+        for (const [idx, png] of images) {
+          await writeFile(stage, `images/${standardizedImageName(l.episodeId, idx)}`, png, written);
+        }
+      }
+    } else {
+      const imageName = (k: number) => `${l.episodeId}_${k}.png`;
+      line = buildAgentNetRecordLine({
+        taskId: l.episodeId,
+        instruction: l.rec.task,
+        labels: {
+          ...getLabels(lib.db, l.rec.seq).labels,
+          reason: null,
+          naturalLanguageTask: null,
+          actualTask: null,
+        },
+        steps: traj,
+        imageName,
+        marks: (k) => {
+          const step = l.steps[traj[k]?.imageIndex ?? -1];
+          const mark = step ? l.marks.get(step.id) : undefined;
+          return {
+            lastStepCorrect: mark === 'correct' ? true : mark === 'incorrect' ? false : null,
+            lastStepRedundant: mark === 'redundant' ? true : mark === 'correct' ? false : null,
+          };
+        },
+      });
+      for (const [k, s] of traj.entries()) {
+        const png = requireImage(
+          pngOf(kf.extraction, s.imageIndex, video.width, video.height),
+          l,
+          s.imageIndex,
+        );
+        await writeFile(stage, `images/${imageName(k)}`, png, written);
+      }
+      // the CoT pipeline's input for the same trajectory (pyautogui-code.md §5.1)
+      await writeFile(
+        stage,
+        `cot-input/${l.episodeId}.jsonl`,
+        buildCotInputLine(l.episodeId, l.rec.task, traj),
+        written,
+      );
+    }
+  }
+  if (line !== null) {
+    jsonlLines.push(line);
+  }
+  return {
+    id: l.rec.id,
+    episodeId: l.episodeId,
+    outputs: [...new Set(written.map((rel) => rel.split('/')[0]!))],
+    files: written.length,
+    steps: l.steps.length,
+    warnings,
+  };
 }
 
 /** The metadata.json of an exported recording (the imported one kept, ours built per §13.3). */
@@ -504,44 +742,6 @@ function agentNetMetadata(rec: RecordingDetail): Record<string, unknown> {
     stop_time: rec.stoppedAt ?? '',
     obs_record_state_timings: {},
   };
-}
-
-/** Moves staged top-level entries into `outDir` (refusing to clobber unless `overwrite`). */
-async function commitStage(
-  stage: string,
-  outDir: string,
-  entries: string[],
-  overwrite: boolean,
-): Promise<void> {
-  const moves: { from: string; to: string }[] = [];
-  for (const name of entries) {
-    const staged = path.join(stage, name);
-    if (SHARED_DIRS.has(name) && (await fs.stat(staged)).isDirectory()) {
-      // shared folders (images/, cot-input/) receive files one by one
-      for (const f of await fs.readdir(staged)) {
-        moves.push({ from: path.join(staged, f), to: path.join(outDir, name, f) });
-      }
-    } else {
-      moves.push({ from: staged, to: path.join(outDir, name) });
-    }
-  }
-  if (!overwrite) {
-    for (const m of moves) {
-      if (await pathExists(m.to)) {
-        throw new AppError(
-          'EXPORT_TARGET_EXISTS',
-          `${m.to} already exists; choose another --out or pass --overwrite.`,
-        );
-      }
-    }
-  }
-  for (const m of moves) {
-    await fs.mkdir(path.dirname(m.to), { recursive: true });
-    if (overwrite) {
-      await fs.rm(m.to, { recursive: true, force: true });
-    }
-    await fs.rename(m.from, m.to);
-  }
 }
 
 const SHARED_DIRS = new Set(['images', 'cot-input']);

@@ -16,6 +16,7 @@ import {
   insertEvents,
   insertRecording,
   insertVideo,
+  findRecordingsByVideoSha,
   insertWindows,
   replaceSteps,
   type NewAxRecord,
@@ -31,6 +32,9 @@ export type ImportOptions = {
   appVersion: string;
   /** Clock for created/updated stamps (epoch ms); default Date.now. */
   now?: () => number;
+  /** Import a folder whose video is already in the library again, under a distinct episode
+   * name (`<folder>_<first 8 characters of the new id>`). Default false: refused. */
+  allowDuplicate?: boolean;
   /** Test seam: runs inside the transaction after every insert (throw to simulate a failure). */
   beforeCommit?: () => void;
 };
@@ -136,6 +140,43 @@ async function probeOrExplain(
   }
 }
 
+// A full disk while copying or committing: a coded error, the library left as it was.
+function importFsError(e: unknown, lib: Library, folder: string): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') {
+    return new AppError(
+      'DISK_FULL',
+      `The disk holding the library ${lib.dir} is full (${String(code)}); ${folder} was not imported and the library is unchanged.`,
+      { folder, library: lib.dir, errno: code },
+      'Free disk space (delete recordings you no longer need with `cua-annotator delete`, or files outside the library), then import again.',
+    );
+  }
+  return e;
+}
+
+// The recording already holding this video, unless duplicates are allowed.
+function refuseDuplicate(
+  lib: Library,
+  folder: string,
+  videoSha: string,
+  options: ImportOptions,
+): boolean {
+  const existing = findRecordingsByVideoSha(lib.db, videoSha);
+  if (!existing.length) {
+    return false;
+  }
+  if (!options.allowDuplicate) {
+    const first = existing[0]!;
+    throw new AppError(
+      'IMPORT_DUPLICATE',
+      `${folder} is already in the library as recording ${first.id} ("${first.task}"); it was not imported again.`,
+      { folder, existingId: first.id, existingIds: existing.map((r) => r.id) },
+      'Use the existing recording, or pass --allow-duplicate to import it again under a distinct episode name.',
+    );
+  }
+  return true;
+}
+
 /** Imports one AgentNet folder; returns the new recording's id. The library is unchanged on error. */
 export async function importAgentNetFolder(
   lib: Library,
@@ -159,6 +200,10 @@ export async function importAgentNetFolder(
   const steps = stepsFromAgentNetRows(bundle.reduced, screen);
   const t2 = performance.now();
 
+  // the same video already in the library means the same recording (imported twice)
+  const sourceSha = await sha256File(path.join(bundle.dir, bundle.videoFileName));
+  const isDuplicate = refuseDuplicate(lib, folder, sourceSha, options);
+
   const id = randomUUID();
   const relDir = `${RECORDINGS_DIR}/${id}`;
   const finalDir = lib.resolve(relDir);
@@ -179,11 +224,19 @@ export async function importAgentNetFolder(
     const h0 = performance.now();
     videoSha = await sha256File(path.join(staging, RAW_SUBDIR, bundle.videoFileName));
     videoCopyMs += performance.now() - h0;
+    if (videoSha !== sourceSha) {
+      throw new AppError(
+        'INTEGRITY_FAILED',
+        `${bundle.videoFileName}: the copy in the library differs from the source (SHA-256 ${videoSha.slice(0, 12)}…, source ${sourceSha.slice(0, 12)}…); nothing was imported.`,
+        { file: bundle.videoFileName, folder },
+        'Check the disk and the source folder (was the video being written?), then import again.',
+      );
+    }
     await fs.rename(staging, finalDir);
   } catch (e) {
     await fs.rm(staging, { recursive: true, force: true });
     await fs.rm(finalDir, { recursive: true, force: true });
-    throw e;
+    throw importFsError(e, lib, folder);
   }
   const t3 = performance.now();
 
@@ -213,6 +266,7 @@ export async function importAgentNetFolder(
         sourceMetadata: {
           format: 'agentnet-raw',
           folderName: bundle.folderName,
+          ...(isDuplicate ? { episodeName: `${bundle.folderName}_${id.slice(0, 8)}` } : {}),
           metadata: bundle.metadata.raw,
           hubTaskId: bundle.hubTaskId,
           videoFileName: bundle.videoFileName,
@@ -254,7 +308,7 @@ export async function importAgentNetFolder(
     })();
   } catch (e) {
     await fs.rm(finalDir, { recursive: true, force: true });
-    throw e;
+    throw importFsError(e, lib, folder);
   }
   const t4 = performance.now();
   return {

@@ -225,6 +225,8 @@ describe('AgentNet import of corrupted copies', () => {
     await expect(
       importAgentNetFolder(t.lib, FIXTURE_DIR, {
         ...OPTS,
+        // the fixture is already in this library
+        allowDuplicate: true,
         beforeCommit: () => {
           throw new Error('disk full (simulated)');
         },
