@@ -1,10 +1,11 @@
 // The app shell: a header and a tiny hash router (`#/` library, `#/uploads`, `#/recording/<id>`).
-import { Component, type ReactNode } from 'react';
+import { Component, useEffect, type ReactNode } from 'react';
 import { useHashRoute } from './hooks/use-hash-route';
 import { LibraryPage } from './pages/LibraryPage';
 import { RecordingPage } from './pages/RecordingPage';
 import { UploadsPage } from './pages/UploadsPage';
 import { UploadDialog } from './components/UploadDialog';
+import { useUploadsStore } from './store/uploads';
 
 class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
   override state: { error: Error | null } = { error: null };
@@ -35,6 +36,15 @@ class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | 
 // The root component.
 export function App() {
   const route = useHashRoute();
+  const routeKey = route.page === 'recording' ? `recording:${route.id}` : route.page;
+  // a dialog belongs to the page it was opened on: going elsewhere (e.g. the Uploads page from
+  // its "started" notice) closes it
+  useEffect(() => {
+    const { dialog, closeDialog } = useUploadsStore.getState();
+    if (dialog.open && dialog.status !== 'starting') {
+      closeDialog();
+    }
+  }, [routeKey]);
   return (
     <div className="app">
       <nav className="app-bar">

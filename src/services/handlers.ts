@@ -7,7 +7,7 @@ import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { exportRecordings } from './export/export-service';
 import { deleteRecording } from './recordings';
-import { computeKeyframes } from './review/keyframes';
+import { computeKeyframes, refreshKeyframesInBackground } from './review/keyframes';
 import {
   getRecordingDto,
   getStepAxTree,
@@ -55,6 +55,14 @@ function changed(ctx: ServiceContext, id: string): ApiMethods['recordings:get'][
   return dto;
 }
 
+/** {@link changed} after an edit of the steps: steps it changed get their keyframes in the
+ * background (announced again when they are there). */
+function changedSteps(ctx: ServiceContext, id: string): ApiMethods['recordings:get']['output'] {
+  const dto = changed(ctx, id);
+  refreshKeyframesInBackground(ctx, id);
+  return dto;
+}
+
 /** Every contract method's handler. */
 export const handlers = {
   'recordings:list': (input, ctx) => settle(() => listRecordingsPage(ctx.lib, input)),
@@ -62,10 +70,16 @@ export const handlers = {
     settle(() => getRecordingDto(ctx.lib, exact(ctx, input.id), ctx)),
   'recordings:update-task': (input, ctx) =>
     settle(() => {
-      updateRecordingTask(ctx.lib, exact(ctx, input.id), {
-        ...(input.task !== undefined ? { task: input.task } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-      });
+      updateRecordingTask(
+        ctx.lib,
+        exact(ctx, input.id),
+        {
+          ...(input.task !== undefined ? { task: input.task } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+        },
+        Date.now(),
+        { force: input.force },
+      );
       return changed(ctx, input.id);
     }),
   'recordings:delete': (input, ctx) =>
@@ -77,22 +91,24 @@ export const handlers = {
     })(),
   'edits:apply': (input, ctx) =>
     settle(() => {
-      applyEdit(ctx.lib, exact(ctx, input.id), input.edit);
-      return changed(ctx, input.id);
+      applyEdit(ctx.lib, exact(ctx, input.id), input.edit, { force: input.force });
+      return changedSteps(ctx, input.id);
     }),
   'edits:undo': (input, ctx) =>
     settle(() => {
-      undoLastEdit(ctx.lib, exact(ctx, input.id));
-      return changed(ctx, input.id);
+      undoLastEdit(ctx.lib, exact(ctx, input.id), { force: input.force });
+      return changedSteps(ctx, input.id);
     }),
   'edits:redo': (input, ctx) =>
     settle(() => {
-      redoNextEdit(ctx.lib, exact(ctx, input.id));
-      return changed(ctx, input.id);
+      redoNextEdit(ctx.lib, exact(ctx, input.id), { force: input.force });
+      return changedSteps(ctx, input.id);
     }),
   'labels:save': (input, ctx) =>
     settle(() => {
-      saveRecordingLabels(ctx.lib, exact(ctx, input.id), input.labels);
+      saveRecordingLabels(ctx.lib, exact(ctx, input.id), input.labels, Date.now(), {
+        force: input.force,
+      });
       return changed(ctx, input.id);
     }),
   'reviews:set-status': (input, ctx) =>
@@ -117,6 +133,7 @@ export const handlers = {
       format: input.format,
       outDir: input.outDir,
       appVersion: ctx.appVersion,
+      overwrite: input.overwrite ?? false,
       onProgress: (p) => ctx.emit('exports:progress', p),
     });
     return {

@@ -31,6 +31,7 @@ import { callsToCode } from '../pipeline/code';
 import type { ServiceContext } from './context';
 import type { Library } from './library/library';
 import { keyframeInputKey } from './review/keyframes';
+import { guardAcceptedEdit } from './review/review-lock';
 import {
   ELEMENT_MATCH_WINDOW_MS,
   elementChain,
@@ -146,12 +147,16 @@ export function updateRecordingTask(
   idOrPrefix: string,
   update: { task?: string; description?: string },
   nowMs = Date.now(),
+  options: { force?: boolean | undefined } = {},
 ): void {
   if (update.task !== undefined && update.task.trim() === '') {
     throw new AppError('INVALID_PAYLOAD', 'task must not be blank', { field: 'task' });
   }
-  const { seq } = resolveRecordingSeq(lib.db, idOrPrefix);
-  updateRecordingText(lib.db, seq, update, nowMs);
+  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
+  lib.db.transaction(() => {
+    guardAcceptedEdit(lib, id, 'changing its task text', { ...options, nowMs });
+    updateRecordingText(lib.db, seq, update, nowMs);
+  })();
 }
 
 // Saves the task labels of a recording (a new version each time); returns the version.
@@ -160,9 +165,13 @@ export function saveRecordingLabels(
   idOrPrefix: string,
   labels: TaskLabels,
   nowMs = Date.now(),
+  options: { force?: boolean | undefined } = {},
 ): number {
-  const { seq } = resolveRecordingSeq(lib.db, idOrPrefix);
-  return lib.db.transaction(() => saveLabels(lib.db, seq, labels, nowMs))();
+  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
+  return lib.db.transaction(() => {
+    guardAcceptedEdit(lib, id, 'changing its task labels', { ...options, nowMs });
+    return saveLabels(lib.db, seq, labels, nowMs);
+  })();
 }
 
 /** A review verdict as given by a reviewer. */

@@ -80,6 +80,8 @@ export const ERROR_CODES = [
   'SECRET_STORAGE_UNAVAILABLE',
   // review/edit services: an edit that does not fit the recording's current steps
   'EDIT_INVALID',
+  // an edit of an accepted recording without `force` (editing it returns it to review)
+  'REVIEW_LOCKED',
   // HTTP binding (src/server): missing/wrong token, Host/Origin refused, verb, body size
   'UNAUTHORIZED',
   'FORBIDDEN',

@@ -22,6 +22,11 @@ export type HttpTransportOptions = {
   openEvents?: ((url: string) => EventSourceLike) | null;
 };
 
+/** Bodies up to this size are sent with `keepalive`, so a call made as the page closes (the
+ * exit flush of typed text) still reaches the server; browsers cap keepalive bodies at 64 KiB
+ * in all. */
+export const KEEPALIVE_MAX_BODY = 32 * 1024;
+
 function failure(code: string, message: string): WireResult {
   return { ok: false, error: { code, message } };
 }
@@ -97,12 +102,14 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
     kind: 'http',
     invoke: async (method, payload): Promise<WireResult> => {
       let response: Response;
+      const body = JSON.stringify(payload ?? {});
       try {
         response = await doFetch(`${base}/api/${method}`, {
           method: 'POST',
           credentials: 'same-origin',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(payload ?? {}),
+          body,
+          keepalive: body.length <= KEEPALIVE_MAX_BODY,
         });
       } catch (e) {
         return failure(
@@ -110,14 +117,14 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
           `Cannot reach the server (${e instanceof Error ? e.message : String(e)}). Is \`cua-annotator serve\` still running?`,
         );
       }
-      let body: unknown = null;
+      let answer: unknown = null;
       try {
-        body = await response.json();
+        answer = await response.json();
       } catch {
-        body = null;
+        answer = null;
       }
-      if (isWireResult(body)) {
-        return body;
+      if (isWireResult(answer)) {
+        return answer;
       }
       if (response.status === 401 || response.status === 403) {
         return failure(

@@ -87,6 +87,16 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
             data-testid="export-outdir"
           />
         </label>
+        <label className="check-field">
+          <input
+            type="checkbox"
+            checked={s.overwrite}
+            disabled={isRunning}
+            onChange={(e) => s.setOverwrite(e.target.checked)}
+            data-testid="export-overwrite"
+          />
+          <span>Replace earlier exports of these recordings in that folder</span>
+        </label>
         {(isRunning || s.status === 'done') && (
           <div className="progress-block" data-testid="export-progress">
             <div
@@ -110,8 +120,14 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
         )}
         {s.status === 'done' && s.result && (
           <div className="notice notice-good" data-testid="export-done">
-            Wrote {exportSelectors.outputCount(s)} file
+            Wrote {exportSelectors.outputCount(s).toLocaleString()} file
             {exportSelectors.outputCount(s) === 1 ? '' : 's'} to <code>{s.result.outDir}</code>
+            {exportSelectors.outputNames(s).length > 0 && (
+              <>
+                {' '}
+                (<code>{exportSelectors.outputNames(s).join(', ')}</code>)
+              </>
+            )}
             {warnings.length > 0 && (
               <ul className="warnings">
                 {warnings.slice(0, 20).map((w, i) => (
@@ -124,6 +140,21 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
         {s.status === 'error' && (
           <div className="notice notice-bad" role="alert" data-testid="export-error">
             {s.error}
+            {s.existingPath !== null && (
+              <div className="notice-actions">
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  onClick={() => {
+                    s.setOverwrite(true);
+                    void s.run();
+                  }}
+                  data-testid="export-overwrite-now"
+                >
+                  Overwrite
+                </button>
+              </div>
+            )}
           </div>
         )}
         <footer className="modal-foot">

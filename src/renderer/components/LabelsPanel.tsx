@@ -15,6 +15,9 @@ const SCORES: { key: ScoreKey; label: string; hint: string }[] = [
   { key: 'efficiencyScore', label: 'Efficiency', hint: '0 many detours … 10 no wasted step' },
 ];
 
+/** Where an unset slider's (hidden) thumb rests; never shown as a value. */
+const SCORE_PLACEHOLDER = 5;
+
 // The task-labels form (changes autosave).
 export function LabelsPanel({ labels, onChange }: LabelsPanelProps) {
   return (
@@ -54,12 +57,24 @@ export function LabelsPanel({ labels, onChange }: LabelsPanelProps) {
               min={0}
               max={10}
               step={1}
-              value={value ?? 5}
+              value={value ?? SCORE_PLACEHOLDER}
+              // unset: no thumb and no value shown until the user picks one (a click anywhere
+              // on the track, also on the middle, or an arrow key sets it)
               className={value === null ? 'is-unset' : ''}
               aria-label={`${s.label} (0–10)`}
+              aria-valuetext={value === null ? 'not set' : String(value)}
+              data-testid={`score-${s.key}`}
+              data-unset={value === null ? 'true' : undefined}
               onChange={(e) => onChange({ ...labels, [s.key]: Number(e.target.value) })}
+              onPointerUp={(e) => {
+                if (value === null) {
+                  onChange({ ...labels, [s.key]: Number(e.currentTarget.value) });
+                }
+              }}
             />
-            <span className="score-value mono">{value ?? '–'}</span>
+            <span className={`score-value mono${value === null ? ' muted' : ''}`}>
+              {value ?? 'not set'}
+            </span>
             <button
               type="button"
               className="btn btn-ghost btn-small"

@@ -11,7 +11,7 @@ import {
 } from '../lib/action-draft';
 import { canSplitAt, typedText } from '../lib/edit-preview';
 import { stepOverlay } from '../lib/overlay';
-import { formatClockSec, stepVideoTimeSec } from '../lib/time';
+import { formatClockSec, formatSpanMs, recordingOriginMs, stepVideoTimeSec } from '../lib/time';
 import { ActionEditor } from './ActionEditor';
 import { KeyframeOverlay } from './KeyframeOverlay';
 import { elementText } from './StepCard';
@@ -199,7 +199,7 @@ export function StepDetail({
             <dd>{step.windowTitle ?? '—'}</dd>
             <dt>Span</dt>
             <dd className="mono">
-              {(step.startMs / 1000).toFixed(3)} – {(step.endMs / 1000).toFixed(3)} s
+              {formatSpanMs(step.startMs, step.endMs, recordingOriginMs(recording))}
             </dd>
             {step.diagnostics.length > 0 && (
               <>

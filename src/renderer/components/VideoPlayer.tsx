@@ -206,7 +206,7 @@ export function VideoPlayer({
           type="button"
           className="btn btn-small"
           onClick={() => onTrim(playheadMs, recording.trim.endMs)}
-          title="Leave out steps before the playhead"
+          title="Leave out everything before the playhead from exports (steps, video, events); the recording keeps it"
         >
           Start at playhead
         </button>
@@ -214,7 +214,7 @@ export function VideoPlayer({
           type="button"
           className="btn btn-small"
           onClick={() => onTrim(recording.trim.startMs, playheadMs)}
-          title="Leave out steps after the playhead"
+          title="Leave out everything after the playhead from exports (steps, video, events); the recording keeps it"
         >
           End at playhead
         </button>
@@ -231,6 +231,9 @@ export function VideoPlayer({
             Clear trim
           </button>
         )}
+        <span className="trim-note muted" data-testid="trim-note">
+          Trimmed parts are left out of exports; the recording itself is kept.
+        </span>
       </div>
     </div>
   );

@@ -113,3 +113,20 @@ export function localDateEndMs(date: string): number | null {
   d.setDate(d.getDate() + 1);
   return d.getTime();
 }
+
+/** Where a recording's offsets count from: the video's first frame (the player's 0:00.0), else
+ * its first step. Recording-clock stamps are not shown raw (they may be seconds since boot). */
+export function recordingOriginMs(rec: {
+  video: { startMs: number } | null;
+  steps: readonly { startMs: number }[];
+}): number {
+  return rec.video?.startMs ?? rec.steps[0]?.startMs ?? 0;
+}
+
+// A span of the recording clock as offsets from `originMs` in the player's `m:ss.t`, with its
+// length: `0:08.4 – 0:09.1 (0.7 s)`.
+export function formatSpanMs(startMs: number, endMs: number, originMs: number): string {
+  const lengthSec = Math.max(0, endMs - startMs) / 1000;
+  const length = lengthSec < 60 ? `${lengthSec.toFixed(1)} s` : formatDurationMs(endMs - startMs);
+  return `${formatClockSec((startMs - originMs) / 1000)} – ${formatClockSec((endMs - originMs) / 1000)} (${length})`;
+}

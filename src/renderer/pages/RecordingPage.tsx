@@ -5,6 +5,7 @@ import type { StepEdit } from '../../shared/contract';
 import { AxTreeViewer } from '../components/AxTreeViewer';
 import { ExportDialog } from '../components/ExportDialog';
 import { LabelsPanel } from '../components/LabelsPanel';
+import { ReviewLockDialog } from '../components/ReviewLockDialog';
 import { ReviewPanel } from '../components/ReviewPanel';
 import { SaveIndicator } from '../components/SaveIndicator';
 import { StepDetail } from '../components/StepDetail';
@@ -14,6 +15,7 @@ import { TaskPanel } from '../components/TaskPanel';
 import { UploadButton } from '../components/UploadButton';
 import { VideoPlayer, type VideoPlayerHandle } from '../components/VideoPlayer';
 import { useApiEvent } from '../hooks/use-api-event';
+import { usePageExitFlush } from '../hooks/use-page-exit';
 import { osLabel } from '../lib/library-query';
 import { SHORTCUT_HELP, shortcutFor } from '../lib/shortcuts';
 import { formatDurationMs, stepIndexAtVideoTime, stepVideoTimeSec } from '../lib/time';
@@ -51,6 +53,7 @@ export function RecordingPage({ id }: { id: string }) {
   const keyframesError = useReviewStore((s) => s.keyframesError);
   const reviewBusy = useReviewStore((s) => s.reviewBusy);
   const reviewError = useReviewStore((s) => s.reviewError);
+  const lockPrompt = useReviewStore((s) => s.lockPrompt);
   const labelText = useReviewStore((s) => {
     const step = reviewSelectors.selectedStep(s);
     return step ? reviewSelectors.labelText(s, step) : '';
@@ -64,6 +67,8 @@ export function RecordingPage({ id }: { id: string }) {
     void useReviewStore.getState().open(id);
     return () => useReviewStore.getState().flushDrafts();
   }, [id]);
+
+  usePageExitFlush();
 
   useApiEvent('recordings:changed', (e) => {
     void useReviewStore.getState().refreshIfIdle(e.id);
@@ -367,6 +372,12 @@ export function RecordingPage({ id }: { id: string }) {
       </div>
 
       {isExportOpen && <ExportDialog onClose={() => setExportOpen(false)} />}
+      {lockPrompt && (
+        <ReviewLockDialog
+          onConfirm={actions.confirmLockedEdit}
+          onCancel={actions.cancelLockedEdit}
+        />
+      )}
     </div>
   );
 }

@@ -3,13 +3,6 @@ import { useEffect } from 'react';
 import { useApiEvent } from '../hooks/use-api-event';
 import { UPLOAD_STATUS_LABELS, uploadsSelectors, useUploadsStore } from '../store/uploads';
 
-function formatBytes(n: number): string {
-  if (n < 1024 * 1024) {
-    return `${(n / 1024).toFixed(1)} KiB`;
-  }
-  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
 // The uploads page.
 export function UploadsPage() {
   const s = useUploadsStore();
@@ -51,8 +44,7 @@ export function UploadsPage() {
       <ul className="upload-list" data-testid="upload-list">
         {s.uploads.map((u) => {
           const fraction = uploadsSelectors.fraction(s, u);
-          const bytes = uploadsSelectors.bytes(s, u);
-          const detail = uploadsSelectors.detail(s, u);
+          const progressText = uploadsSelectors.progressText(s, u);
           return (
             <li key={u.uploadId} className="upload-row" data-testid={`upload-${u.uploadId}`}>
               <div className="upload-row-head">
@@ -76,10 +68,11 @@ export function UploadsPage() {
                   style={{ width: `${Math.round((fraction ?? 0) * 100)}%` }}
                 />
               </div>
-              <div className="progress-text">
-                {formatBytes(bytes.done)} of {formatBytes(bytes.total)}
-                {detail ? ` · ${detail}` : ''}
-              </div>
+              {progressText && (
+                <div className="progress-text" data-testid="upload-progress-text">
+                  {progressText}
+                </div>
+              )}
               {u.error && u.status !== 'uploaded' && (
                 <div className="notice notice-bad" data-testid="upload-row-error">
                   {u.error}

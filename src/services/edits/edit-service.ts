@@ -13,6 +13,7 @@ import {
   undoEdit,
 } from '../../store';
 import type { Library } from '../library/library';
+import { guardAcceptedEdit } from '../review/review-lock';
 import { applyEdits } from './apply-edits';
 
 /** Options of {@link applyEdit}. */
@@ -21,6 +22,9 @@ export type ApplyEditOptions = {
   author?: string | null;
   /** Clock (epoch ms); default Date.now. */
   now?: () => number;
+  /** Edit an accepted recording (it goes back to review); without it such an edit is
+   * refused with REVIEW_LOCKED. */
+  force?: boolean | undefined;
 };
 
 /** Id the trial application gives the candidate edit (never stored). */
@@ -58,14 +62,22 @@ export function applyEdit(
         reason: refused.code,
       });
     }
+    guardAcceptedEdit(lib, id, `a ${checked.value.op} edit`, { ...options, nowMs });
     return appendEdit(lib.db, seq, checked.value, { nowMs, author: options.author ?? null });
   })();
 }
 
 // Undoes the latest applied edit; refuses when there is none.
-export function undoLastEdit(lib: Library, idOrPrefix: string): StoredEdit {
+export function undoLastEdit(
+  lib: Library,
+  idOrPrefix: string,
+  options: ApplyEditOptions = {},
+): StoredEdit {
   const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
-  const undone = undoEdit(lib.db, seq);
+  const undone = lib.db.transaction(() => {
+    guardAcceptedEdit(lib, id, 'an undo', { ...options, nowMs: (options.now ?? Date.now)() });
+    return undoEdit(lib.db, seq);
+  })();
   if (!undone) {
     throw new AppError('INVALID_STATE', `Recording ${id} has no edit to undo.`, { id });
   }
@@ -73,9 +85,16 @@ export function undoLastEdit(lib: Library, idOrPrefix: string): StoredEdit {
 }
 
 // Applies the earliest undone edit again; refuses when there is none.
-export function redoNextEdit(lib: Library, idOrPrefix: string): StoredEdit {
+export function redoNextEdit(
+  lib: Library,
+  idOrPrefix: string,
+  options: ApplyEditOptions = {},
+): StoredEdit {
   const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
-  const redone = redoEdit(lib.db, seq);
+  const redone = lib.db.transaction(() => {
+    guardAcceptedEdit(lib, id, 'a redo', { ...options, nowMs: (options.now ?? Date.now)() });
+    return redoEdit(lib.db, seq);
+  })();
   if (!redone) {
     throw new AppError('INVALID_STATE', `Recording ${id} has no undone edit to redo.`, { id });
   }

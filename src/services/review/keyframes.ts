@@ -9,7 +9,8 @@ import { secondsToMs } from '../../shared/clock';
 import type { Step } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { encodePngRgb } from '../../pipeline/media/png';
-import { getRecording, replaceKeyframes, type KeyframeRecord } from '../../store';
+import { getRecording, listKeyframes, replaceKeyframes, type KeyframeRecord } from '../../store';
+import type { ServiceContext } from '../context';
 import {
   extractStepKeyframes,
   keyframeInputOf,
@@ -63,6 +64,8 @@ export async function computeKeyframes(
 ): Promise<ComputedKeyframes> {
   const rec = getRecording(lib.db, idOrPrefix);
   const key = `${lib.dir}\0${rec.id}`;
+  // a refresh after an edit is part of the same work: let it finish rather than refuse
+  await keyframesSettled(lib, rec.id);
   if (running.has(key)) {
     throw new AppError(
       'INVALID_STATE',
@@ -75,6 +78,132 @@ export async function computeKeyframes(
     return await compute(lib, rec, options);
   } finally {
     running.delete(key);
+  }
+}
+
+/**
+ * Computes the keyframes of the steps whose keyframe is missing or stale (a merge, split, insert
+ * or changed action gives a step a new keyframe search) and keeps every other row and file.
+ * Only for recordings whose keyframes were computed before (the others wait for the user's
+ * "Compute keyframes"); null when there was nothing it could do.
+ */
+export async function refreshStaleKeyframes(
+  lib: Library,
+  idOrPrefix: string,
+  options: ComputeKeyframesOptions = {},
+): Promise<ComputedKeyframes | null> {
+  const rec = getRecording(lib.db, idOrPrefix);
+  const video = rec.videos[0];
+  const existing = listKeyframes(lib.db, rec.seq);
+  if (existing.size === 0 || !video?.frameCount || !(video.fps > 0)) {
+    return null;
+  }
+  const stale = effectiveSteps(lib, rec.seq).filter(
+    (step) => existing.get(step.id)?.inputJson !== keyframeInputKey(step),
+  );
+  if (stale.length === 0) {
+    return { steps: 0, files: 0, diagnostics: [] };
+  }
+  const key = `${lib.dir}\0${rec.id}`;
+  if (running.has(key)) {
+    return null;
+  }
+  running.add(key);
+  try {
+    const extraction = await extractStepKeyframes(
+      lib.resolve(video.path),
+      { ...video, frameCount: video.frameCount },
+      stale,
+      await resolveDecodeBinaries(options),
+    );
+    const final = path.join(lib.resolve(rec.dir), KEYFRAMES_DIR);
+    await fs.mkdir(final, { recursive: true });
+    const computedAtMs = (options.now ?? Date.now)();
+    const rows = new Map(existing);
+    const diagnostics: string[] = [];
+    let files = 0;
+    for (const [i, step] of stale.entries()) {
+      const k = extraction.steps[i];
+      if (!k) {
+        continue;
+      }
+      for (const d of k.diagnostics) {
+        diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
+      }
+      let relPath: string | null = null;
+      if (k.frame !== null && k.rgb) {
+        const name = keyframeFileName(k.frame);
+        // a frame's PNG is the same whichever step chose it: an existing file is kept
+        if (!(await pathExists(path.join(final, name)))) {
+          const tmp = path.join(final, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+          await fs.writeFile(tmp, encodePngRgb(k.rgb, video.width, video.height));
+          await fs.rename(tmp, path.join(final, name));
+          files += 1;
+        }
+        relPath = `${rec.dir}/${KEYFRAMES_DIR}/${name}`;
+      }
+      rows.set(step.id, {
+        stepId: step.id,
+        timeMs:
+          k.timeS === null ? null : Math.round((video.startMs + secondsToMs(k.timeS)) * 1e4) / 1e4,
+        frame: k.frame,
+        path: relPath,
+        inputJson: keyframeInputKey(step),
+        source: k.source,
+        diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
+        computedAtMs,
+      });
+    }
+    lib.db.transaction(() => replaceKeyframes(lib.db, rec.seq, [...rows.values()]))();
+    return { steps: stale.length, files, diagnostics };
+  } finally {
+    running.delete(key);
+  }
+}
+
+/** Background keyframe refreshes by library + recording (`again`: an edit came meanwhile). */
+const refreshes = new Map<string, { again: boolean; done: Promise<void> }>();
+
+/**
+ * Starts {@link refreshStaleKeyframes} for a recording whose steps an edit changed, without
+ * making the edit wait; announces the recording when keyframes were added. An edit arriving while
+ * one runs makes it run once more afterwards. Failures are logged (the page still offers
+ * "Compute keyframes").
+ */
+export function refreshKeyframesInBackground(
+  ctx: Pick<ServiceContext, 'lib' | 'emit' | 'log'>,
+  id: string,
+): void {
+  const key = `${ctx.lib.dir}\0${id}`;
+  const current = refreshes.get(key);
+  if (current) {
+    current.again = true;
+    return;
+  }
+  const entry = { again: true, done: Promise.resolve() };
+  refreshes.set(key, entry);
+  entry.done = (async () => {
+    while (entry.again) {
+      entry.again = false;
+      try {
+        const result = await refreshStaleKeyframes(ctx.lib, id);
+        if (result && result.steps > 0) {
+          ctx.emit('recordings:changed', { id });
+        }
+      } catch (e) {
+        const log = ctx.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+        log(`keyframes of ${id}: refresh after an edit failed: ${(e as Error).message}`);
+      }
+    }
+    refreshes.delete(key);
+  })();
+}
+
+/** Resolves when no background keyframe refresh of the recording runs (tests, shutdown). */
+export async function keyframesSettled(lib: Library, id: string): Promise<void> {
+  const key = `${lib.dir}\0${id}`;
+  for (let entry = refreshes.get(key); entry; entry = refreshes.get(key)) {
+    await entry.done;
   }
 }
 

@@ -199,15 +199,20 @@ export type ApiMethods = {
     output: { total: number; items: RecordingSummary[] };
   };
   'recordings:get': { input: { id: string }; output: RecordingDto };
+  /** `force` (here and in the edit methods): edit an accepted recording, which returns it to
+   * review; without it such a call fails with REVIEW_LOCKED. */
   'recordings:update-task': {
-    input: { id: string; task?: string; description?: string };
+    input: { id: string; task?: string; description?: string; force?: boolean };
     output: RecordingDto;
   };
   'recordings:delete': { input: { id: string }; output: { id: string } };
-  'edits:apply': { input: { id: string; edit: StepEdit }; output: RecordingDto };
-  'edits:undo': { input: { id: string }; output: RecordingDto };
-  'edits:redo': { input: { id: string }; output: RecordingDto };
-  'labels:save': { input: { id: string; labels: TaskLabels }; output: RecordingDto };
+  'edits:apply': { input: { id: string; edit: StepEdit; force?: boolean }; output: RecordingDto };
+  'edits:undo': { input: { id: string; force?: boolean }; output: RecordingDto };
+  'edits:redo': { input: { id: string; force?: boolean }; output: RecordingDto };
+  'labels:save': {
+    input: { id: string; labels: TaskLabels; force?: boolean };
+    output: RecordingDto;
+  };
   'reviews:set-status': {
     input: {
       id: string;
@@ -231,10 +236,19 @@ export type ApiMethods = {
       format: 'agentnet-raw' | 'agentnet-jsonl' | 'standardized';
       /** Absolute output folder on the machine running the services. */
       outDir: string;
+      /** Replace existing outputs of the same names (else EXPORT_TARGET_EXISTS). */
+      overwrite?: boolean;
     };
     output: {
       outDir: string;
-      recordings: { id: string; episodeId: string; outputs: string[]; warnings: string[] }[];
+      /** `outputs`: top-level names written (folders or files); `files`: every file written. */
+      recordings: {
+        id: string;
+        episodeId: string;
+        outputs: string[];
+        files?: number;
+        warnings: string[];
+      }[];
     };
   };
   /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */

@@ -462,6 +462,16 @@ function idOnly(v: unknown): { id: string } {
   return { id: id(required(o, 'id', ''), 'id') };
 }
 
+/** The optional `force` of the edit methods (edit an accepted recording). */
+function force(o: Record<string, unknown>): { force?: boolean } {
+  return has(o, 'force') ? { force: bool(o.force, 'force') } : {};
+}
+
+function idAndForce(v: unknown): { id: string; force?: boolean } {
+  const o = object(v, '', ['id', 'force']);
+  return { id: id(required(o, 'id', ''), 'id'), ...force(o) };
+}
+
 function uploadIdOnly(v: unknown): { uploadId: number } {
   const o = object(v, '', ['uploadId']);
   return {
@@ -539,8 +549,11 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
   'recordings:list': recordingQuery,
   'recordings:get': idOnly,
   'recordings:update-task': (v) => {
-    const o = object(v, '', ['id', 'task', 'description']);
+    const o = object(v, '', ['id', 'task', 'description', 'force']);
     const out: Input<'recordings:update-task'> = { id: id(required(o, 'id', ''), 'id') };
+    if (has(o, 'force')) {
+      out.force = bool(o.force, 'force');
+    }
     if (!has(o, 'task') && !has(o, 'description')) {
       return fail('task', 'give task or description (or both)');
     }
@@ -557,16 +570,21 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
   },
   'recordings:delete': idOnly,
   'edits:apply': (v) => {
-    const o = object(v, '', ['id', 'edit']);
-    return { id: id(required(o, 'id', ''), 'id'), edit: stepEdit(required(o, 'edit', ''), 'edit') };
+    const o = object(v, '', ['id', 'edit', 'force']);
+    return {
+      id: id(required(o, 'id', ''), 'id'),
+      edit: stepEdit(required(o, 'edit', ''), 'edit'),
+      ...force(o),
+    };
   },
-  'edits:undo': idOnly,
-  'edits:redo': idOnly,
+  'edits:undo': idAndForce,
+  'edits:redo': idAndForce,
   'labels:save': (v) => {
-    const o = object(v, '', ['id', 'labels']);
+    const o = object(v, '', ['id', 'labels', 'force']);
     return {
       id: id(required(o, 'id', ''), 'id'),
       labels: taskLabels(required(o, 'labels', ''), 'labels'),
+      ...force(o),
     };
   },
   'reviews:set-status': (v) => {
@@ -592,7 +610,7 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
     return { id: id(required(o, 'id', ''), 'id'), stepId: id(required(o, 'stepId', ''), 'stepId') };
   },
   'exports:run': (v) => {
-    const o = object(v, '', ['ids', 'format', 'outDir']);
+    const o = object(v, '', ['ids', 'format', 'outDir', 'overwrite']);
     const ids = required(o, 'ids', '');
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_EXPORT_IDS) {
       return fail(
@@ -608,6 +626,7 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
         'standardized',
       ] as const),
       outDir: absolutePath(required(o, 'outDir', ''), 'outDir'),
+      ...(o.overwrite === undefined ? {} : { overwrite: bool(o.overwrite, 'overwrite') }),
     };
   },
   'uploads:defaults': (v) => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatClockSec,
+  formatSpanMs,
+  recordingOriginMs,
   formatDurationMs,
   localDateEndMs,
   localDateStartMs,
@@ -93,5 +95,18 @@ describe('formatting', () => {
     expect(new Date(end!).getDate()).toBe(6);
     expect(localDateStartMs('')).toBeNull();
     expect(localDateStartMs('2024-02-31')).toBeNull();
+  });
+});
+
+describe('issue 10 item 24: times relative to the recording start', () => {
+  it('item 24: a step span is shown as offsets from the video start, not raw clock seconds', () => {
+    const rec = { video: { startMs: VIDEO_START_MS }, steps: [{ startMs: VIDEO_START_MS + 500 }] };
+    const origin = recordingOriginMs(rec);
+    expect(origin).toBe(VIDEO_START_MS);
+    const text = formatSpanMs(VIDEO_START_MS + 8_400, VIDEO_START_MS + 9_150, origin);
+    expect(text).toBe('0:08.4 – 0:09.1 (0.8 s)');
+    expect(text).not.toMatch(/30673/);
+    // without a video: from the first step
+    expect(recordingOriginMs({ video: null, steps: [{ startMs: 1_643_007 }] })).toBe(1_643_007);
   });
 });

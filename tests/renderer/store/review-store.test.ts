@@ -291,3 +291,65 @@ describe('useReviewStore', () => {
     expect(state().inFlight).toBe(0);
   });
 });
+
+describe('issue 10 item 14: nothing typed is lost, accepted recordings ask first', () => {
+  let api: ReturnType<typeof fakeService>;
+  beforeEach(async () => {
+    api = fakeService(makeRecording(5));
+    await state().open('rec-1');
+  });
+
+  it('item 14: leaving the page sends typed text at once, even behind an unanswered call', async () => {
+    api.hold();
+    void state().applyEdit({ op: 'delete', stepId: 's4' });
+    await flush();
+    state().setLabelDraft('s1', 'typed just before leaving');
+    expect(reviewSelectors.hasUnsavedWork(state())).toBe(true);
+    // the page goes away: the answer to the delete never comes, the label must leave anyway
+    state().flushOnExit();
+    await flush();
+    expect(api.calls.map((c) => c.payload)).toContainEqual({
+      id: 'rec-1',
+      edit: { op: 'relabel', stepId: 's1', label: 'typed just before leaving' },
+    });
+    await api.release();
+    await state().whenIdle();
+    expect(reviewSelectors.hasUnsavedWork(state())).toBe(false);
+    expect(api.current().steps.find((s) => s.id === 's1')?.label).toBe('typed just before leaving');
+  });
+
+  it('item 14: an edit of an accepted recording waits for a yes and goes out with force', async () => {
+    api = fakeService(makeRecording(5, { reviewStatus: 'accepted' }));
+    await state().open('rec-1');
+    const sent = () => api.calls.filter((c) => c.method !== 'recordings:get');
+    // no: nothing is sent, nothing changes
+    await state().applyEdit({ op: 'delete', stepId: 's1' });
+    expect(state().lockPrompt).toBe(true);
+    expect(stepIds()).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    state().cancelLockedEdit();
+    expect(state().lockPrompt).toBe(false);
+    state().setLabelDraft('s2', 'x');
+    expect(state().lockPrompt).toBe(true);
+    expect(state().labelDrafts).toEqual({});
+    state().cancelLockedEdit();
+    await state().whenIdle();
+    expect(sent()).toEqual([]);
+    // yes: the held edit goes out with force, later ones too
+    await state().applyEdit({ op: 'delete', stepId: 's1' });
+    state().confirmLockedEdit();
+    await state().whenIdle();
+    expect(sent()[0]).toEqual({
+      method: 'edits:apply',
+      payload: { id: 'rec-1', edit: { op: 'delete', stepId: 's1' }, force: true },
+    });
+    state().setLabelDraft('s2', 'after yes');
+    state().flushDrafts();
+    await state().whenIdle();
+    expect(state().lockPrompt).toBe(false);
+    expect(sent()[1]?.payload).toMatchObject({ force: true });
+    // a new verdict locks it again
+    await state().setReviewStatus({ status: 'accepted' });
+    await state().undo();
+    expect(state().lockPrompt).toBe(true);
+  });
+});

@@ -135,3 +135,26 @@ describe('useUploadsStore', () => {
     expect(api.methods()).toEqual(['uploads:list', 'uploads:retry', 'uploads:cancel']);
   });
 });
+
+describe('issue 10 item 24: the Uploads page says each thing once', () => {
+  it('item 24: a failed upload shows its error once and no "0.0 KiB of 0.0 KiB"', () => {
+    const error = 'UPLOAD_AUTH: the bucket refused the credentials';
+    const failed = view(1, { status: 'failed', error });
+    useUploadsStore.setState({
+      uploads: [failed],
+      progress: { 1: progress(1, { phase: 'failed', bytesDone: 0, bytesTotal: 0, detail: error }) },
+    });
+    // the row shows `error` itself; the progress line must not repeat it or show unknown sizes
+    expect(uploadsSelectors.progressText(state(), failed)).toBe('');
+    const queued = view(2);
+    expect(uploadsSelectors.progressText(state(), queued)).toBe('');
+    const running = view(3, { status: 'uploading' });
+    useUploadsStore.setState({
+      uploads: [running],
+      progress: { 3: progress(3, { bytesDone: 2048, bytesTotal: 3 * 1024 * 1024 }) },
+    });
+    expect(uploadsSelectors.progressText(state(), running)).toBe(
+      '2.0 KiB of 3.0 MiB · part 1/4 video/x.mp4',
+    );
+  });
+});

@@ -19,6 +19,13 @@ export type ExportState = {
   progress: { done: number; total: number; recordingId: string; phase: string } | null;
   result: ExportResult | null;
   error: string | null;
+  /** The output that is in the way when the service refused to replace it (else null). */
+  existingPath: string | null;
+  /** Replace existing outputs of the same names. */
+  overwrite: boolean;
+  /** Names of the steps the result's warnings mention, by recording id and step id
+   * (`Step 4 · Click on Display`), so no internal step id is shown. */
+  stepNames: Record<string, Record<string, string>>;
 };
 
 // A fresh export state.
@@ -31,5 +38,8 @@ export function initialExportState(): ExportState {
     progress: null,
     result: null,
     error: null,
+    existingPath: null,
+    overwrite: false,
+    stepNames: {},
   };
 }

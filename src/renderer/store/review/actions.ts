@@ -6,6 +6,7 @@ import type { ReviewStatus } from '../../../shared/domain';
 import { errorMessage, getApiClient } from '../../api';
 import { neighbourAfterRemoval, previewSteps } from '../../lib/edit-preview';
 import { initialReviewState, type PendingOp, type ReviewState } from './initialState';
+import { reviewSelectors } from './selectors';
 import {
   displayedSteps,
   hasDrafts,
@@ -48,6 +49,18 @@ export type ReviewActions = {
   setLabelsDraft: (labels: TaskLabels) => void;
   /** Sends every draft now. */
   flushDrafts: () => void;
+  /**
+   * The page is going away (pagehide): sends every draft now and stops holding queued calls
+   * behind answers that will never arrive, so everything typed leaves before the page does
+   * (the transport sends with `keepalive`).
+   */
+  flushOnExit: () => void;
+  /** The page came back (pageshow from the back/forward cache): calls queue in order again. */
+  resumeAfterExit: () => void;
+  /** The user said yes to editing the accepted recording: runs the held edit with `force`. */
+  confirmLockedEdit: () => void;
+  /** The user said no: the held edit is dropped. */
+  cancelLockedEdit: () => void;
   undo: () => Promise<void>;
   redo: () => Promise<void>;
   setReviewStatus: (input: ReviewStatusInput) => Promise<void>;
@@ -66,11 +79,32 @@ export type ReviewStore = ReviewState & ReviewActions;
 export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewActions> = (set, get) => {
   let queue: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | null = null;
+  // resolved when the page is going away: queued calls stop waiting for earlier answers
+  let releaseExit: () => void = () => undefined;
+  let exiting: Promise<void> = Promise.resolve();
+  const armExitGate = () => {
+    exiting = new Promise<void>((resolve) => (releaseExit = resolve));
+  };
+  armExitGate();
+  // the edit held while the user is asked whether to edit an accepted recording
+  let heldEdit: (() => void) | null = null;
 
   const chainAfter = async (prev: Promise<void>, task: () => Promise<void>) => {
-    await prev;
+    await Promise.race([prev, exiting]);
     await task();
   };
+
+  /** Holds `action` and asks first when the recording is accepted; true when held. */
+  const holdIfLocked = (action: () => void): boolean => {
+    if (!reviewSelectors.isLocked(get())) {
+      return false;
+    }
+    heldEdit = action;
+    set({ lockPrompt: true });
+    return true;
+  };
+  /** `force` for the edit calls once the user said yes. */
+  const force = (): { force?: true } => (get().forceEdits ? { force: true } : {});
   // Runs `task` after every earlier queued task (tasks never reject).
   const enqueue = (task: () => Promise<void>): Promise<void> => {
     queue = chainAfter(queue, task);
@@ -126,7 +160,9 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     const before = displayedSteps(get());
     const seq = nextSeq();
     const op: PendingOp = { seq, kind: 'edit', edit };
-    const p = send(op, (id) => getApiClient().call('edits:apply', { id, edit }), { edit });
+    const p = send(op, (id) => getApiClient().call('edits:apply', { id, edit, ...force() }), {
+      edit,
+    });
     // selection follows the edit: a removed step hands over to its neighbour
     const after = previewSteps(before, edit, seq);
     if (edit.op === 'delete' && get().selectedStepId === edit.stepId) {
@@ -153,6 +189,7 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         clearTimeout(timer);
         timer = null;
       }
+      heldEdit = null;
       const session = get().session + 1;
       set({ ...initialReviewState(), session, recordingId: id, loadStatus: 'loading' });
       try {
@@ -190,19 +227,44 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     },
     selectStep: (stepId) => set((s) => stepSelected(s, stepId)),
     moveSelection: (delta) => set((s) => stepMoved(s, delta)),
-    applyEdit,
+    applyEdit: (edit) =>
+      holdIfLocked(() => void applyEdit(edit)) ? Promise.resolve() : applyEdit(edit),
     setLabelDraft: (stepId, text) => {
+      if (holdIfLocked(() => get().setLabelDraft(stepId, text))) {
+        return;
+      }
       set((s) => withSaveState({ ...s, labelDrafts: { ...s.labelDrafts, [stepId]: text } }));
       schedule();
     },
     setTaskDraft: (patch) => {
+      if (holdIfLocked(() => get().setTaskDraft(patch))) {
+        return;
+      }
       set((s) => withSaveState({ ...s, taskDraft: { ...s.taskDraft, ...patch } }));
       schedule();
     },
     setLabelsDraft: (labels) => {
+      if (holdIfLocked(() => get().setLabelsDraft(labels))) {
+        return;
+      }
       set((s) => withSaveState({ ...s, labelsDraft: labels }));
       schedule();
     },
+    confirmLockedEdit: () => {
+      const action = heldEdit;
+      heldEdit = null;
+      set({ lockPrompt: false, forceEdits: true });
+      action?.();
+    },
+    cancelLockedEdit: () => {
+      heldEdit = null;
+      set({ lockPrompt: false });
+    },
+    flushOnExit: () => {
+      releaseExit();
+      get().flushDrafts();
+    },
+    resumeAfterExit: armExitGate,
     flushDrafts: () => {
       if (timer !== null) {
         clearTimeout(timer);
@@ -223,26 +285,42 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
       }
       if (taskDraft) {
         const op: PendingOp = { seq: nextSeq(), kind: 'task', ...taskDraft };
-        void send(op, (id) => getApiClient().call('recordings:update-task', { id, ...taskDraft }));
+        void send(op, (id) =>
+          getApiClient().call('recordings:update-task', { id, ...taskDraft, ...force() }),
+        );
       }
       if (labelsDraft) {
         const op: PendingOp = { seq: nextSeq(), kind: 'labels', labels: labelsDraft };
-        void send(op, (id) => getApiClient().call('labels:save', { id, labels: labelsDraft }));
+        void send(op, (id) =>
+          getApiClient().call('labels:save', { id, labels: labelsDraft, ...force() }),
+        );
       }
     },
     undo: async () => {
+      if (holdIfLocked(() => void get().undo())) {
+        return;
+      }
       get().flushDrafts();
-      await send(null, (id) => getApiClient().call('edits:undo', { id }));
+      await send(null, (id) => getApiClient().call('edits:undo', { id, ...force() }));
     },
     redo: async () => {
+      if (holdIfLocked(() => void get().redo())) {
+        return;
+      }
       get().flushDrafts();
-      await send(null, (id) => getApiClient().call('edits:redo', { id }));
+      await send(null, (id) => getApiClient().call('edits:redo', { id, ...force() }));
     },
     setReviewStatus: async (input) => {
       get().flushDrafts();
       set({ reviewBusy: true, reviewError: null });
       await send(null, (id) => getApiClient().call('reviews:set-status', { id, ...input }), {
-        onDone: (_ok, message) => set({ reviewBusy: false, reviewError: message }),
+        // a new verdict stands on its own: an accepted recording asks again before edits
+        onDone: (ok, message) =>
+          set(
+            ok
+              ? { reviewBusy: false, reviewError: null, forceEdits: false }
+              : { reviewBusy: false, reviewError: message },
+          ),
       });
     },
     computeKeyframes: async () => {
@@ -284,6 +362,8 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         clearTimeout(timer);
         timer = null;
       }
+      heldEdit = null;
+      armExitGate();
     },
   };
 };

@@ -54,6 +54,11 @@ export type ReviewState = {
   reviewError: string | null;
   /** Accessibility snapshots by step id. */
   axTrees: Record<string, AxEntry>;
+  /** An edit of an accepted recording waits for the user's yes (the "edit anyway?" dialog). */
+  lockPrompt: boolean;
+  /** The user said yes: edits of this accepted recording are sent with `force` (they return it
+   * to review). Reset by a new verdict and by opening another recording. */
+  forceEdits: boolean;
 };
 
 // A fresh review state.
@@ -80,5 +85,7 @@ export function initialReviewState(): ReviewState {
     reviewBusy: false,
     reviewError: null,
     axTrees: {},
+    lockPrompt: false,
+    forceEdits: false,
   };
 }

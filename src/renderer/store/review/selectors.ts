@@ -56,6 +56,11 @@ export const reviewSelectors = {
   /** Number of steps without a (fresh) keyframe. */
   missingKeyframes: (s: ReviewState): number =>
     (recording(s)?.steps ?? NO_STEPS).filter((x) => x.keyframeUrl === null).length,
+  /** True while something typed or done is not yet confirmed by the service (leaving the page
+   * now would need the exit flush). */
+  hasUnsavedWork: (s: ReviewState): boolean => hasDrafts(s) || s.inFlight > 0,
+  /** True when an edit would first need the user's yes (the recording is accepted). */
+  isLocked: (s: ReviewState): boolean => s.confirmed?.reviewStatus === 'accepted' && !s.forceEdits,
   /** Human text of the save state. */
   saveLabel: (s: ReviewState): string =>
     s.saveState === 'saving' ? 'Saving…' : s.saveState === 'error' ? 'Not saved' : 'Saved',

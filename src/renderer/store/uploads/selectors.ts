@@ -19,6 +19,23 @@ export const UPLOAD_STATUS_LABELS: Record<UploadViewDto['status'], string> = {
   cancelled: 'Cancelled',
 };
 
+/** Statuses in which an upload is moving. */
+const RUNNING = new Set<UploadViewDto['status']>(['preparing', 'uploading', 'verifying']);
+
+// `12.3 KiB`, `4.5 MiB`, `1.2 GiB` (binary units).
+export function formatBytes(n: number): string {
+  if (n < 1024) {
+    return `${n} B`;
+  }
+  if (n < 1024 * 1024) {
+    return `${(n / 1024).toFixed(1)} KiB`;
+  }
+  if (n < 1024 * 1024 * 1024) {
+    return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  }
+  return `${(n / (1024 * 1024 * 1024)).toFixed(2)} GiB`;
+}
+
 /** Selectors of the uploads store. */
 export const uploadsSelectors = {
   /** Bytes done and total of an upload: the live event if newer data, else the listed row. */
@@ -39,6 +56,26 @@ export const uploadsSelectors = {
   /** What the last event said (e.g. `part 3/12 video/x.mp4`), or ''. */
   detail: (s: UploadsState, u: UploadViewDto): string =>
     FINAL.has(u.status) ? '' : (s.progress[u.uploadId]?.detail ?? ''),
+  /**
+   * The line under an upload's progress bar: bytes only once the size is known, what is
+   * happening only while it runs (a failed upload's message is its error, shown once, apart).
+   */
+  progressText: (s: UploadsState, u: UploadViewDto): string => {
+    const { done, total } = uploadsSelectors.bytes(s, u);
+    const parts: string[] = [];
+    if (total > 0) {
+      parts.push(
+        u.status === 'uploaded'
+          ? formatBytes(total)
+          : `${formatBytes(done)} of ${formatBytes(total)}`,
+      );
+    }
+    const detail = RUNNING.has(u.status) ? uploadsSelectors.detail(s, u) : '';
+    if (detail && detail !== u.error) {
+      parts.push(detail);
+    }
+    return parts.join(' · ');
+  },
   canRetry: (s: UploadsState, u: UploadViewDto): boolean =>
     RETRYABLE.has(u.status) && !s.busy.includes(u.uploadId) && !isActive(s, u),
   canCancel: (s: UploadsState, u: UploadViewDto): boolean =>
