@@ -1,7 +1,13 @@
 // Opens the library for a command (resolving --library / CUA_ANNOTATOR_LIBRARY / default) and
 // first recovers recordings a crashed recorder left `active`, then removes what interrupted
 // imports, pulls and deletes left behind (src/services/library/cleanup.ts).
-import { cleanupLibrary, describeCleanup } from '../services/library/cleanup';
+import {
+  cleanupLibrary,
+  describeCleanup,
+  ensureSpaceReserve,
+  freeBytes,
+  releaseSpaceReserve,
+} from '../services/library/cleanup';
 import { openLibrary, type Library } from '../services/library/library';
 import { resolveLibraryDir } from '../services/library/library-path';
 import { listActiveRecordings } from '../store';
@@ -13,7 +19,7 @@ export async function withLibrary<T>(
   fn: (lib: Library) => Promise<T> | T,
 ): Promise<T> {
   const { dir } = resolveLibraryDir({ flag });
-  const lib = openLibrary(dir);
+  const lib = openOnFullDisk(dir, () => openLibrary(dir));
   try {
     try {
       // the recovery code (ffmpeg, remux, reducer) loads only when a recording was left active
@@ -36,8 +42,24 @@ export async function withLibrary<T>(
   }
 }
 
+// A full disk leaves no room for SQLite's shared-memory file, so even `delete` (the way to free
+// space) could not open the library: the space reserve is released for that one open.
+function openOnFullDisk(dir: string, open: () => Library): Library {
+  try {
+    return open();
+  } catch (e) {
+    const free = freeBytes(dir);
+    if (free === null || free > 1024 * 1024 || !releaseSpaceReserve(dir)) {
+      throw e;
+    }
+    errLine("warning: the disk is full: released the library's space reserve to open it");
+    return open();
+  }
+}
+
 // What interrupted imports, pulls and deletes left: removed once, said in one line each.
 function cleanUpOnOpen(lib: Library): void {
+  ensureSpaceReserve(lib.dir);
   try {
     const report = cleanupLibrary(lib);
     for (const line of describeCleanup(report)) {

@@ -3,15 +3,16 @@
 // command finishes with its own exit code instead of dying on EPIPE.
 
 const closed = { stdout: false, stderr: false };
+let guarded = false;
 
 /** Turns EPIPE on stdout/stderr into "that reader is gone"; other stream errors still throw. */
 export function guardClosedPipes(): void {
+  if (guarded) {
+    return; // main() runs more than once in tests
+  }
+  guarded = true;
   for (const name of ['stdout', 'stderr'] as const) {
-    const stream = process[name];
-    if (stream.listenerCount('error') > 0) {
-      continue; // already guarded (main() runs more than once in tests)
-    }
-    stream.on('error', (e: NodeJS.ErrnoException) => {
+    process[name].on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
         closed[name] = true;
         return;
@@ -34,27 +35,6 @@ function write(name: 'stdout' | 'stderr', text: string): void {
     }
     closed[name] = true;
   }
-}
-
-/** True when colour may be used on `stream`: a terminal, and NO_COLOR unset (no-color.org). */
-export function colorEnabled(
-  stream: { isTTY?: boolean } = process.stdout,
-  env: NodeJS.ProcessEnv = process.env,
-): boolean {
-  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
-}
-
-/** Wraps `text` in an ANSI colour when {@link colorEnabled}; plain text otherwise. */
-export function paint(
-  text: string,
-  color: 'red' | 'green' | 'yellow',
-  enabled = colorEnabled(),
-): string {
-  if (!enabled) {
-    return text;
-  }
-  const code = { red: 31, green: 32, yellow: 33 }[color];
-  return `\u001b[${code}m${text}\u001b[39m`;
 }
 
 /** Writes one line to stdout. */

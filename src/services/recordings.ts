@@ -13,7 +13,7 @@ import {
   type RecordingFilter,
 } from '../store';
 import { callsToCode } from '../pipeline/code';
-import { TRASH_DIR, trashEntryName } from './library/cleanup';
+import { releaseSpaceReserve, TRASH_DIR, trashEntryName } from './library/cleanup';
 import type { Library } from './library/library';
 import { effectiveSteps, effectiveStepState } from './steps';
 import { isProcessAlive } from './system/process-alive';
@@ -104,7 +104,7 @@ export function showRecording(lib: Library, idOrPrefix: string): RecordingView {
 /** Is `e` the disk (or the database's disk) being full? */
 export function isDiskFull(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === 'DISK_FULL';
 }
 
 /** Deletes a recording: the row (with everything keyed to it) and its folder. A recording whose
@@ -152,9 +152,11 @@ function removeRecording(lib: Library, seq: number, id: string, folder: string):
       }
       throw e;
     }
-    // Disk full: free the recording's files, keep the (empty) trash folder as the record that
-    // this recording is being deleted, then write the delete with the space that freed.
+    // Disk full: free the recording's files (and the library's space reserve), keep the (empty)
+    // trash folder as the record that this recording is being deleted, then write the delete
+    // with the space that freed.
     emptyFolder(trash);
+    releaseSpaceReserve(lib.dir);
     try {
       dropRow();
     } catch (again) {

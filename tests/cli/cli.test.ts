@@ -37,7 +37,7 @@ describe('cua-annotator CLI', () => {
     expect(r2.code).toBe(1);
     const r3 = await runCli(['list', '--nope']);
     expect(r3.code).toBe(1);
-    expect(r3.stderr).toContain("Unknown option '--nope'");
+    expect(r3.stderr).toContain('unknown option --nope');
   });
 
   it('imports the fixture and shows it as JSON with the required facts', async () => {
@@ -108,7 +108,8 @@ describe('cua-annotator CLI', () => {
   it('refuses an unwritable library with a clear error', async () => {
     const file = path.join(lib, 'a-file');
     fs.writeFileSync(file, 'x');
-    const r = await runCli(['list', '--library', path.join(file, 'sub')]);
+    // import creates a library (other commands refuse a folder without one: LIBRARY_NOT_FOUND)
+    const r = await runCli(['import', FIXTURE_DIR, '--library', path.join(file, 'sub')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('[LIBRARY_UNWRITABLE]');
   });

@@ -5,13 +5,18 @@ import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { out, outJson } from '../output';
 
-const HELP = `Usage: cua-annotator doctor [--json] [--library DIR]
+const HELP = `Usage: cua-annotator doctor [--repair] [--json] [--library DIR]
 
 Checks what recording needs on this machine: DISPLAY and the X RECORD extension (input capture),
-ffmpeg (path, version, x11grab, libx264), the AT-SPI accessibility bus, and that the library
-folder is writable. Prints what to install or enable for each failed check.
+a window manager (the window timeline), ffmpeg (path, version, x11grab, libx264), the AT-SPI
+accessibility bus, that the library folder is writable, and the library's database itself
+(readable, a schema version this build knows, SQLite's integrity check) and leftovers of
+interrupted imports and deletes. Prints what to install, enable or run for each failed check.
+Doctor changes nothing unless --repair is given.
 
 Options:
+  --repair        run the safe fixes: remove leftovers of interrupted imports, pulls and deletes
+                  that no running process owns, and say what was removed
   --json          print the report as JSON
   --library DIR   library folder to check
   -h, --help      show this help
@@ -24,7 +29,10 @@ export const doctorCommand: Command = {
   summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
   help: HELP,
   run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(argv, {
+      json: { type: 'boolean' },
+      repair: { type: 'boolean' },
+    });
     if (values.help) {
       out(HELP);
       return 0;
@@ -33,7 +41,7 @@ export const doctorCommand: Command = {
       throw new UsageError(`doctor takes no arguments (got "${positionals.join(' ')}")`);
     }
     const { dir } = resolveLibraryDir({ flag: values.library });
-    const report = await runDoctor(process.env, { libraryDir: dir });
+    const report = await runDoctor(process.env, { libraryDir: dir, repair: values.repair });
     if (values.json) {
       outJson(report);
     } else {

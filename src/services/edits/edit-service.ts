@@ -10,9 +10,11 @@ import {
   listSteps,
   redoEdit,
   resolveRecordingSeq,
+  setStepCount,
   undoEdit,
 } from '../../store';
 import type { Library } from '../library/library';
+import { storeStepCount } from '../recordings';
 import { guardAcceptedEdit } from '../review/review-lock';
 import { applyEdits } from './apply-edits';
 
@@ -63,7 +65,12 @@ export function applyEdit(
       });
     }
     guardAcceptedEdit(lib, id, `a ${checked.value.op} edit`, { ...options, nowMs });
-    return appendEdit(lib.db, seq, checked.value, { nowMs, author: options.author ?? null });
+    const stored = appendEdit(lib.db, seq, checked.value, {
+      nowMs,
+      author: options.author ?? null,
+    });
+    setStepCount(lib.db, seq, trial.steps.length);
+    return stored;
   })();
 }
 
@@ -76,7 +83,9 @@ export function undoLastEdit(
   const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
   const undone = lib.db.transaction(() => {
     guardAcceptedEdit(lib, id, 'an undo', { ...options, nowMs: (options.now ?? Date.now)() });
-    return undoEdit(lib.db, seq);
+    const edit = undoEdit(lib.db, seq);
+    storeStepCount(lib, seq);
+    return edit;
   })();
   if (!undone) {
     throw new AppError('INVALID_STATE', `Recording ${id} has no edit to undo.`, { id });
@@ -93,7 +102,9 @@ export function redoNextEdit(
   const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
   const redone = lib.db.transaction(() => {
     guardAcceptedEdit(lib, id, 'a redo', { ...options, nowMs: (options.now ?? Date.now)() });
-    return redoEdit(lib.db, seq);
+    const edit = redoEdit(lib.db, seq);
+    storeStepCount(lib, seq);
+    return edit;
   })();
   if (!redone) {
     throw new AppError('INVALID_STATE', `Recording ${id} has no undone edit to redo.`, { id });

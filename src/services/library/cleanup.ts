@@ -12,6 +12,56 @@ import { RECORDINGS_DIR, type Library } from './library';
 /** Folder under the library that holds folders of recordings being deleted. */
 export const TRASH_DIR = '.trash';
 
+/** A file of zeros kept in the library so a full disk still leaves room to open the database and
+ * delete recordings: released when the disk is full, made again once there is room. */
+export const RESERVE_FILE = '.space-reserve';
+/** Size of {@link RESERVE_FILE}. */
+export const RESERVE_BYTES = 4 * 1024 * 1024;
+
+/** Makes the space reserve if it is missing and the disk has ample room (never fills a disk). */
+export function ensureSpaceReserve(libraryDir: string): boolean {
+  const file = path.join(libraryDir, RESERVE_FILE);
+  try {
+    if (fs.statSync(file).size >= RESERVE_BYTES) {
+      return true;
+    }
+  } catch {
+    // missing: made below when there is room
+  }
+  const free = freeBytes(libraryDir);
+  if (free === null || free < RESERVE_BYTES * 2) {
+    return false;
+  }
+  try {
+    fs.writeFileSync(file, Buffer.alloc(RESERVE_BYTES));
+    return true;
+  } catch {
+    fs.rmSync(file, { force: true });
+    return false;
+  }
+}
+
+/** Deletes the space reserve when the disk is full; true when that freed space. */
+export function releaseSpaceReserve(libraryDir: string): boolean {
+  const file = path.join(libraryDir, RESERVE_FILE);
+  try {
+    fs.unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Bytes free for this user on the disk holding `dir`, or null when unknown. */
+export function freeBytes(dir: string): number | null {
+  try {
+    const st = fs.statfsSync(dir);
+    return st.bavail * st.bsize;
+  } catch {
+    return null;
+  }
+}
+
 /** How long a folder nobody claims must have been untouched before it is removed, in ms. */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
 

@@ -1,6 +1,7 @@
-// `doctor`: checks what recording needs on this machine (X display, RECORD, ffmpeg with x11grab
-// and libx264, AT-SPI, a writable library) and says exactly how to fix each problem
-// (spec: platform-linux.md §1, §2, §3, §5).
+// `doctor`: checks what recording needs on this machine (X display, RECORD, a window manager,
+// ffmpeg with x11grab and libx264, AT-SPI, a writable library whose database is sound) and says
+// exactly how to fix each problem (spec: platform-linux.md §1, §2, §3, §5). `repair` runs the
+// safe fixes: the library clean-up of what interrupted imports, pulls and deletes left.
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, stat, unlink, writeFile } from 'node:fs/promises';
@@ -10,10 +11,33 @@ import type { RunProcessResult } from '../../pipeline/media/run-process';
 import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
 import type { FfmpegBinary, ResolveFfmpegOptions } from '../../recorder/screen/ffmpeg-binary';
 import { isAppError } from '../../shared/errors';
+import {
+  checkDatabaseIntegrity,
+  LATEST_SCHEMA_VERSION,
+  openDatabase,
+  readDatabaseVersion,
+} from '../../store';
+import {
+  cleanupLibrary,
+  describeCleanup,
+  formatBytes,
+  type CleanupReport,
+} from '../library/cleanup';
+import { DB_FILE_NAME, openLibrary, type Library } from '../library/library';
 
 /** Identifier of one doctor check. */
 export type DoctorCheckId =
-  'display' | 'xrecord' | 'xtest' | 'ffmpeg' | 'x11grab' | 'libx264' | 'atspi' | 'library';
+  | 'display'
+  | 'xrecord'
+  | 'xtest'
+  | 'windowmanager'
+  | 'ffmpeg'
+  | 'x11grab'
+  | 'libx264'
+  | 'atspi'
+  | 'library'
+  | 'database'
+  | 'orphans';
 
 /** Result of one check. */
 export type DoctorCheck = {
@@ -37,6 +61,8 @@ export type DoctorReport = {
   platform: NodeJS.Platform;
   /** The checks in a stable order. */
   checks: DoctorCheck[];
+  /** What `repair` did (only when it was asked for and the database is sound). */
+  repair?: CleanupReport & { lines: string[] };
 };
 
 /** Options of {@link runDoctor}. */
@@ -49,6 +75,8 @@ export type DoctorOptions = {
   commandTimeoutMs?: number;
   /** Passed to `resolveFfmpeg` (test seam). */
   ffmpeg?: ResolveFfmpegOptions;
+  /** Run the safe fixes (the library clean-up) and report what they did. */
+  repair?: boolean;
 };
 
 /** Default limit for each external command, in ms. */
@@ -83,14 +111,193 @@ export async function runDoctor(
   if (atspiCheck) {
     checks.push(atspiCheck);
   }
+  let repair: DoctorReport['repair'];
   if (libraryCheck) {
     checks.push(libraryCheck);
+    const database = checkDatabase(options.libraryDir ?? '');
+    if (database) {
+      if (!database.sound && libraryCheck.ok) {
+        // the folder is fine, the library in it is not: never a ✓ for the library then
+        libraryCheck.ok = false;
+        libraryCheck.summary += ', but its database is not usable (see the database check)';
+        libraryCheck.fix = database.check.fix;
+      }
+      checks.push(database.check);
+      if (database.sound) {
+        const libDir = path.resolve(options.libraryDir ?? '');
+        if (options.repair) {
+          repair = repairLibrary(libDir);
+        }
+        checks.push(checkOrphans(libDir));
+      }
+    }
   }
   return {
     ok: checks.every((check) => check.ok || check.severity === 'warning'),
     platform,
     checks,
+    ...(repair ? { repair } : {}),
   };
+}
+
+// The database beside the library folder, read without creating, migrating or writing it:
+// present, not empty, SQLite, a schema this build knows, and SQLite's quick_check passes.
+function checkDatabase(libraryDir: string): { check: DoctorCheck; sound: boolean } | null {
+  const file = path.join(path.resolve(libraryDir), DB_FILE_NAME);
+  const base = { id: 'database', severity: 'error' } as const;
+  const aside =
+    `move it aside (\`mv '${file}' '${file}.broken'\`) and restore the library from a backup ` +
+    `(a library.sqlite.bak-* file beside it if one exists)`;
+  const found = readDatabaseVersion(file);
+  switch (found.kind) {
+    case 'missing':
+      return null; // no library here yet: the first import or record creates it
+    case 'empty':
+      return {
+        sound: false,
+        check: {
+          ...base,
+          ok: false,
+          summary: `${file} is empty (0 bytes): the library's recordings are not readable from it`,
+          fix: `${aside}; do not open it with other commands first`,
+        },
+      };
+    case 'unreadable':
+      return {
+        sound: false,
+        check: {
+          ...base,
+          ok: false,
+          summary: `${file} is not a readable SQLite database (${found.code})`,
+          fix: aside,
+        },
+      };
+    case 'ok':
+      break;
+  }
+  if (found.version > LATEST_SCHEMA_VERSION) {
+    return {
+      sound: false,
+      check: {
+        ...base,
+        ok: false,
+        summary:
+          `${file} has schema version ${found.version}, newer than this cua-annotator knows ` +
+          `(${LATEST_SCHEMA_VERSION}): it was written by a newer version`,
+        fix:
+          `upgrade cua-annotator to the version that wrote this library, or use another ` +
+          'library with --library DIR',
+      },
+    };
+  }
+  let integrity: ReturnType<typeof checkDatabaseIntegrity>;
+  let recordings = 0;
+  try {
+    const db = openDatabase(file, { readonly: true });
+    try {
+      integrity = checkDatabaseIntegrity(db, { mode: 'quick', maxProblems: 5 });
+      if (integrity.ok) {
+        recordings = (db.prepare('SELECT COUNT(*) AS n FROM recordings').get() as { n: number }).n;
+      }
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    integrity = { ok: false, problems: [(e as Error).message] };
+  }
+  if (!integrity.ok) {
+    return {
+      sound: false,
+      check: {
+        ...base,
+        ok: false,
+        summary: `${file} is damaged (SQLite integrity check: ${integrity.problems[0] ?? 'failed'})`,
+        fix:
+          `copy the library folder aside first, then salvage what SQLite can read: ` +
+          `\`sqlite3 '${file}' .recover | sqlite3 '${file}.recovered'\`, check it, and put it ` +
+          `in place of ${DB_FILE_NAME}; or restore a backup`,
+      },
+    };
+  }
+  const upgrade =
+    found.version < LATEST_SCHEMA_VERSION
+      ? `; upgraded to ${LATEST_SCHEMA_VERSION} on the next open (backed up first)`
+      : '';
+  return {
+    sound: true,
+    check: {
+      ...base,
+      ok: true,
+      summary:
+        `${DB_FILE_NAME}: schema version ${found.version}${upgrade}, integrity ok, ` +
+        `${recordings} recording${recordings === 1 ? '' : 's'}`,
+    },
+  };
+}
+
+// Read-only view of the library for the clean-up's dry run (nothing is migrated or written).
+function readOnlyLibrary(dir: string): Library {
+  const db = openDatabase(path.join(dir, DB_FILE_NAME), { readonly: true });
+  return {
+    dir,
+    db,
+    resolve: (relative) => path.resolve(dir, relative),
+    close: () => db.close(),
+  };
+}
+
+// What interrupted imports, pulls and deletes left (`--repair` removes it).
+function checkOrphans(libraryDir: string): DoctorCheck {
+  const base = { id: 'orphans', severity: 'warning' } as const;
+  let report: CleanupReport;
+  try {
+    const lib = readOnlyLibrary(libraryDir);
+    try {
+      report = cleanupLibrary(lib, { dryRun: true });
+    } finally {
+      lib.close();
+    }
+  } catch (e) {
+    return { ...base, ok: false, summary: `could not look for leftovers: ${(e as Error).message}` };
+  }
+  const pending = report.items.filter((i) => i.action !== 'kept');
+  const inUse = report.items.length - pending.length;
+  const inUseText = inUse ? ` (${inUse} in use by a running import or delete, left alone)` : '';
+  if (!pending.length) {
+    return {
+      ...base,
+      ok: true,
+      summary: `no leftovers of interrupted imports or deletes${inUseText}`,
+    };
+  }
+  return {
+    ...base,
+    ok: false,
+    summary:
+      `${pending.length} leftover(s) of interrupted imports, pulls or deletes ` +
+      `(${formatBytes(report.freedBytes)}): ${pending.map((i) => i.path).join(', ')}${inUseText}`,
+    fix: 'run `cua-annotator doctor --repair` (or any command that opens the library) to clean them up',
+  };
+}
+
+// The safe fixes: the same clean-up every command runs when it opens the library.
+function repairLibrary(libraryDir: string): NonNullable<DoctorReport['repair']> {
+  let lib: Library | null = null;
+  try {
+    lib = openLibrary(libraryDir);
+    const report = cleanupLibrary(lib);
+    const lines = describeCleanup(report);
+    return { ...report, lines: lines.length ? lines : ['nothing to repair'] };
+  } catch (e) {
+    return {
+      items: [],
+      freedBytes: 0,
+      errors: [{ path: libraryDir, message: (e as Error).message }],
+      lines: [`could not repair: ${(e as Error).message}`],
+    };
+  } finally {
+    lib?.close();
+  }
 }
 
 // Renders a report for the terminal: one ✓/✗/! line per check, fixes indented below.
@@ -102,6 +309,12 @@ export function formatDoctorReport(report: DoctorReport): string {
     lines.push(`${mark} ${check.id.padEnd(idWidth)}  ${check.summary}`);
     if (!check.ok && check.fix) {
       lines.push(`    fix: ${check.fix}`);
+    }
+  }
+  if (report.repair) {
+    lines.push(...report.repair.lines.map((line) => `repair: ${line}`));
+    for (const e of report.repair.errors) {
+      lines.push(`repair: could not clean ${e.path}: ${e.message}`);
     }
   }
   const errors = report.checks.filter((check) => !check.ok && check.severity === 'error').length;
@@ -192,6 +405,7 @@ async function checkX11(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Doct
   const details = [info.vendor, info.dimensions].filter((part) => part !== null).join(', ');
   const hasRecord = info.extensions.includes('RECORD');
   const hasXtest = info.extensions.includes('XTEST');
+  const windowManager = await checkWindowManager(env, display, timeoutMs);
   return [
     {
       id: 'display',
@@ -230,7 +444,56 @@ async function checkX11(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Doct
               'Xvfb: drop `-extension XTEST`',
           }),
     },
+    windowManager,
   ];
+}
+
+// The active-window timeline reads _NET_ACTIVE_WINDOW, which only an EWMH window manager sets;
+// one is running when the root window names its check window (_NET_SUPPORTING_WM_CHECK).
+async function checkWindowManager(
+  env: NodeJS.ProcessEnv,
+  display: string,
+  timeoutMs: number,
+): Promise<DoctorCheck> {
+  const base = { id: 'windowmanager', severity: 'warning' } as const;
+  const consequence = 'recordings will have no window timeline (no window title or app per step)';
+  const xprop = async (args: string[]) => {
+    try {
+      return await runProcess('xprop', ['-display', display, ...args], { env, timeoutMs });
+    } catch (error) {
+      if (error instanceof ProcessStartError) {
+        return null;
+      }
+      throw error;
+    }
+  };
+  const root = await xprop(['-root', '_NET_SUPPORTING_WM_CHECK']);
+  if (root === null) {
+    return {
+      ...base,
+      ok: false,
+      summary: `cannot ask ${display} for a window manager: xprop is not installed (${consequence})`,
+      fix: 'apt-get install x11-utils (provides xprop, which the window timeline uses too)',
+    };
+  }
+  const windowId = /window id # (0x[0-9a-f]+)/i.exec(root.stdout)?.[1];
+  if (root.code !== 0 || windowId === undefined) {
+    return {
+      ...base,
+      ok: false,
+      summary: `no window manager is running on ${display}: ${consequence}`,
+      fix:
+        'record inside a desktop session, or start a window manager on this display ' +
+        `(apt-get install openbox; \`DISPLAY=${display} openbox &\`)`,
+    };
+  }
+  const named = await xprop(['-id', windowId, '_NET_WM_NAME']);
+  const name = named ? /=\s*"([^"]*)"/.exec(named.stdout)?.[1] : undefined;
+  return {
+    ...base,
+    ok: true,
+    summary: `window manager ${name ?? '(unnamed)'} is running (window timeline available)`,
+  };
 }
 
 type XdpyinfoFacts = {
