@@ -8,6 +8,7 @@ import {
   deleteRecordingRow,
   getCapture,
   getRecording,
+  listEditedStepCounts,
   listRecordings,
   setStepCount,
   type RecordingFilter,
@@ -60,6 +61,29 @@ export function storeStepCount(lib: Library, recordingSeq: number): number {
   const count = effectiveStepState(lib, recordingSeq).steps.length;
   setStepCount(lib.db, recordingSeq, count);
   return count;
+}
+
+/** Edited recordings whose stored step count is not what they show (counts written before
+ * edits kept them); with `fix` the right counts are stored. */
+export function staleStepCounts(
+  lib: Library,
+  options: { fix?: boolean } = {},
+): { id: string; stored: number; shown: number }[] {
+  const stale: { id: string; stored: number; shown: number; seq: number }[] = [];
+  for (const r of listEditedStepCounts(lib.db)) {
+    const shown = effectiveStepState(lib, r.seq).steps.length;
+    if (shown !== r.stepCount) {
+      stale.push({ id: r.id, stored: r.stepCount, shown, seq: r.seq });
+    }
+  }
+  if (options.fix && stale.length) {
+    lib.db.transaction(() => {
+      for (const r of stale) {
+        storeStepCount(lib, r.seq);
+      }
+    })();
+  }
+  return stale.map(({ seq: _seq, ...r }) => r);
 }
 
 /** Code string of a step, or '' when its calls are unknown. */

@@ -90,7 +90,7 @@ describe('cua-annotator CLI', () => {
     const gone = await runCli(['show', result.id, '--library', lib]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain('[NOT_FOUND]');
-  });
+  }, 120_000);
 
   it('a failed import exits 2 with the file, line and problem', async () => {
     const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-bad-'));
@@ -103,7 +103,7 @@ describe('cua-annotator CLI', () => {
     } finally {
       fs.rmSync(bad, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it('refuses an unwritable library with a clear error', async () => {
     const file = path.join(lib, 'a-file');
@@ -112,7 +112,7 @@ describe('cua-annotator CLI', () => {
     const r = await runCli(['import', FIXTURE_DIR, '--library', path.join(file, 'sub')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('[LIBRARY_UNWRITABLE]');
-  });
+  }, 120_000);
 
   it('doctor --json reports every check with a fix for failures', async () => {
     const r = await runCli(['doctor', '--json', '--library', lib], { DISPLAY: '' });

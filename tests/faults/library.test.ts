@@ -13,7 +13,7 @@ import { applyEdit, undoLastEdit } from '../../src/services/edits/edit-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { cleanupLibrary } from '../../src/services/library/cleanup';
 import { openLibrary, type Library } from '../../src/services/library/library';
-import { deleteRecording, listLibrary } from '../../src/services/recordings';
+import { deleteRecording, listLibrary, staleStepCounts } from '../../src/services/recordings';
 import { reduceRecording } from '../../src/services/reduce-service';
 import { insertEvents, queryRecordingPage } from '../../src/store';
 import { runCli } from '../helpers/cli';
@@ -232,6 +232,12 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
       expect(counts()).toEqual({ list: n - 1, page: n - 1 });
       // sorting by steps uses the same count
       expect(queryRecordingPage(lib.db, { sort: 'steps' }).items[0]!.stepCount).toBe(n - 1);
+      // a library whose counts went stale before this fix: doctor finds it, --repair stores it
+      lib.db.prepare('UPDATE recordings SET step_count = ?').run(n);
+      expect(staleStepCounts(lib)).toEqual([{ id, stored: n, shown: n - 1 }]);
+      staleStepCounts(lib, { fix: true });
+      expect(counts()).toEqual({ list: n - 1, page: n - 1 });
+      expect(staleStepCounts(lib)).toEqual([]);
     } finally {
       lib.close();
     }

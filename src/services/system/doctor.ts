@@ -24,6 +24,7 @@ import {
   type CleanupReport,
 } from '../library/cleanup';
 import { DB_FILE_NAME, openLibrary, type Library } from '../library/library';
+import { staleStepCounts } from '../recordings';
 
 /** Identifier of one doctor check. */
 export type DoctorCheckId =
@@ -37,7 +38,8 @@ export type DoctorCheckId =
   | 'atspi'
   | 'library'
   | 'database'
-  | 'orphans';
+  | 'orphans'
+  | 'stepcounts';
 
 /** Result of one check. */
 export type DoctorCheck = {
@@ -129,6 +131,7 @@ export async function runDoctor(
           repair = repairLibrary(libDir);
         }
         checks.push(checkOrphans(libDir));
+        checks.push(checkStepCounts(libDir));
       }
     }
   }
@@ -280,6 +283,38 @@ function checkOrphans(libraryDir: string): DoctorCheck {
   };
 }
 
+// Libraries edited before step counts followed edits show stale counts in `list`.
+function checkStepCounts(libraryDir: string): DoctorCheck {
+  const base = { id: 'stepcounts', severity: 'warning' } as const;
+  let stale: ReturnType<typeof staleStepCounts>;
+  try {
+    const lib = readOnlyLibrary(libraryDir);
+    try {
+      stale = staleStepCounts(lib);
+    } finally {
+      lib.close();
+    }
+  } catch (e) {
+    return { ...base, ok: false, summary: `could not check step counts: ${(e as Error).message}` };
+  }
+  if (!stale.length) {
+    return { ...base, ok: true, summary: 'step counts match the edited steps' };
+  }
+  return {
+    ...base,
+    ok: false,
+    summary:
+      `${stale.length} recording(s) list a stale step count (` +
+      stale
+        .slice(0, 3)
+        .map((r) => `${r.id.slice(0, 8)}: ${r.stored} listed, ${r.shown} shown`)
+        .join('; ') +
+      (stale.length > 3 ? '; …' : '') +
+      ')',
+    fix: 'run `cua-annotator doctor --repair` to store the right counts',
+  };
+}
+
 // The safe fixes: the same clean-up every command runs when it opens the library.
 function repairLibrary(libraryDir: string): NonNullable<DoctorReport['repair']> {
   let lib: Library | null = null;
@@ -287,6 +322,10 @@ function repairLibrary(libraryDir: string): NonNullable<DoctorReport['repair']> 
     lib = openLibrary(libraryDir);
     const report = cleanupLibrary(lib);
     const lines = describeCleanup(report);
+    const recounted = staleStepCounts(lib, { fix: true });
+    if (recounted.length) {
+      lines.push(`stored the right step count of ${recounted.length} recording(s)`);
+    }
     return { ...report, lines: lines.length ? lines : ['nothing to repair'] };
   } catch (e) {
     return {

@@ -271,6 +271,16 @@ export function getRecording(db: Db, idOrPrefix: string): RecordingDetail & { se
   };
 }
 
+/** Recordings with any edit (their shown step count depends on it) and their stored count. */
+export function listEditedStepCounts(db: Db): { seq: number; id: string; stepCount: number }[] {
+  return db
+    .prepare(
+      `SELECT r.seq AS seq, r.id AS id, r.step_count AS stepCount FROM recordings r
+       WHERE EXISTS (SELECT 1 FROM edits e WHERE e.recording_seq = r.seq) ORDER BY r.seq`,
+    )
+    .all() as { seq: number; id: string; stepCount: number }[];
+}
+
 /** Stores the number of steps the recording shows (its steps with every active edit applied). */
 export function setStepCount(db: Db, seq: number, count: number): void {
   db.prepare(`UPDATE recordings SET step_count = ? WHERE seq = ?`).run(count, seq);
