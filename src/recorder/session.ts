@@ -100,6 +100,19 @@ type HoverElement = {
   record: AxElementRecord | null;
 };
 
+/** How long an ffmpeg ended by an outside SIGTERM waits for the recorder's own stop, ms. */
+const OUTSIDE_STOP_GRACE_MS = 500;
+
+/** True for ffmpeg's clean exit 255 after a SIGTERM the recorder did not send. */
+function isOutsideTermination(error: AppError): boolean {
+  const tail = error.details?.stderrTail;
+  return (
+    error.details?.exitCode === 255 &&
+    Array.isArray(tail) &&
+    tail.some((line) => typeof line === 'string' && /received signal 15\b/.test(line))
+  );
+}
+
 /** Default pointer rest before the hover lookup, ms. */
 export const DEFAULT_HOVER_SETTLE_MS = 80;
 
@@ -427,6 +440,15 @@ export class RecordingSession {
         failure = e instanceof AppError ? e : new AppError('FFMPEG_FAILED', String(e));
       }
       this.ffmpeg = null;
+      if (failure !== null && isOutsideTermination(failure)) {
+        // SIGTERM to the whole process group (a service manager, `kill -TERM -pgid`): ffmpeg
+        // finished its file and the recorder is being stopped by the same signal, which may be
+        // handled a moment later; only a session still recording after that is a fault
+        await new Promise((resolve) => setTimeout(resolve, OUTSIDE_STOP_GRACE_MS));
+        if (this.stateValue !== 'recording') {
+          return;
+        }
+      }
       if (failure === null) {
         // a clean end we did not ask for: a SIGINT/SIGTERM to the process group (Ctrl+C)
         // reached ffmpeg first; the recorder is being stopped by the same signal
@@ -483,7 +505,12 @@ export class RecordingSession {
     }
     await Promise.allSettled([...this.pending]);
     await this.options.accessibility?.stop();
-    if (video.status === 'rejected' && !this.fault) {
+    // an ffmpeg that a group-wide SIGTERM ended while we stopped it finished its file
+    if (
+      video.status === 'rejected' &&
+      !this.fault &&
+      !(video.reason instanceof AppError && isOutsideTermination(video.reason))
+    ) {
       throw video.reason;
     }
   }

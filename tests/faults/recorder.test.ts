@@ -228,6 +228,21 @@ describe('recorder faults (issue 10)', () => {
     expect(view.video!.frameCount).toBeGreaterThan(20);
   }, 60_000);
 
+  it('item 1: SIGTERM to the whole process group ends record cleanly too', async () => {
+    const lib = newLib();
+    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
+    const id = await rec.id;
+    await rec.waitForStderr(/recorder: recording/);
+    await sleep(1500);
+    process.kill(-rec.pid, 'SIGTERM');
+    const code = await rec.exit;
+    expect(rec.stderr()).not.toMatch(STACK_LINE);
+    expect(rec.stderr()).not.toContain('FFMPEG_FAILED');
+    expect(code, rec.stderr()).toBe(0);
+    expect(SUMMARY.exec(rec.stdout())?.[3]).toBe('complete');
+    expect((await showJson(lib, id)).status).toBe('complete');
+  }, 60_000);
+
   it('item 23: record says how to stop and pause when recording starts', async () => {
     const lib = newLib();
     const rec = record(desktop, lib, ['--no-a11y', '--pause-hotkey', 'ctrl+alt+shift+k']);

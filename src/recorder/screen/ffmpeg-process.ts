@@ -77,8 +77,8 @@ export type FfmpegStopReason =
   | 'SIGKILL'
   /** It exited 0 on its own (e.g. a duration limit). */
   | 'self'
-  /** A SIGINT/SIGTERM from outside (Ctrl+C reaches the whole process group): ffmpeg said
-   * "received signal N" and finished the file itself (exit 255). */
+  /** A SIGINT from outside (Ctrl+C reaches the whole process group): ffmpeg said "received
+   * signal 2" and finished the file itself (exit 255). An outside SIGTERM stays a failure. */
   | 'outside-signal';
 
 /** Final outcome of a recording (what {@link FfmpegRecorder.done} resolves with). */
@@ -114,8 +114,8 @@ export const DEFAULT_STDERR_TAIL_LINES = 50;
 /** Grace between SIGTERM and SIGKILL when aborting a start that timed out, in ms. */
 const START_ABORT_GRACE_MS = 1_000;
 
-/** ffmpeg's own note that SIGINT (2) or SIGTERM (15) ended it and it finished the output. */
-const RECEIVED_STOP_SIGNAL = /received signal (2|15)\b/;
+/** ffmpeg's own note that SIGINT (2) ended it and it finished the output. */
+const RECEIVED_STOP_SIGNAL = /received signal 2\b/;
 
 /** ffmpeg processes still running, signalled when the host process exits. */
 const liveChildren = new Set<ChildProcessWithoutNullStreams>();
@@ -481,8 +481,8 @@ export class FfmpegRecorder {
     if (code === 255 && (this.signalsSent.has('SIGTERM') || this.signalsSent.has('SIGINT'))) {
       return 'SIGTERM';
     }
-    // the same clean end when the signal came from elsewhere: a terminal's Ctrl+C signals the
-    // whole foreground process group, ffmpeg included, often before we send anything
+    // the same clean end when SIGINT came from elsewhere: a terminal's Ctrl+C signals the whole
+    // foreground process group, ffmpeg included, often before we send anything
     if (code === 255 && this.tail.some((line) => RECEIVED_STOP_SIGNAL.test(line))) {
       return 'outside-signal';
     }
