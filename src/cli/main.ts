@@ -1,7 +1,7 @@
 // `cua-annotator` entry: dispatches to a command and maps errors to exit codes
 // (0 ok, 1 usage error, 2 runtime error).
 import { isAppError } from '../shared/errors';
-import { UsageError } from './args';
+import { closestOption, UsageError } from './args';
 import type { Command } from './command';
 import { errLine, guardClosedPipes, out } from './output';
 import { APP_VERSION } from './version';
@@ -107,7 +107,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    errLine(`error: unknown command "${name}"`);
+    const names = COMMANDS.map((c) => c.name);
+    const near = closestOption(name, names);
+    errLine(`error: unknown command "${name}"${near ? ` (did you mean "${near}"?)` : ''}`);
     errLine(`Run \`cua-annotator --help\` for the list of commands.`);
     return 1;
   }

@@ -106,6 +106,9 @@ describe('issue 10: CLI manners', { timeout: 90_000 }, () => {
     expect(first).toContain('did you mean --json?');
     expect((first.match(/'/g) ?? []).length % 2).toBe(0);
     expect((first.match(/"/g) ?? []).length % 2).toBe(0);
+    const command = await runCli(['lsit']);
+    expect(command.code).toBe(1);
+    expect(command.stderr).toContain('unknown command "lsit" (did you mean "list"?)');
     const missing = await runCli(['list', '--limit']);
     expect(missing.code).toBe(1);
     expect(missing.stderr.split('\n')[0]).toBe(
