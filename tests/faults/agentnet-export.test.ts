@@ -308,4 +308,20 @@ describe('issue 10: AgentNet raw export of our own recordings', () => {
     }
     expect(d.indexOf(Math.min(...d)), `distances ${d.join(', ')}`).toBe(1);
   });
+  it('item 25: standardized export of a trimmed recording takes its frames from the cut video', async () => {
+    // runs after the trim above: one kept step + terminate, decoded from the kept frames only
+    const out = path.join(outRoot, 'trimmed-std');
+    const [done] = await exportRecordings(lib.lib, [recId], {
+      ...OPTS,
+      format: 'standardized',
+      outDir: out,
+    });
+    expect(done!.warnings).toEqual([]);
+    expect(fs.readdirSync(path.join(out, 'images')).sort()).toEqual([
+      `${done!.episodeId}_0.png`,
+      `${done!.episodeId}_1.png`,
+    ]);
+    // the temporary cut is gone with the staging folder
+    expect(fs.readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]);
+  });
 });
