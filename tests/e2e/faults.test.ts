@@ -2,6 +2,9 @@
 // `cua-annotator serve` over a temp library holding the AgentNet fixture: a label typed just
 // before the page goes away is saved (item 14), an accepted recording asks before it is edited
 // and goes back to review (item 14), unset score sliders look unset (item 24).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingDto } from '../../src/shared/contract';
@@ -12,6 +15,12 @@ import { launchChromium } from './chromium';
 import { callApi, ensureRendererBuilt, startServer, stop, type Served } from './serve';
 
 const VIEWPORT = { width: 1280, height: 800 };
+
+// Files (not folders) under `dir`.
+function countFiles(dir: string): number {
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile())
+    .length;
+}
 
 describe('issue 10: review UI faults (Chromium + cua-annotator serve)', () => {
   const lib = tempLibrary();
@@ -129,6 +138,77 @@ describe('issue 10: review UI faults (Chromium + cua-annotator serve)', () => {
     expect(rec.reviewStatus).toBe('submitted');
     expect(rec.steps.length).toBe(count - 1);
     expect(rec.reviews.at(-1)?.comment).toMatch(/accepted/i);
+    await page.close();
+  });
+
+  it('item 24: sliders look unset, times are offsets, trim and export speak to the UI, dialogs close', async () => {
+    const cleared = await callApi(served!, 'labels:save', {
+      id,
+      labels: {
+        taskCompleted: null,
+        taskDifficulty: null,
+        alignmentScore: null,
+        efficiencyScore: null,
+      },
+    });
+    expect(cleared.ok, JSON.stringify(cleared.error)).toBe(true);
+    const page = await openRecording();
+    // an unset score shows no thumb and says so; a click on the middle of the track sets it
+    await page.getByTestId('tab-task').click();
+    const difficulty = page.getByLabel('Difficulty (0–10)');
+    // (the thumb of an .is-unset range is hidden by the style sheet)
+    const isUnset = async () =>
+      ((await difficulty.getAttribute('class')) ?? '').split(' ').includes('is-unset');
+    expect(await isUnset()).toBe(true);
+    expect(await page.locator('.score-value').first().textContent()).toBe('not set');
+    expect(await difficulty.getAttribute('aria-valuetext')).toBe('not set');
+    await difficulty.click();
+    await expect
+      .poll(async () => (await getRecording()).labels.taskDifficulty, { timeout: 10_000 })
+      .toBe(5);
+    expect(await isUnset()).toBe(false);
+    // a step's span counts from the start of the video, like the player
+    await page.locator('[data-testid=step-card]').nth(1).click();
+    const span = await page.locator('.facts dt:text-is("Span") + dd').textContent();
+    expect(span).toMatch(/^\d+:\d\d\.\d – \d+:\d\d\.\d \(\d+\.\d s\)$/);
+    // trim says what it does to exports
+    expect(await page.getByTestId('trim-note').textContent()).toMatch(
+      /left out of exports; the recording itself is kept/,
+    );
+    // the export dialog counts the files it wrote and offers to overwrite, in its own words
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-e2e-faults-'));
+    try {
+      const exportOnce = async () => {
+        await page.getByTestId('recording-export').click();
+        await page.getByTestId('export-dialog').waitFor();
+        await page.locator('input[name=format][value=agentnet-raw]').check();
+        await page.getByTestId('export-outdir').fill(outDir);
+        await page.getByTestId('export-start').click();
+      };
+      await exportOnce();
+      await page.getByTestId('export-done').waitFor({ timeout: 60_000 });
+      const files = countFiles(outDir);
+      expect(files).toBeGreaterThan(1);
+      expect(await page.getByTestId('export-done').textContent()).toContain(`Wrote ${files} files`);
+      await page.locator('.modal-foot button', { hasText: 'Close' }).click();
+      await exportOnce();
+      await page.getByTestId('export-error').waitFor({ timeout: 60_000 });
+      expect(await page.getByTestId('export-error').textContent()).not.toMatch(/--/);
+      await page.getByTestId('export-overwrite-now').click();
+      await page.getByTestId('export-done').waitFor({ timeout: 60_000 });
+      await page.locator('.modal-foot button', { hasText: 'Close' }).click();
+    } finally {
+      fs.rmSync(outDir, { recursive: true, force: true });
+    }
+    // the upload dialog closes when its "Uploads page" link (or any navigation) leaves the page
+    await page.getByTestId('upload-button').click();
+    await page.getByTestId('upload-dialog').waitFor();
+    // (what the dialog's "Follow it on the Uploads page" link does once an upload started)
+    await page.evaluate(() => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = '#/uploads';
+    });
+    await page.getByTestId('uploads-page').waitFor();
+    await page.getByTestId('upload-dialog').waitFor({ state: 'detached', timeout: 5_000 });
     await page.close();
   });
 });

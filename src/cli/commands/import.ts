@@ -3,7 +3,7 @@ import { importAgentNetFolder, type ImportResult } from '../../services/import/a
 import { isAppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withLibraryOrCreate } from '../context';
 import { APP_VERSION } from '../version';
 import { createProgress, errLine, out, outJson } from '../output';
 
@@ -51,7 +51,7 @@ export const importCommand: Command = {
       positionals.length,
       Boolean(process.stderr.isTTY) && !values.json,
     );
-    await withLibrary(values.library, async (lib) => {
+    await withLibraryOrCreate(values.library, async (lib) => {
       for (const [i, folder] of positionals.entries()) {
         progress.update(i, folder);
         try {
