@@ -13,13 +13,22 @@ import { resolveLibraryDir } from '../services/library/library-path';
 import { listActiveRecordings } from '../store';
 import { errLine } from './output';
 
+/** Options of {@link withLibrary}. */
+export type WithLibraryOptions = {
+  /** Create the library when the folder holds none (only `import` and `record`); default false. */
+  create?: boolean;
+};
+
 /** Opens the library named by the flag/env/default and runs `fn`, always closing it. */
 export async function withLibrary<T>(
   flag: string | undefined,
   fn: (lib: Library) => Promise<T> | T,
+  options: WithLibraryOptions = {},
 ): Promise<T> {
-  const { dir } = resolveLibraryDir({ flag });
-  const lib = openOnFullDisk(dir, () => openLibrary(dir));
+  const { dir, from } = resolveLibraryDir({ flag });
+  const lib = openOnFullDisk(dir, () =>
+    openLibrary(dir, { create: options.create ?? false, from }),
+  );
   try {
     try {
       // the recovery code (ffmpeg, remux, reducer) loads only when a recording was left active
@@ -71,4 +80,12 @@ function cleanUpOnOpen(lib: Library): void {
   } catch (e) {
     errLine(`warning: could not clean up the library: ${(e as Error).message}`);
   }
+}
+
+/** {@link withLibrary} for the commands that may create the library (`import`, `record`). */
+export function withLibraryOrCreate<T>(
+  flag: string | undefined,
+  fn: (lib: Library) => Promise<T> | T,
+): Promise<T> {
+  return withLibrary(flag, fn, { create: true });
 }

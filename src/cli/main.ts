@@ -1,6 +1,7 @@
 // `cua-annotator` entry: dispatches to a command and maps errors to exit codes
 // (0 ok, 1 usage error, 2 runtime error).
 import { isAppError } from '../shared/errors';
+import { classifySystemError } from '../shared/system-error';
 import { closestOption, UsageError } from './args';
 import type { Command } from './command';
 import { errLine, guardClosedPipes, out } from './output';
@@ -122,14 +123,28 @@ export async function main(argv: string[]): Promise<number> {
       errLine(`Run \`cua-annotator ${entry.name} --help\` for usage.`);
       return 1;
     }
-    if (isAppError(e)) {
-      errLine(`error [${e.code}]: ${e.message}`);
-      if (e.fix) {
-        errLine(`fix: ${e.fix}`);
+    // an OS or SQLite failure (disk full, locked or damaged database, bad path) gets its code and
+    // fix; the JavaScript stack only with CUA_ANNOTATOR_DEBUG=1
+    const coded = isAppError(e) ? e : classifySystemError(e);
+    const stack = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    if (coded) {
+      errLine(`error [${coded.code}]: ${coded.message}`);
+      if (coded.fix) {
+        errLine(`fix: ${coded.fix}`);
+      }
+      if (!isAppError(e) && process.env.CUA_ANNOTATOR_DEBUG) {
+        errLine(stack);
       }
       return 2;
     }
-    errLine(`error [INTERNAL]: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    if (process.env.CUA_ANNOTATOR_DEBUG) {
+      errLine(`error [INTERNAL]: ${stack}`);
+    } else {
+      errLine(`error [INTERNAL]: ${e instanceof Error ? e.message : String(e)}`);
+      errLine(
+        'fix: This is a bug in cua-annotator: run the command again with CUA_ANNOTATOR_DEBUG=1 and report its output.',
+      );
+    }
     return 2;
   }
 }

@@ -24,6 +24,14 @@ import { serveStatic } from './static';
 export const DEFAULT_HOST = '127.0.0.1';
 /** How long close() lets in-flight requests finish before cutting connections, ms. */
 export const CLOSE_GRACE_MS = 2_000;
+/**
+ * How long an idle keep-alive connection stays open, ms. Longer than browsers' and Node's own
+ * client idle times, so the server is not the side that closes a connection a client is about
+ * to reuse (Node's 5 s default made clients see ECONNRESET when the server was busy).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** Pending connections the kernel queues for accept() (Node's default is 511). */
+const LISTEN_BACKLOG = 2048;
 
 /** Options of {@link createServer}. */
 export type ServerOptions = {
@@ -87,7 +95,7 @@ function listen(server: http.Server, port: number, host: string): Promise<Addres
       );
     };
     server.once('error', onError);
-    server.listen(port, host, () => {
+    server.listen(port, host, LISTEN_BACKLOG, () => {
       server.off('error', onError);
       resolve(server.address() as AddressInfo);
     });
@@ -242,6 +250,9 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
     })();
   });
 
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // must exceed keepAliveTimeout, or a slow first header on a reused connection is cut
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
   const address = await listen(server, options.port ?? 0, host);
   const shownHost = urlHost(address.address, address.family);
   hosts = allowedHosts(address.port);

@@ -14,11 +14,20 @@ export const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   IMPORT_DUPLICATE: 409,
   EXPORT_TARGET_EXISTS: 409,
   INVALID_STATE: 409,
+  REVIEW_LOCKED: 409,
   RECORDING_ACTIVE: 409,
   DISK_FULL: 507,
   PAYLOAD_TOO_LARGE: 413,
   // well-formed requests the services refuse on their content
   USAGE: 422,
+  EDIT_INVALID: 422,
+  PATH_INVALID: 422,
+  UPLOAD_CONFIG: 422,
+  PULL_INVALID: 422,
+  // the library cannot take writes right now (another process holds the lock past the wait, or
+  // this process stopped writing because its database file was replaced): try again / restart
+  DB_BUSY: 503,
+  DB_REPLACED: 503,
   IMPORT_INVALID: 422,
   EXPORT_INVALID: 422,
   LEGACY_ENCRYPTED_UNSUPPORTED: 422,

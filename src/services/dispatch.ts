@@ -1,13 +1,81 @@
 // The one dispatcher every host binds (IPC, HTTP): method name + payload in, Result envelope out,
 // never a throw. Unknown method → UNKNOWN_METHOD; payload fails its validator → INVALID_PAYLOAD
-// naming the field; AppError → its code; anything else → INTERNAL (stack logged, never sent).
-import { isApiMethod, METHOD_VALIDATORS } from '../shared/contract';
+// naming the field; AppError → its code; an OS or SQLite failure (disk full, database locked or
+// damaged, bad path) → its code from shared/system-error.ts with a fix; anything else → INTERNAL.
+// Stacks are logged, never sent.
+//
+// Writes that find the database locked by another process wait here without blocking the event
+// loop: each attempt waits at most BUSY_ATTEMPT_MS inside SQLite, then the call sleeps and tries
+// again (one waiting call per library at a time) until BUSY_TOTAL_MS have passed.
+import { isApiMethod, METHOD_VALIDATORS, type ApiMethod } from '../shared/contract';
 import { isAppError } from '../shared/errors';
 import { err, ok, type Result } from '../shared/result';
+import { classifySystemError, isBusyError } from '../shared/system-error';
+import { withBusyTimeout, type Db } from '../store';
 import type { ServiceContext } from './context';
 import { handlers } from './handlers';
 
 type AnyHandler = (input: unknown, ctx: ServiceContext) => Promise<unknown>;
+
+/** Longest one attempt blocks the event loop waiting for another process's write lock, ms. */
+export const BUSY_ATTEMPT_MS = 20;
+/** Longest a call keeps retrying a locked database before answering DB_BUSY, ms. */
+export const BUSY_TOTAL_MS = 30_000;
+/** Longest pause between attempts, ms. */
+const BUSY_MAX_PAUSE_MS = 40;
+
+/**
+ * Methods whose handler writes in one transaction after its reads, synchronously: when that
+ * transaction finds the lock taken nothing was written, so the whole call can run again.
+ */
+const RETRY_ON_BUSY: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
+  'recordings:update-task',
+  'edits:apply',
+  'edits:undo',
+  'edits:redo',
+  'labels:save',
+  'reviews:set-status',
+]);
+
+// One retrying call per database at a time: the others wait on this chain, not on SQLite.
+const writeQueues = new WeakMap<Db, Promise<void>>();
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// Runs a retry-safe handler, re-running it while the database is locked by another process.
+async function runWaitingForLock(
+  handler: AnyHandler,
+  input: unknown,
+  ctx: ServiceContext,
+): Promise<unknown> {
+  const db = ctx.lib.db;
+  const previous = writeQueues.get(db) ?? Promise.resolve();
+  let release = (): void => undefined;
+  writeQueues.set(db, new Promise<void>((resolve) => (release = resolve)));
+  await previous;
+  try {
+    const started = Date.now();
+    let pause = 2;
+    for (;;) {
+      try {
+        // these handlers write synchronously, so the short timeout covers their transaction
+        const pending = withBusyTimeout(db, BUSY_ATTEMPT_MS, () => handler(input, ctx));
+        return await pending;
+      } catch (e) {
+        const left = BUSY_TOTAL_MS - (Date.now() - started);
+        if (!isBusyError(e) || left <= 0) {
+          throw e;
+        }
+        await sleep(Math.min(pause, left));
+        pause = Math.min(pause * 2, BUSY_MAX_PAUSE_MS);
+      }
+    }
+  } finally {
+    release();
+  }
+}
 
 function defaultLog(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -36,7 +104,11 @@ export async function dispatch(
   }
   try {
     const handler = handlers[method] as AnyHandler;
-    return ok(await handler(checked.value, ctx));
+    return ok(
+      RETRY_ON_BUSY.has(method)
+        ? await runWaitingForLock(handler, checked.value, ctx)
+        : await handler(checked.value, ctx),
+    );
   } catch (e) {
     if (isAppError(e)) {
       return err({
@@ -48,6 +120,15 @@ export async function dispatch(
     }
     const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
     (ctx.log ?? defaultLog)(`dispatch ${method} failed: ${stack}`);
+    const classified = classifySystemError(e);
+    if (classified) {
+      return err({
+        code: classified.code,
+        message: `${method}: ${classified.message}`,
+        ...(classified.details === undefined ? {} : { details: classified.details }),
+        ...(classified.fix === undefined ? {} : { fix: classified.fix }),
+      });
+    }
     return err({
       code: 'INTERNAL',
       message: `${method} failed unexpectedly; the details are in the service log.`,

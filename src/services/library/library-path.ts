@@ -1,6 +1,7 @@
 // Where the recording library lives: flag → env → the desktop app's per-OS data folder.
 import os from 'node:os';
 import path from 'node:path';
+import { AppError } from '../../shared/errors';
 
 /** Inputs of {@link resolveLibraryDir}; defaults come from the running process. */
 export type LibraryPathInput = {
@@ -14,9 +15,19 @@ export type LibraryPathInput = {
 /** App folder name used under the OS data directory. */
 export const APP_DIR_NAME = 'cua-annotator';
 
-/** Resolves the library folder: `--library`, then CUA_ANNOTATOR_LIBRARY, then the OS default. */
+/** Resolves the library folder: `--library`, then CUA_ANNOTATOR_LIBRARY, then the OS default;
+ * an empty `--library` is a USAGE error. */
 export function resolveLibraryDir(input: LibraryPathInput = {}): { dir: string; from: string } {
   const env = input.env ?? process.env;
+  if (input.flag !== undefined && input.flag.trim() === '') {
+    // `--library ""` (an unset shell variable) must not fall back to the home library
+    throw new AppError(
+      'USAGE',
+      '--library was given an empty folder name.',
+      { flag: '--library' },
+      'Pass --library DIR with the library folder, or leave --library out to use the default library.',
+    );
+  }
   if (input.flag) {
     return { dir: path.resolve(input.flag), from: '--library' };
   }
