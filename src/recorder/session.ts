@@ -162,6 +162,7 @@ export class RecordingSession {
   private snapshotBusy = false;
   private readonly pending = new Set<Promise<unknown>>();
   private fault: AppError | null = null;
+  private faultAtMs: number | null = null;
   /** A gap the hook gave up in (no end yet): stored when the session stops. */
   private openGap: InputGap | null = null;
   private hover: HoverElement | null = null;
@@ -225,11 +226,12 @@ export class RecordingSession {
         onHotkey: (action, tMs) => this.onHotkey(action, tMs),
         onDiagnostic: (d) => o.onWarning?.(`input: ${d.code}: ${d.message}`),
         onFatal: (e) => {
-          o.onWarning?.(`input hook gave up: ${e.message}`);
+          // the fault below is the user's message (onFault): no separate "gave up" line
+          const reason = /Input capture stopped: (.*?)\. /.exec(e.message)?.[1] ?? e.message;
           this.stopWithFault(
             new AppError(
               'INPUT_HOOK_FAILED',
-              `Keyboard and mouse capture failed for good (${e.message}); the recording stopped, since nothing more would be recorded as steps and the stop/pause hotkeys no longer work.`,
+              `Keyboard and mouse capture failed for good, the input hook gave up (${reason}); the recording stopped there: input would no longer become steps and the stop and pause hotkeys no longer work.`,
               e.details,
               'Check that the X display and its RECORD extension are still up (cua-annotator doctor), then record the rest of the task again.',
             ),
@@ -396,8 +398,9 @@ export class RecordingSession {
       return;
     }
     this.fault = error;
+    this.faultAtMs = monotonicNowMs();
     this.options.sink.mark({
-      tMs: monotonicNowMs(),
+      tMs: this.faultAtMs,
       kind: 'capture-fault',
       data: { code: error.code, message: error.message },
     });
@@ -490,7 +493,8 @@ export class RecordingSession {
     // go unobserved (an unhandled rejection) nor keep the hook and the trackers running
     const [video] = await Promise.allSettled([this.endSegment(), hook?.stop(), windows?.stop()]);
     if (this.openGap) {
-      const gap = { ...this.openGap, endMs: monotonicNowMs() };
+      // input was lost until the fault stopped the session (or until now)
+      const gap = { ...this.openGap, endMs: this.faultAtMs ?? monotonicNowMs() };
       this.openGap = null;
       const i = this.gaps.findIndex((g) => g.endMs === null);
       if (i >= 0) {

@@ -122,12 +122,17 @@ export const recordCommand: Command = {
         }),
       );
       if (values.json) {
-        outJson(r);
+        const { error } = r;
+        outJson({
+          ...r,
+          error: error ? { code: error.code, message: error.message, fix: error.fix } : null,
+        });
       } else {
         out(
           `recorded ${r.id}: ${formatDuration(r.durationMs)}, ${r.frames} frames, ${r.events} events, ${r.steps} steps (${r.status})`,
         );
-        for (const w of r.warnings) {
+        // the warning about the fault that ended the recording is the error line below
+        for (const w of r.warnings.filter((x) => !r.error || !x.includes(r.error.message))) {
           errLine(`warning: ${w}`);
         }
       }

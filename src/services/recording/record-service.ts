@@ -254,7 +254,9 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   };
 }
 
-/** `12.3 s` into the recording, for messages. */
+/** `m:ss.s` into the recording (the summary's and `show`'s format), for messages. */
 function clockOf(session: RecordingSession): string {
-  return `${((monotonicNowMs() - session.startedAtMs) / 1000).toFixed(1)} s`;
+  const s = Math.max(0, monotonicNowMs() - session.startedAtMs) / 1000;
+  const minutes = Math.floor(s / 60);
+  return `${minutes}:${(s - minutes * 60).toFixed(1).padStart(4, '0')}`;
 }
