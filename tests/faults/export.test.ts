@@ -1,6 +1,7 @@
 // Fault suite for export, import, keyframe decoding and uploads (issue 10, items 10, 12, 16, 17,
 // 18, 19): kill -9 at named moments, a tmpfs that fills, a flipped byte, bad output paths.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportRecordings, runExport } from '../../src/services/export/export-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary } from '../../src/services/library/library';
+import type { ServiceContext } from '../../src/services/context';
+import { dispatch } from '../../src/services/dispatch';
 import { getRecording } from '../../src/store';
 import { isAppError, type AppError } from '../../src/shared/errors';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { buildBundle } from '../../src/services/upload/bundle';
+import { runUpload } from '../../src/services/upload/engine';
+import { enqueueUpload } from '../../src/services/upload/queue';
+import { S3ObjectStore } from '../../src/services/upload/s3-client';
+import { listUploadParts } from '../../src/store/queries/uploads';
+import { startSwift, type Swift } from '../helpers/swift';
+import {
+  PART_5_MIB,
+  createBucket,
+  objectSha256,
+  objectText,
+  rawClient,
+  swiftTarget,
+  writeBlob,
+} from '../services/upload/helpers';
 import { runCli } from '../helpers/cli';
 import { copyFixture } from '../helpers/fixture';
 import { tempLibrary } from '../helpers/library';
@@ -295,6 +314,29 @@ describe('faults: export, import, keyframes', () => {
     expect(e.fix).toBeTruthy();
   }, 10_000);
 
+  it('item 18: the UI export call (exports:run) to /proc answers with a coded error and a fix', async () => {
+    const ctx = {
+      lib: t.lib,
+      emit: () => undefined,
+      mediaUrl: () => '',
+      appVersion: '0.0.0-test',
+      log: () => undefined,
+    } as unknown as ServiceContext;
+    const result = await Promise.race([
+      dispatch(ctx, 'exports:run', {
+        ids: [idA],
+        format: 'agentnet-raw',
+        outDir: '/proc/cua-annotator-test/ui',
+      }),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
+    ]);
+    expect(result).not.toBeNull();
+    expect(result!.ok).toBe(false);
+    const error = (result as { error: { code: string; fix?: string } }).error;
+    expect(error.code).toBe('EXPORT_TARGET_INVALID');
+    expect(error.fix).toBeTruthy();
+  }, 10_000);
+
   it('item 18: a file in the output path, an unwritable or read-only target give coded errors with a fix', async () => {
     const file = path.join(root, 'a-file');
     fs.writeFileSync(file, 'x');
@@ -476,4 +518,138 @@ describe('faults: export, import, keyframes', () => {
       expect(fs.readdirSync(tmp).filter((f) => f.startsWith('cua-frames-'))).toEqual([]);
     }, 60_000);
   }
+});
+
+describe('faults: upload integrity (item 17)', () => {
+  const t = tempLibrary();
+  let id = '';
+  let swift: Swift | null = null;
+  let client: S3Client | null = null;
+  beforeAll(async () => {
+    [swift] = await Promise.all([
+      startSwift(),
+      (async () => {
+        id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, OPTS)).id;
+      })(),
+    ]);
+    client = rawClient(swift);
+    await createBucket(client, 'faults');
+  }, 60_000);
+  afterAll(async () => {
+    client?.destroy();
+    t.cleanup();
+    await swift?.stop();
+  });
+
+  it('item 17: the upload bundle ships only the files the library knows, not a stray file in the recording folder', async () => {
+    const rec = getRecording(t.lib.db, id);
+    fs.writeFileSync(path.join(t.lib.resolve(rec.dir), 'stray.txt'), 'not mine');
+    fs.mkdirSync(path.join(t.lib.resolve(rec.dir), 'raw', 'junk'));
+    fs.writeFileSync(path.join(t.lib.resolve(rec.dir), 'raw', 'junk', 'x.bin'), 'x');
+    const bundle = await buildBundle(t.lib, id, path.join(root, 'bundle-stray'), {
+      ...OPTS,
+      includeKeyframes: false,
+    });
+    const keys = bundle.files.map((f) => f.relKey);
+    expect(keys.filter((k) => k.includes('stray') || k.includes('junk'))).toEqual([]);
+    expect(keys).toContain('files/raw/events.jsonl');
+    expect(keys.filter((k) => k.startsWith('video/'))).toHaveLength(1);
+    fs.rmSync(path.join(t.lib.resolve(rec.dir), 'stray.txt'));
+    fs.rmSync(path.join(t.lib.resolve(rec.dir), 'raw', 'junk'), { recursive: true });
+  });
+
+  it('item 17: a flipped byte in the video is refused when the upload bundle is built', async () => {
+    const lib2 = tempLibrary();
+    try {
+      const { id: id2 } = await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS);
+      const video = lib2.lib.resolve(getRecording(lib2.lib.db, id2).videos[0]!.path);
+      const bytes = fs.readFileSync(video);
+      bytes[100_000] = bytes[100_000]! ^ 1;
+      fs.writeFileSync(video, bytes);
+      const e = await rejection(
+        buildBundle(lib2.lib, id2, path.join(root, 'bundle-flip'), {
+          ...OPTS,
+          includeKeyframes: false,
+        }),
+      );
+      expect(isAppError(e, 'INTEGRITY_FAILED')).toBe(true);
+      expect(e.message).toContain(id2);
+    } finally {
+      lib2.cleanup();
+    }
+  });
+
+  it('item 17: a resumed upload whose file changed between runs (same size and mtime) sends it again and never verifies old parts', async () => {
+    const target = swiftTarget(swift!, 'faults', 'resume');
+    const blobFile = path.join(root, 'resume-blob.bin');
+    writeBlob(blobFile, 30 * 1024 * 1024 + 12_345); // 7 parts of 5 MiB
+    const { uploadId } = enqueueUpload(t.lib, id, { target, annotator: 'eve' });
+    const key = `resume/eve/${id}/extra/blob.bin`;
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'run-ts.mjs'),
+        path.join(REPO_ROOT, 'tests/services/upload/fixtures/upload-runner.ts'),
+        t.dir,
+        String(uploadId),
+        blobFile,
+        String(PART_5_MIB),
+      ],
+      { env: { ...process.env, ...swift!.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let buffered = '';
+    let parts = 0;
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.once('exit', (code, signal) => resolve(signal ?? code)),
+    );
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        const e = JSON.parse(line) as { detail?: unknown };
+        if (
+          typeof e.detail === 'string' &&
+          e.detail.startsWith('part ') &&
+          e.detail.endsWith('extra/blob.bin')
+        ) {
+          parts += 1;
+          if (parts === 3) {
+            child.kill('SIGKILL');
+          }
+        }
+      }
+    });
+    expect(await exited).toBe('SIGKILL');
+    expect(listUploadParts(t.lib.db, uploadId, 'extra/blob.bin').length).toBeGreaterThan(0);
+    // change bytes inside the first (already sent) part, keeping size and modification time
+    const before = fs.statSync(blobFile);
+    const reference = `${blobFile}.ref`;
+    fs.writeFileSync(reference, '');
+    spawnSync('touch', ['-r', blobFile, reference]); // keeps the nanoseconds
+    const fd = fs.openSync(blobFile, 'r+');
+    fs.writeSync(fd, Buffer.from('CHANGED!'), 0, 8, 1000);
+    fs.closeSync(fd);
+    spawnSync('touch', ['-r', reference, blobFile]);
+    expect(fs.statSync(blobFile).mtimeMs).toBe(before.mtimeMs);
+
+    const s = new S3ObjectStore(target, { kind: 'static', credentials: swift!.credentials });
+    const result = await runUpload(t.lib, uploadId, s, {
+      appVersion: '0.0.0-test',
+      partSizeBytes: PART_5_MIB,
+      includeKeyframes: false,
+      extraFiles: [{ relKey: 'extra/blob.bin', path: blobFile }],
+    });
+    s.close();
+    const local = createHash('sha256').update(fs.readFileSync(blobFile)).digest('hex');
+    expect(result.status).toBe('uploaded');
+    // what the server holds is the file as it is now, and the manifest says so
+    expect(await objectSha256(client!, 'faults', key)).toBe(local);
+    const manifest = JSON.parse(
+      await objectText(client!, 'faults', `resume/eve/${id}/manifest.json`),
+    ) as {
+      files: { path: string; sha256: string }[];
+    };
+    expect(manifest.files.find((f) => f.path === 'extra/blob.bin')?.sha256).toBe(local);
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
 // Builds a recording's submission: the files that go under <prefix>/<annotator>/<recording-id>/.
 //
 //   video/<name>.mp4                 the recording's video file(s), byte for byte
-//   files/<path>                     every other file of the recording's library folder (an
-//                                    import's AgentNet source files, computed keyframes, …)
+//   files/<path>                     every other file of the recording the library knows of (an
+//                                    import's AgentNet source files, computed keyframes); a
+//                                    stray file dropped into the folder is not shipped
 //   raw/recording.json               the recording row (task, platform, screen, clock facts)
 //   raw/<table>.jsonl                raw layer rows: events, ax_records, windows, marks, videos
 //   steps/steps.json                 the steps with every edit applied (what exports use)
@@ -21,13 +22,14 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { schemaVersion } from '../../store';
-import { getRecording } from '../../store';
+import { getRecording, listKeyframes } from '../../store';
 import { AppError } from '../../shared/errors';
-import { exportRecordings, episodeIdOf } from '../export/export-service';
+import { exportRecordings, episodeIdOf, verifyVideo } from '../export/export-service';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
 import type { FileRole } from './manifest';
 import { isSafeRelativePath } from './manifest';
+import { RAW_SUBDIR } from '../import/agentnet-import';
 import { dumpRecordingRow, dumpTableLines, recordingTables, tableDumpPath } from './recording-dump';
 
 /** One file of a submission before hashing. */
@@ -98,6 +100,32 @@ async function walk(dir: string, rel = ''): Promise<string[]> {
   return out;
 }
 
+// The files of a recording's folder the library knows of (paths relative to the folder): its
+// videos, an import's source files (raw/), its computed keyframes.
+function knownFiles(
+  lib: Library,
+  rec: ReturnType<typeof getRecording>,
+  recDir: string,
+): Set<string> {
+  const rel = (libraryPath: string) =>
+    path.relative(recDir, lib.resolve(libraryPath)).split(path.sep).join('/');
+  const known = new Set<string>(rec.videos.map((v) => rel(v.path)));
+  const sourceFiles = rec.sourceMetadata?.files;
+  if (Array.isArray(sourceFiles)) {
+    for (const f of sourceFiles as { name?: unknown }[]) {
+      if (typeof f?.name === 'string') {
+        known.add(`${RAW_SUBDIR}/${f.name}`);
+      }
+    }
+  }
+  for (const k of listKeyframes(lib.db, rec.seq).values()) {
+    if (k.path) {
+      known.add(rel(k.path));
+    }
+  }
+  return known;
+}
+
 async function moveInto(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
   await fs.rename(from, to);
@@ -127,6 +155,11 @@ export async function buildBundle(
   const marker = path.join(stageDir, STAGE_MARKER);
   const rec = getRecording(lib.db, recordingId);
   const fingerprint = recordingFingerprint(lib, rec.seq);
+  // the videos leave the library (read in place, also by a resumed upload): their bytes must
+  // still be the ones stored when they entered it
+  for (const v of rec.videos) {
+    await verifyVideo(lib, rec.id, v);
+  }
   try {
     const staged = JSON.parse(await fs.readFile(marker, 'utf8')) as Bundle;
     if (staged.fingerprint === fingerprint) {
@@ -161,7 +194,11 @@ export async function buildBundle(
     ]),
   );
   const videoNames = new Set<string>();
+  const known = knownFiles(lib, rec, recDir);
   for (const rel of await walk(recDir)) {
+    if (!known.has(rel)) {
+      continue; // not a file of this recording (a stray file in its folder)
+    }
     const ord = videoPaths.get(rel);
     if (ord !== undefined) {
       let name = path.posix.basename(rel);

@@ -468,7 +468,11 @@ class EngineRun {
       const ex = existing.get(f.relKey);
       existing.delete(f.relKey);
       if (ex && ex.path === f.path && ex.sizeBytes === stat.size && ex.mtimeMs === stat.mtimeMs) {
-        continue;
+        if (!(await this.changedSince(ex, file))) {
+          continue;
+        }
+        // same size and time, other bytes: never pair the parts sent with the new bytes
+        this.emit(`${f.relKey} changed since the last run; sending it again`);
       }
       if (ex) {
         await this.discardObject(ex);
@@ -505,6 +509,29 @@ class EngineRun {
       }
     }
     this.setStatus('preparing');
+  }
+
+  /**
+   * True when the bytes of `file` are no longer those already sent for `o` (a resumed upload):
+   * every persisted part is hashed again and compared with the SHA-256 stored when it was sent,
+   * a sent whole file with its stored SHA-256. Size and modification time alone can stay equal.
+   */
+  private async changedSince(o: UploadObjectRecord, file: string): Promise<boolean> {
+    const isSent = o.status === 'uploaded' || o.status === 'verified';
+    if (isSent && o.sha256) {
+      return (await sha256File(file)) !== o.sha256;
+    }
+    const parts = listUploadParts(this.lib.db, this.row.id, o.relKey);
+    if (isSent && !parts.length) {
+      return true; // sent, but nothing to compare with: send it again
+    }
+    for (const p of parts) {
+      const bytes = await readRange(file, (p.partNumber - 1) * o.partSizeBytes, p.sizeBytes);
+      if (!p.sha256 || createHash('sha256').update(bytes).digest('hex') !== p.sha256) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private async discardObject(o: UploadObjectRecord): Promise<void> {
