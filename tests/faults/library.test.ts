@@ -3,6 +3,7 @@
 // and `delete` on a disk that is 100 % full. Real SQLite, real imports in child processes killed
 // with SIGKILL, the real CLI, a real tmpfs.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -208,6 +209,65 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
     expect(show.code, show.stderr).toBe(0);
     expect(fs.readFileSync(path.join(home, 'video.mp4'), 'utf8')).toBe('frames');
     expect(fs.existsSync(trash)).toBe(false);
+  });
+
+  it('item 12: the clean-up judges by owner pid, then by age; a dry run changes nothing', () => {
+    const lib = newLibrary('rules');
+    try {
+      const rec = path.join(lib.dir, 'recordings');
+      const old = new Date(Date.now() - 2 * 3600_000);
+      const ancient = new Date(Date.now() - 48 * 3600_000);
+      const make = (rel: string, when?: Date) => {
+        const dir = path.join(lib.dir, rel);
+        fs.mkdirSync(dir, { recursive: true });
+        fs.writeFileSync(path.join(dir, 'f'), 'x');
+        if (when) {
+          setTreeMtime(dir, when);
+        }
+        return rel;
+      };
+      const alive = process.ppid; // a live process that is not this one
+      const uuid = () => crypto.randomUUID();
+      const kept = [
+        make(`recordings/.staging-${uuid()}`), // no pid, young: may be a running import
+        make(`recordings/.staging-${alive}-${uuid()}`, old), // live owner
+        make(`recordings/${uuid()}`), // no row, young
+        make('recordings/not-a-recording', old), // nothing of ours
+      ];
+      const removed = [
+        make(`recordings/.staging-${uuid()}`, old),
+        make(`recordings/.pull-${uuid()}-ab12`, old),
+        make(`recordings/.staging-${alive}-${uuid()}`, ancient), // pid reused long since
+        make(`recordings/${uuid()}`, old),
+        make(`.trash/${uuid()}--${alive + 1_000_000}-1`), // delete committed, files left
+      ];
+      // a delete on a full disk that freed the files but not the row: finished here
+      const { id } = makeRecording(lib.db);
+      fs.mkdirSync(path.join(lib.dir, '.trash', `${id}--${alive + 1_000_000}-2`), {
+        recursive: true,
+      });
+
+      const before = fs.readdirSync(rec).length;
+      const dry = cleanupLibrary(lib, { dryRun: true });
+      expect(fs.readdirSync(rec)).toHaveLength(before);
+      expect(listLibrary(lib)).toHaveLength(1);
+
+      const done = cleanupLibrary(lib);
+      expect(done.items.map(({ path: p, action }) => ({ p, action }))).toEqual(
+        dry.items.map(({ path: p, action }) => ({ p, action })),
+      );
+      for (const rel of kept) {
+        expect(fs.existsSync(path.join(lib.dir, rel)), rel).toBe(true);
+      }
+      for (const rel of removed) {
+        expect(fs.existsSync(path.join(lib.dir, rel)), rel).toBe(false);
+      }
+      expect(listLibrary(lib)).toEqual([]);
+      expect(fs.readdirSync(path.join(lib.dir, '.trash'))).toEqual([]);
+      expect(done.errors).toEqual([]);
+    } finally {
+      lib.close();
+    }
   });
 
   it('item 13: step counts in list, list --json and the library page follow delete, merge and undo', async () => {

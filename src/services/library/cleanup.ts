@@ -5,7 +5,7 @@
 // period measured from its newest file (a copy in progress keeps touching its file).
 import fs from 'node:fs';
 import path from 'node:path';
-import { deleteRecordingRow } from '../../store';
+import { deleteRecordingRow, listRecordingDirs } from '../../store';
 import { isProcessAlive } from '../system/process-alive';
 import { RECORDINGS_DIR, type Library } from './library';
 
@@ -64,6 +64,9 @@ export function freeBytes(dir: string): number | null {
 
 /** How long a folder nobody claims must have been untouched before it is removed, in ms. */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
+/** A folder whose owner pid is alive but that nothing touched for this long belongs to a pid
+ * the system has since reused (an import writes continuously), in ms. */
+const PID_REUSE_AFTER_MS = 24 * 3600_000;
 
 /** Name of an importer's staging folder under `recordings/`: carries the importing pid. */
 export function stagingDirName(id: string, pid = process.pid): string {
@@ -111,11 +114,7 @@ export function cleanupLibrary(lib: Library, options: CleanupOptions = {}): Clea
   const graceMs = options.graceMs ?? ORPHAN_GRACE_MS;
   const nowMs = (options.now ?? Date.now)();
   const report: CleanupReport = { items: [], freedBytes: 0, errors: [] };
-  const rows = lib.db.prepare(`SELECT seq, id, dir FROM recordings`).all() as {
-    seq: number;
-    id: string;
-    dir: string;
-  }[];
+  const rows = listRecordingDirs(lib.db);
   const dirs = new Set(rows.map((r) => r.dir));
   const byId = new Map(rows.map((r) => [r.id, r]));
 
@@ -308,9 +307,14 @@ function ownerState(
   graceMs: number,
 ): { live: boolean; reason: string } {
   if (pid !== null) {
-    return isProcessAlive(pid) && pid !== process.pid
+    // our own pid in a name means an earlier process that had it (we clean before we import)
+    if (!isProcessAlive(pid) || pid === process.pid) {
+      return { live: false, reason: `process ${pid} that wrote it is gone` };
+    }
+    const idleMs = nowMs - newestMtimeMs(full);
+    return idleMs < PID_REUSE_AFTER_MS
       ? { live: true, reason: `process ${pid} is still writing it` }
-      : { live: false, reason: `process ${pid} that wrote it is gone` };
+      : { live: false, reason: `untouched for ${Math.round(idleMs / 3600_000)} h` };
   }
   const ageMs = nowMs - newestMtimeMs(full);
   const minutes = Math.round(graceMs / 60_000);

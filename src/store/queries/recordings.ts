@@ -271,6 +271,15 @@ export function getRecording(db: Db, idOrPrefix: string): RecordingDetail & { se
   };
 }
 
+/** Every recording's id and folder (the library clean-up's list of folders that belong). */
+export function listRecordingDirs(db: Db): { seq: number; id: string; dir: string }[] {
+  return db.prepare(`SELECT seq, id, dir FROM recordings`).all() as {
+    seq: number;
+    id: string;
+    dir: string;
+  }[];
+}
+
 /** Recordings with any edit (their shown step count depends on it) and their stored count. */
 export function listEditedStepCounts(db: Db): { seq: number; id: string; stepCount: number }[] {
   return db
