@@ -221,7 +221,7 @@ describe('review service on the fixture', () => {
     // nothing staged is left beside the keyframes
     const folder = path.join(t.dir, 'recordings', id);
     expect(fs.readdirSync(folder).filter((f) => f.startsWith('.'))).toEqual([]);
-  });
+  }, 120_000); // ffmpeg decodes: slow on a loaded machine
 
   it('task text, labels and reviews land in the page data and the library list', () => {
     updateRecordingTask(lib, id, { description: 'edited description' });
