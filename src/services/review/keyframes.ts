@@ -136,8 +136,12 @@ export async function refreshStaleKeyframes(
         // a frame's PNG is the same whichever step chose it: an existing file is kept
         if (!(await pathExists(path.join(final, name)))) {
           const tmp = path.join(final, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-          await fs.writeFile(tmp, encodePngRgb(k.rgb, video.width, video.height));
-          await fs.rename(tmp, path.join(final, name));
+          try {
+            await fs.writeFile(tmp, encodePngRgb(k.rgb, video.width, video.height));
+            await fs.rename(tmp, path.join(final, name));
+          } finally {
+            await fs.rm(tmp, { force: true });
+          }
           files += 1;
         }
         relPath = `${rec.dir}/${KEYFRAMES_DIR}/${name}`;
