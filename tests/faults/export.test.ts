@@ -267,6 +267,42 @@ describe('faults: export, import, keyframes', () => {
     }
   });
 
+  it('item 10: export --all meeting unreadable rows stops before writing and names the recording', async () => {
+    const lib2 = tempLibrary();
+    const copy = await sameNameOtherVideo();
+    try {
+      const good = (await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS)).id;
+      const bad = (await importAgentNetFolder(lib2.lib, copy.dir, OPTS)).id;
+      const seq = getRecording(lib2.lib.db, bad).seq;
+      // a damaged row: its stored accessibility tree no longer parses
+      lib2.lib.db
+        .prepare(
+          `UPDATE ax_records SET tree_json = '{"Name": "cut sh' WHERE rowid =
+             (SELECT MIN(rowid) FROM ax_records WHERE recording_seq = ?)`,
+        )
+        .run(seq);
+      const out = path.join(root, 'damaged-rows');
+      const e = await rejection(
+        runExport(lib2.lib, [good, bad], { ...OPTS, format: 'agentnet-raw', outDir: out }),
+      );
+      expect(isAppError(e, 'EXPORT_DAMAGED')).toBe(true);
+      expect(e.message).toContain(bad);
+      expect(e.message).not.toContain(good);
+      expect(listTree(out)).toEqual([]);
+      const run = await runExport(lib2.lib, [good, bad], {
+        ...OPTS,
+        format: 'agentnet-raw',
+        outDir: out,
+        skipDamaged: true,
+      });
+      expect(run.recordings.map((r) => r.id)).toEqual([good]);
+      expect(run.skipped.map((s) => s.id)).toEqual([bad]);
+    } finally {
+      await copy.cleanup();
+      lib2.cleanup();
+    }
+  });
+
   it('item 10: CLI export --all with a damaged recording exits with its name; --skip-damaged lists it', async () => {
     const lib2 = tempLibrary();
     const copy = await sameNameOtherVideo();
