@@ -170,7 +170,16 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
             await (session.state === 'paused' ? session.resume() : session.pause());
             options.onStateChange?.(session.state);
           } catch (e) {
-            warn(`pause/resume failed: ${(e as Error).message}`);
+            // a pause whose video could not end or resume (ffmpeg failed) leaves the session
+            // paused with no screen capture: stop and save instead of waiting silently
+            session.stopWithFault(
+              new AppError(
+                'FFMPEG_FAILED',
+                `Screen capture failed while pausing or resuming (${(e as Error).message}); the recording stopped there and keeps everything captured before.`,
+                e instanceof AppError ? e.details : undefined,
+                'Check that the X display is still running (cua-annotator doctor), then record the rest of the task again.',
+              ),
+            );
           }
         })();
       }
