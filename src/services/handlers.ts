@@ -5,7 +5,7 @@ import { AppError } from '../shared/errors';
 import { findRecordingBasics } from '../store';
 import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
-import { exportRecordings } from './export/export-service';
+import { runExport } from './export/export-service';
 import { deleteRecording } from './recordings';
 import { computeKeyframes, refreshKeyframesInBackground } from './review/keyframes';
 import {
@@ -129,19 +129,22 @@ export const handlers = {
     settle(() => getStepAxTree(ctx.lib, exact(ctx, input.id), input.stepId)),
   'exports:run': async (input, ctx) => {
     const ids = input.ids.map((id) => exact(ctx, id));
-    const results = await exportRecordings(ctx.lib, ids, {
+    const run = await runExport(ctx.lib, ids, {
       format: input.format,
       outDir: input.outDir,
       appVersion: ctx.appVersion,
+      skipDamaged: input.skipDamaged,
       overwrite: input.overwrite ?? false,
       onProgress: (p) => ctx.emit('exports:progress', p),
     });
     return {
       outDir: input.outDir,
-      recordings: results.map((r) => ({
+      skipped: run.skipped,
+      recordings: run.recordings.map((r) => ({
         id: r.id,
         episodeId: r.episodeId,
         outputs: r.outputs,
+        files: r.files,
         warnings: r.warnings,
       })),
     };

@@ -236,6 +236,8 @@ export type ApiMethods = {
       format: 'agentnet-raw' | 'agentnet-jsonl' | 'standardized';
       /** Absolute output folder on the machine running the services. */
       outDir: string;
+      /** Export the others when some recordings are damaged (listed in `skipped`). */
+      skipDamaged?: boolean;
       /** Replace existing outputs of the same names (else EXPORT_TARGET_EXISTS). */
       overwrite?: boolean;
     };
@@ -249,6 +251,8 @@ export type ApiMethods = {
         files?: number;
         warnings: string[];
       }[];
+      /** Damaged recordings left out (only with `skipDamaged`). */
+      skipped: { id: string; code: string; message: string }[];
     };
   };
   /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */

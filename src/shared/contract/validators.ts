@@ -610,7 +610,7 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
     return { id: id(required(o, 'id', ''), 'id'), stepId: id(required(o, 'stepId', ''), 'stepId') };
   },
   'exports:run': (v) => {
-    const o = object(v, '', ['ids', 'format', 'outDir', 'overwrite']);
+    const o = object(v, '', ['ids', 'format', 'outDir', 'skipDamaged', 'overwrite']);
     const ids = required(o, 'ids', '');
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_EXPORT_IDS) {
       return fail(
@@ -626,6 +626,7 @@ const METHOD_CHECKS: { [M in ApiMethod]: (payload: unknown) => Input<M> } = {
         'standardized',
       ] as const),
       outDir: absolutePath(required(o, 'outDir', ''), 'outDir'),
+      ...(o.skipDamaged === undefined ? {} : { skipDamaged: bool(o.skipDamaged, 'skipDamaged') }),
       ...(o.overwrite === undefined ? {} : { overwrite: bool(o.overwrite, 'overwrite') }),
     };
   },
