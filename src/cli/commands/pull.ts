@@ -2,7 +2,7 @@
 import { pullSubmissions, type PullItem } from '../../services/upload/pull';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withLibraryOrCreate } from '../context';
 import { createProgress, errLine, out, outJson } from '../output';
 import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
 
@@ -52,7 +52,8 @@ export const pullCommand: Command = {
       }
     }
     const url = positionals[0];
-    const items: PullItem[] = await withLibrary(values.library, async (lib) => {
+    // a pull imports, like `import`: a reviewer's first pull may create the library
+    const items: PullItem[] = await withLibraryOrCreate(values.library, async (lib) => {
       const { target } = resolveCliTarget(lib, { ...values, url });
       const store = openCliStore(target, values.profile);
       const progress = createProgress(100, Boolean(process.stderr.isTTY) && !values.json);
