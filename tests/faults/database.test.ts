@@ -32,7 +32,7 @@ import {
 } from '../../src/store';
 import { runCli } from '../helpers/cli';
 import { tempLibrary } from '../helpers/library';
-import { makeRecording } from '../helpers/store';
+import { clickStep, makeRecording } from '../helpers/store';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 import { postApi, quantile, runEditLoad, startLockHolder } from '../server/edit-load';
 
@@ -78,22 +78,9 @@ function syntheticRecording(lib: Library): string {
   replaceSteps(
     lib.db,
     seq,
-    Array.from({ length: 10 }, (_, index) => ({
-      id: `agentnet:${index}`,
-      index,
-      kind: 'click' as const,
-      description: 'Single left Click',
-      label: `click ${index}`,
-      calls: [{ name: 'click' as const, args: { x: { float: 0.5 }, y: { float: 0.5 } } }],
-      startMs: index * 1000,
-      endMs: index * 1000 + 100,
-      eventStartIdx: null,
-      coordinate: { x: 640, y: 400 },
-      preMove: null,
-      target: null,
-      extra: {},
-      diagnostics: [],
-    })),
+    Array.from({ length: 10 }, (_, index) =>
+      clickStep(`agentnet:${index}`, index, `click ${index}`),
+    ),
     'test',
   );
   return id;

@@ -1,6 +1,6 @@
 // Test helpers: in-memory databases and recordings with sane defaults.
 import { randomUUID } from 'node:crypto';
-import type { RawEvent } from '../../src/shared/domain';
+import type { RawEvent, Step } from '../../src/shared/domain';
 import { insertRecording, openDatabase, type Db, type NewRecording } from '../../src/store';
 
 /** A migrated in-memory database. */
@@ -43,6 +43,29 @@ export function makeRecording(
     ...overrides,
   });
   return { seq, id };
+}
+
+/**
+ * A plain single left click at the middle of the screen, `index` seconds in and 100 ms long, with
+ * no target and no diagnostics: a step whose edits cost the store little.
+ */
+export function clickStep(id: string, index: number, label: string): Step {
+  return {
+    id,
+    index,
+    kind: 'click',
+    description: 'Single left Click',
+    label,
+    calls: [{ name: 'click', args: { x: { float: 0.5 }, y: { float: 0.5 } } }],
+    startMs: index * 1000,
+    endMs: index * 1000 + 100,
+    eventStartIdx: null,
+    coordinate: { x: 640, y: 400 },
+    preMove: null,
+    target: null,
+    extra: {},
+    diagnostics: [],
+  };
 }
 
 /** `n` synthetic raw events cycling through every kind. */

@@ -7,7 +7,7 @@ import { dispatch } from '../../src/services/dispatch';
 import { handlers } from '../../src/services/handlers';
 import { replaceSteps } from '../../src/store';
 import { tempLibrary } from '../helpers/library';
-import { makeRecording } from '../helpers/store';
+import { clickStep, makeRecording } from '../helpers/store';
 
 const t = tempLibrary();
 afterAll(() => t.cleanup());
@@ -36,22 +36,7 @@ const { id, seq } = makeRecording(t.lib.db, { task: 'Dispatch me' });
 replaceSteps(
   t.lib.db,
   seq,
-  ['a', 'b'].map((s, index) => ({
-    id: s,
-    index,
-    kind: 'click' as const,
-    description: 'Single left Click',
-    label: `click ${s}`,
-    calls: [{ name: 'click' as const, args: { x: { float: 0.5 }, y: { float: 0.5 } } }],
-    startMs: index * 1000,
-    endMs: index * 1000 + 100,
-    eventStartIdx: null,
-    coordinate: { x: 640, y: 400 },
-    preMove: null,
-    target: null,
-    extra: {},
-    diagnostics: [],
-  })),
+  ['a', 'b'].map((s, index) => clickStep(s, index, `click ${s}`)),
   'test',
 );
 
