@@ -3,7 +3,7 @@
 // the browser autosave, survive a reload, leave the raw events alone, and show up in an export
 // started from the UI. Screenshots of both pages go to a temp folder, or to docs/screenshots/
 // with UPDATE_SCREENSHOTS=1 (so a test run does not rewrite the README's images).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +14,8 @@ import { runCli } from '../helpers/cli';
 import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 import { launchChromium } from './chromium';
+import { ensureRendererBuilt, startServer, stop } from './serve';
 
-/** Chromium flags from platform-linux.md §8. */
-const RENDERER_INDEX = path.join(REPO_ROOT, 'out', 'renderer', 'index.html');
 const SCREENSHOT_DIR =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(REPO_ROOT, 'docs', 'screenshots')
@@ -25,59 +24,6 @@ const VIEWPORT = { width: 1280, height: 800 };
 const RELABEL = 'Open the night light menu from the tray';
 
 type Standardized = { content: { instruction?: string; guiactions?: { action_type: string }[] }[] };
-
-// Runs a child process to completion, failing with its output on a non-zero exit.
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)),
-    );
-  });
-}
-
-// Starts `cua-annotator serve` and resolves with the printed token URL.
-function startServer(libraryDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
-      'serve',
-      '--port',
-      '0',
-      '--library',
-      libraryDir,
-    ],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/.exec(stdout);
-      if (m) {
-        resolve({ child, url: m[0] });
-      }
-    });
-    child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-}
-
-// Stops a child with SIGTERM and waits for it.
-async function stop(child: ChildProcess | null): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) {
-    return;
-  }
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  child.kill('SIGTERM');
-  await closed;
-}
 
 async function eventCounts(libraryDir: string, id: string): Promise<unknown> {
   const r = await runCli(['show', id, '--json', '--library', libraryDir]);
@@ -120,14 +66,7 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
   let baselineActions = 0;
 
   beforeAll(async () => {
-    if (!fs.existsSync(RENDERER_INDEX)) {
-      await run(process.execPath, [
-        path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
-        'build',
-        '-c',
-        'vite.renderer.config.ts',
-      ]);
-    }
+    await ensureRendererBuilt();
     id = (await importAgentNetFolder(lib.lib, FIXTURE_DIR, { appVersion: '0.0.0-e2e' })).id;
     // the server child owns the library from here on
     lib.lib.close();
