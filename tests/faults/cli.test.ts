@@ -202,21 +202,42 @@ describe('issue 10: doctor checks the database', { timeout: 90_000 }, () => {
     expect(db).toMatchObject({ ok: true });
     expect(db!.summary).toMatch(/schema version \d+/);
   });
+
+  it('item 22: doctor --repair on a mistyped --library creates nothing there', async () => {
+    const typo = path.join(root, 'no-such-library');
+    const r = await runCli(['doctor', '--repair', '--json', '--library', typo]);
+    expect(fs.existsSync(typo)).toBe(false);
+    expect(r.stdout + r.stderr).toMatch(/no library/i);
+  });
 });
 
 const hasX =
   spawnSync('sh', ['-c', 'command -v Xvfb && command -v xprop && command -v openbox']).status === 0;
 
 describe.skipIf(!hasX)('issue 10: doctor and the window manager', { timeout: 90_000 }, () => {
-  const display = `:${170 + Math.floor(Math.random() * 60)}`;
+  let display = '';
   let xvfb: ChildProcess | undefined;
   let wm: ChildProcess | undefined;
-  const env = { DISPLAY: display };
+  const env: Record<string, string> = {};
 
   beforeAll(async () => {
-    xvfb = spawn('Xvfb', [display, '-screen', '0', '640x480x24', '-nolisten', 'tcp'], {
-      stdio: 'ignore',
+    // Xvfb picks a free display itself and writes its number to fd 3 (a fixed or random number
+    // could meet another test's X server, which has a window manager)
+    xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '640x480x24', '-nolisten', 'tcp'], {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
     });
+    const fd3 = xvfb.stdio[3] as NodeJS.ReadableStream;
+    display = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      fd3.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('\n')) {
+          resolve(`:${text.trim()}`);
+        }
+      });
+      xvfb!.once('exit', (code) => reject(new Error(`Xvfb exited ${code}`)));
+    });
+    env.DISPLAY = display;
     await until(() => spawnSync('xdpyinfo', ['-display', display]).status === 0);
   });
   afterAll(() => {

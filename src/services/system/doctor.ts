@@ -133,6 +133,14 @@ export async function runDoctor(
         checks.push(checkOrphans(libDir));
         checks.push(checkStepCounts(libDir));
       }
+    } else if (options.repair) {
+      const libDir = path.resolve(options.libraryDir ?? '');
+      repair = {
+        items: [],
+        freedBytes: 0,
+        errors: [],
+        lines: [`no library at ${libDir}: nothing to repair`],
+      };
     }
   }
   return {
@@ -319,7 +327,8 @@ function checkStepCounts(libraryDir: string): DoctorCheck {
 function repairLibrary(libraryDir: string): NonNullable<DoctorReport['repair']> {
   let lib: Library | null = null;
   try {
-    lib = openLibrary(libraryDir);
+    // repairing never creates a library where there is none (a mistyped --library)
+    lib = openLibrary(libraryDir, { create: false });
     const report = cleanupLibrary(lib);
     const lines = describeCleanup(report);
     const recounted = staleStepCounts(lib, { fix: true });
