@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportRecordings, runExport } from '../../src/services/export/export-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
-import { openLibrary } from '../../src/services/library/library';
+import { openLibrary, type Library } from '../../src/services/library/library';
 import type { ServiceContext } from '../../src/services/context';
 import { dispatch } from '../../src/services/dispatch';
 import { getRecording } from '../../src/store';
@@ -27,6 +27,7 @@ import {
   objectText,
   rawClient,
   swiftTarget,
+  uploadUntilKilled,
   writeBlob,
 } from '../services/upload/helpers';
 import { runCli } from '../helpers/cli';
@@ -89,6 +90,48 @@ async function sameNameOtherVideo(): Promise<{ dir: string; cleanup: () => Promi
   const mp4 = fs.readdirSync(copy.dir).find((f) => f.endsWith('.mp4'))!;
   fs.appendFileSync(path.join(copy.dir, mp4), Buffer.alloc(16, 7));
   return copy;
+}
+
+// A fresh library holding the example episode (`good`) and a same-named copy of it (`bad`, for the
+// test to damage); `body` runs with both, and the library and the copy are removed after it.
+async function withSameNamePair(
+  body: (lib2: ReturnType<typeof tempLibrary>, good: string, bad: string) => Promise<void>,
+): Promise<void> {
+  const lib2 = tempLibrary();
+  const copy = await sameNameOtherVideo();
+  try {
+    const good = (await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS)).id;
+    const bad = (await importAgentNetFolder(lib2.lib, copy.dir, OPTS)).id;
+    await body(lib2, good, bad);
+  } finally {
+    await copy.cleanup();
+    lib2.cleanup();
+  }
+}
+
+// Exporting [good, bad] stops with EXPORT_DAMAGED naming `bad` before writing anything into
+// `out`; with skipDamaged it exports `good` and reports `bad` as skipped. Returns the refusal.
+async function expectDamagedStopsThenSkips(
+  lib: Library,
+  good: string,
+  bad: string,
+  out: string,
+): Promise<AppError> {
+  const e = await rejection(
+    runExport(lib, [good, bad], { ...OPTS, format: 'agentnet-raw', outDir: out }),
+  );
+  expect(isAppError(e, 'EXPORT_DAMAGED')).toBe(true);
+  expect(e.message).toContain(bad);
+  expect(listTree(out)).toEqual([]);
+  const run = await runExport(lib, [good, bad], {
+    ...OPTS,
+    format: 'agentnet-raw',
+    outDir: out,
+    skipDamaged: true,
+  });
+  expect(run.recordings.map((r) => r.id)).toEqual([good]);
+  expect(run.skipped.map((s) => s.id)).toEqual([bad]);
+  return e;
 }
 
 // Runs a TypeScript snippet in a child node (through tsx); `onLine` sees each stdout line.
@@ -238,41 +281,17 @@ describe('faults: export, import, keyframes', () => {
   });
 
   it('item 10: export --all meeting a missing video stops before writing and names it; --skip-damaged exports the rest', async () => {
-    const lib2 = tempLibrary();
-    const copy = await sameNameOtherVideo();
-    try {
-      const good = (await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS)).id;
-      const bad = (await importAgentNetFolder(lib2.lib, copy.dir, OPTS)).id;
+    await withSameNamePair(async (lib2, good, bad) => {
       fs.rmSync(lib2.lib.resolve(getRecording(lib2.lib.db, bad).videos[0]!.path));
       const out = path.join(root, 'damaged');
-      const e = await rejection(
-        runExport(lib2.lib, [good, bad], { ...OPTS, format: 'agentnet-raw', outDir: out }),
-      );
-      expect(isAppError(e, 'EXPORT_DAMAGED')).toBe(true);
-      expect(e.message).toContain(bad);
+      const e = await expectDamagedStopsThenSkips(lib2.lib, good, bad, out);
       expect(e.fix).toMatch(/--skip-damaged/);
-      expect(listTree(out)).toEqual([]);
-      const run = await runExport(lib2.lib, [good, bad], {
-        ...OPTS,
-        format: 'agentnet-raw',
-        outDir: out,
-        skipDamaged: true,
-      });
-      expect(run.recordings.map((r) => r.id)).toEqual([good]);
-      expect(run.skipped.map((s) => s.id)).toEqual([bad]);
       expect(fs.readdirSync(out)).toEqual(['win10-display-settings']);
-    } finally {
-      await copy.cleanup();
-      lib2.cleanup();
-    }
+    });
   });
 
   it('item 10: export --all meeting unreadable rows stops before writing and names the recording', async () => {
-    const lib2 = tempLibrary();
-    const copy = await sameNameOtherVideo();
-    try {
-      const good = (await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS)).id;
-      const bad = (await importAgentNetFolder(lib2.lib, copy.dir, OPTS)).id;
+    await withSameNamePair(async (lib2, good, bad) => {
       const seq = getRecording(lib2.lib.db, bad).seq;
       // a damaged row: its stored accessibility tree no longer parses
       lib2.lib.db
@@ -281,34 +300,18 @@ describe('faults: export, import, keyframes', () => {
              (SELECT MIN(rowid) FROM ax_records WHERE recording_seq = ?)`,
         )
         .run(seq);
-      const out = path.join(root, 'damaged-rows');
-      const e = await rejection(
-        runExport(lib2.lib, [good, bad], { ...OPTS, format: 'agentnet-raw', outDir: out }),
+      const e = await expectDamagedStopsThenSkips(
+        lib2.lib,
+        good,
+        bad,
+        path.join(root, 'damaged-rows'),
       );
-      expect(isAppError(e, 'EXPORT_DAMAGED')).toBe(true);
-      expect(e.message).toContain(bad);
       expect(e.message).not.toContain(good);
-      expect(listTree(out)).toEqual([]);
-      const run = await runExport(lib2.lib, [good, bad], {
-        ...OPTS,
-        format: 'agentnet-raw',
-        outDir: out,
-        skipDamaged: true,
-      });
-      expect(run.recordings.map((r) => r.id)).toEqual([good]);
-      expect(run.skipped.map((s) => s.id)).toEqual([bad]);
-    } finally {
-      await copy.cleanup();
-      lib2.cleanup();
-    }
+    });
   });
 
   it('item 10: CLI export --all with a damaged recording exits with its name; --skip-damaged lists it', async () => {
-    const lib2 = tempLibrary();
-    const copy = await sameNameOtherVideo();
-    try {
-      await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS);
-      const bad = (await importAgentNetFolder(lib2.lib, copy.dir, OPTS)).id;
+    await withSameNamePair(async (lib2, _good, bad) => {
       fs.writeFileSync(lib2.lib.resolve(getRecording(lib2.lib.db, bad).videos[0]!.path), 'junk');
       const out = path.join(root, 'damaged-cli');
       const args = [
@@ -331,10 +334,7 @@ describe('faults: export, import, keyframes', () => {
       expect(r2.code).toBe(0);
       expect(r2.stdout).toMatch(/exported 1 recording/);
       expect(r2.stdout).toContain(`skipped ${bad}`);
-    } finally {
-      await copy.cleanup();
-      lib2.cleanup();
-    }
+    });
   }, 60_000);
 
   it('item 18: export to /proc answers at once with a coded error and a fix (was a hang)', async () => {
@@ -621,42 +621,8 @@ describe('faults: upload integrity (item 17)', () => {
     writeBlob(blobFile, 30 * 1024 * 1024 + 12_345); // 7 parts of 5 MiB
     const { uploadId } = enqueueUpload(t.lib, id, { target, annotator: 'eve' });
     const key = `resume/eve/${id}/extra/blob.bin`;
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(REPO_ROOT, 'bin', 'run-ts.mjs'),
-        path.join(REPO_ROOT, 'tests/services/upload/fixtures/upload-runner.ts'),
-        t.dir,
-        String(uploadId),
-        blobFile,
-        String(PART_5_MIB),
-      ],
-      { env: { ...process.env, ...swift!.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let buffered = '';
-    let parts = 0;
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-      child.once('exit', (code, signal) => resolve(signal ?? code)),
-    );
-    child.stdout.on('data', (d: Buffer) => {
-      buffered += d.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const e = JSON.parse(line) as { detail?: unknown };
-        if (
-          typeof e.detail === 'string' &&
-          e.detail.startsWith('part ') &&
-          e.detail.endsWith('extra/blob.bin')
-        ) {
-          parts += 1;
-          if (parts === 3) {
-            child.kill('SIGKILL');
-          }
-        }
-      }
-    });
-    expect(await exited).toBe('SIGKILL');
+    const { exit } = await uploadUntilKilled(swift!, t.dir, uploadId, blobFile, 3);
+    expect(exit).toBe('SIGKILL');
     expect(listUploadParts(t.lib.db, uploadId, 'extra/blob.bin').length).toBeGreaterThan(0);
     // change bytes inside the first (already sent) part, keeping size and modification time
     const before = fs.statSync(blobFile);

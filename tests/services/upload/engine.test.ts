@@ -2,7 +2,6 @@
 // multipart with verified checksums, kill-and-resume without re-sending parts, a proxy outage,
 // wrong credentials and a missing bucket, pause/cancel, a forgotten multipart upload, and a
 // server whose answers do not match.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +22,7 @@ import { isAppError } from '../../../src/shared/errors';
 import { getRecording } from '../../../src/store';
 import { getUpload, listUploadParts } from '../../../src/store/queries/uploads';
 import { tempLibrary } from '../../helpers/library';
-import { FIXTURE_DIR, REPO_ROOT } from '../../helpers/paths';
+import { FIXTURE_DIR } from '../../helpers/paths';
 import { startSwift, type Swift } from '../../helpers/swift';
 import {
   PART_5_MIB,
@@ -33,12 +32,12 @@ import {
   objectText,
   rawClient,
   swiftTarget,
+  uploadUntilKilled,
   writeBlob,
 } from './helpers';
 
 const BUCKET = 'submissions';
 const BLOB_KEY = 'extra/blob.bin';
-const RUNNER = path.join(import.meta.dirname, 'fixtures', 'upload-runner.ts');
 const FAST_RETRY = { maxAttempts: 12, baseDelayMs: 100, maxDelayMs: 1000 };
 
 let swift: Swift;
@@ -196,44 +195,8 @@ describe('upload engine against Swift s3api', { timeout: 120_000 }, () => {
     const { uploadId } = enqueueUpload(t.lib, recordingId, { target, annotator: 'bob' });
     const key = `kill/bob/${recordingId}/${BLOB_KEY}`;
 
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(REPO_ROOT, 'bin', 'run-ts.mjs'),
-        RUNNER,
-        t.dir,
-        String(uploadId),
-        blobFile,
-        String(PART_5_MIB),
-      ],
-      { env: { ...process.env, ...swift.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    let buffered = '';
-    let blobParts = 0;
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-      child.once('exit', (code, signal) => resolve(signal ?? code)),
-    );
-    child.stdout.on('data', (d: Buffer) => {
-      buffered += d.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const e = JSON.parse(line);
-        if (
-          typeof e.detail === 'string' &&
-          e.detail.startsWith('part ') &&
-          e.detail.endsWith(BLOB_KEY)
-        ) {
-          blobParts += 1;
-          if (blobParts === 3) {
-            child.kill('SIGKILL');
-          }
-        }
-      }
-    });
-    expect(await exited, stderr).toBe('SIGKILL');
+    const { exit, stderr } = await uploadUntilKilled(swift, t.dir, uploadId, blobFile, 3);
+    expect(exit, stderr).toBe('SIGKILL');
 
     const persisted = listUploadParts(t.lib.db, uploadId, BLOB_KEY).map((p) => p.partNumber);
     expect(persisted.length).toBeGreaterThanOrEqual(3);

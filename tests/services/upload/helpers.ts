@@ -1,7 +1,9 @@
 // Shared pieces of the upload tests: an independent S3 client (the raw SDK, not our engine) to
-// check what Swift really stores, buckets, blobs and targets.
+// check what Swift really stores, buckets, blobs and targets, and an upload process to kill.
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import {
   CreateBucketCommand,
   GetObjectCommand,
@@ -9,6 +11,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { UploadTarget } from '../../../src/services/upload/target';
+import { REPO_ROOT } from '../../helpers/paths';
 import type { Swift } from '../../helpers/swift';
 
 /** An SDK client straight at Swift, for independent checks. */
@@ -76,3 +79,58 @@ export function swiftTarget(swift: Swift, bucket: string, prefix: string): Uploa
 
 /** 5 MiB, S3's smallest part. */
 export const PART_5_MIB = 5 * 1024 * 1024;
+
+const UPLOAD_RUNNER = path.join(import.meta.dirname, 'fixtures', 'upload-runner.ts');
+
+/**
+ * Runs upload row `uploadId` of the library in `libraryDir` in a child process
+ * (fixtures/upload-runner.ts, 5 MiB parts, one at a time, `blobFile` as extra/blob.bin) and kills
+ * it with SIGKILL when the progress of its `killAtPart`-th part of the blob arrives. Resolves with
+ * how the child ended (its signal, else its exit code) and its stderr.
+ */
+export async function uploadUntilKilled(
+  swift: Swift,
+  libraryDir: string,
+  uploadId: number,
+  blobFile: string,
+  killAtPart: number,
+): Promise<{ exit: NodeJS.Signals | number | null; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'bin', 'run-ts.mjs'),
+      UPLOAD_RUNNER,
+      libraryDir,
+      String(uploadId),
+      blobFile,
+      String(PART_5_MIB),
+    ],
+    { env: { ...process.env, ...swift.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  let buffered = '';
+  let blobParts = 0;
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  child.stdout.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      const e = JSON.parse(line) as { detail?: unknown };
+      if (
+        typeof e.detail === 'string' &&
+        e.detail.startsWith('part ') &&
+        e.detail.endsWith('extra/blob.bin')
+      ) {
+        blobParts += 1;
+        if (blobParts === killAtPart) {
+          child.kill('SIGKILL');
+        }
+      }
+    }
+  });
+  return { exit: await exited, stderr };
+}
