@@ -8,6 +8,7 @@ import path from 'node:path';
 import { secondsToMs } from '../../shared/clock';
 import type { Step } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
+import type { ExtractedKeyframe } from '../../pipeline/media/keyframes-extract';
 import { encodePngRgb } from '../../pipeline/media/png';
 import { getRecording, listKeyframes, replaceKeyframes, type KeyframeRecord } from '../../store';
 import type { ServiceContext } from '../context';
@@ -122,41 +123,31 @@ export async function refreshStaleKeyframes(
     const rows = new Map(existing);
     const diagnostics: string[] = [];
     let files = 0;
+    const sink: KeyframeSink = {
+      recDir: rec.dir,
+      video,
+      computedAtMs,
+      diagnostics,
+      // a frame's PNG is the same whichever step chose it: an existing file is kept
+      writePng: async (name, _frame, png) => {
+        if (await pathExists(path.join(final, name))) {
+          return;
+        }
+        const tmp = path.join(final, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+        try {
+          await fs.writeFile(tmp, png());
+          await fs.rename(tmp, path.join(final, name));
+        } finally {
+          await fs.rm(tmp, { force: true });
+        }
+        files += 1;
+      },
+    };
     for (const [i, step] of stale.entries()) {
       const k = extraction.steps[i];
-      if (!k) {
-        continue;
+      if (k) {
+        rows.set(step.id, await storeStepKeyframe(sink, step, k));
       }
-      for (const d of k.diagnostics) {
-        diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
-      }
-      let relPath: string | null = null;
-      if (k.frame !== null && k.rgb) {
-        const name = keyframeFileName(k.frame);
-        // a frame's PNG is the same whichever step chose it: an existing file is kept
-        if (!(await pathExists(path.join(final, name)))) {
-          const tmp = path.join(final, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-          try {
-            await fs.writeFile(tmp, encodePngRgb(k.rgb, video.width, video.height));
-            await fs.rename(tmp, path.join(final, name));
-          } finally {
-            await fs.rm(tmp, { force: true });
-          }
-          files += 1;
-        }
-        relPath = `${rec.dir}/${KEYFRAMES_DIR}/${name}`;
-      }
-      rows.set(step.id, {
-        stepId: step.id,
-        timeMs:
-          k.timeS === null ? null : Math.round((video.startMs + secondsToMs(k.timeS)) * 1e4) / 1e4,
-        frame: k.frame,
-        path: relPath,
-        inputJson: keyframeInputKey(step),
-        source: k.source,
-        diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
-        computedAtMs,
-      });
     }
     lib.db.transaction(() => replaceKeyframes(lib.db, rec.seq, [...rows.values()]))();
     return { steps: stale.length, files, diagnostics };
@@ -250,39 +241,23 @@ async function compute(
   const written = new Set<number>();
   try {
     await fs.mkdir(staging, { recursive: true });
+    const sink: KeyframeSink = {
+      recDir: rec.dir,
+      video,
+      computedAtMs,
+      diagnostics,
+      writePng: async (name, frame, png) => {
+        if (!written.has(frame)) {
+          await fs.writeFile(path.join(staging, name), png());
+          written.add(frame);
+        }
+      },
+    };
     for (const [i, step] of steps.entries()) {
       const k = extraction?.steps[i];
-      if (!k) {
-        continue;
+      if (k) {
+        records.push(await storeStepKeyframe(sink, step, k));
       }
-      for (const d of k.diagnostics) {
-        diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
-      }
-      let relPath: string | null = null;
-      if (k.frame !== null && k.rgb) {
-        const name = keyframeFileName(k.frame);
-        if (!written.has(k.frame)) {
-          await fs.writeFile(
-            path.join(staging, name),
-            encodePngRgb(k.rgb, video.width, video.height),
-          );
-          written.add(k.frame);
-        }
-        relPath = `${rec.dir}/${KEYFRAMES_DIR}/${name}`;
-      }
-      records.push({
-        stepId: step.id,
-        // chosen times are video-relative seconds; rows keep the recording clock like every
-        // stamp, rounded to 0.1 µs (the float sum's last bits are noise)
-        timeMs:
-          k.timeS === null ? null : Math.round((video.startMs + secondsToMs(k.timeS)) * 1e4) / 1e4,
-        frame: k.frame,
-        path: relPath,
-        inputJson: keyframeInputKey(step),
-        source: k.source,
-        diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
-        computedAtMs,
-      });
     }
     const hadFinal = await pathExists(final);
     if (hadFinal) {
@@ -303,4 +278,49 @@ async function compute(
     await fs.rm(old, { recursive: true, force: true });
   }
   return { steps: records.length, files: written.size, diagnostics };
+}
+
+/** Where {@link storeStepKeyframe} puts what it finds, for one computation. */
+type KeyframeSink = {
+  /** The recording's folder, relative to the library. */
+  recDir: string;
+  video: { startMs: number; width: number; height: number };
+  computedAtMs: number;
+  /** Collects every step's problems (`step <id>: CODE: message`). */
+  diagnostics: string[];
+  /** Writes the PNG `name` of video frame `frame` (`png` encodes it) unless it is there already. */
+  writePng: (name: string, frame: number, png: () => Buffer) => Promise<void>;
+};
+
+// One step's keyframe: its problems join the sink's diagnostics, its frame (when decoded) is
+// written as a PNG, and the returned row points at that file.
+async function storeStepKeyframe(
+  sink: KeyframeSink,
+  step: Step,
+  k: ExtractedKeyframe,
+): Promise<KeyframeRecord> {
+  const { video } = sink;
+  for (const d of k.diagnostics) {
+    sink.diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
+  }
+  let relPath: string | null = null;
+  if (k.frame !== null && k.rgb) {
+    const { rgb } = k;
+    const name = keyframeFileName(k.frame);
+    await sink.writePng(name, k.frame, () => encodePngRgb(rgb, video.width, video.height));
+    relPath = `${sink.recDir}/${KEYFRAMES_DIR}/${name}`;
+  }
+  return {
+    stepId: step.id,
+    // chosen times are video-relative seconds; rows keep the recording clock like every
+    // stamp, rounded to 0.1 µs (the float sum's last bits are noise)
+    timeMs:
+      k.timeS === null ? null : Math.round((video.startMs + secondsToMs(k.timeS)) * 1e4) / 1e4,
+    frame: k.frame,
+    path: relPath,
+    inputJson: keyframeInputKey(step),
+    source: k.source,
+    diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
+    computedAtMs: sink.computedAtMs,
+  };
 }
