@@ -3,26 +3,19 @@
 // until someone presses "Compute keyframes". Real library (SQLite), the AgentNet fixture, real
 // ffmpeg for the keyframes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiEvent, RecordingDto } from '../../src/shared/contract';
+import type { RecordingDto } from '../../src/shared/contract';
 import { isAppError } from '../../src/shared/errors';
-import type { ServiceContext } from '../../src/services/context';
 import { dispatch } from '../../src/services/dispatch';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { computeKeyframes, keyframesSettled } from '../../src/services/review/keyframes';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { getRecordingDto, setReviewStatus } from '../../src/services/review-service';
+import { serviceContext } from '../helpers/context';
 import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR } from '../helpers/paths';
 
 const t = tempLibrary();
-const events: [ApiEvent, unknown][] = [];
-const ctx: ServiceContext = {
-  lib: t.lib,
-  emit: (event, payload) => events.push([event, payload]),
-  mediaUrl: (id, kind, name) => `/media/${id}/${kind}/${name ?? ''}`,
-  appVersion: '0.0.0-test',
-  log: () => undefined,
-};
+const { ctx, events } = serviceContext(t.lib);
 let id = '';
 
 beforeAll(async () => {

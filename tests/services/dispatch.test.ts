@@ -1,36 +1,16 @@
 // The dispatcher: every outcome is a Result envelope with the right code; internal errors are
 // logged with their stack and never sent.
 import { afterAll, describe, expect, it } from 'vitest';
-import { API_METHODS, type ApiEvent, type RecordingDto } from '../../src/shared/contract';
-import type { ServiceContext } from '../../src/services/context';
+import { API_METHODS, type RecordingDto } from '../../src/shared/contract';
 import { dispatch } from '../../src/services/dispatch';
 import { handlers } from '../../src/services/handlers';
 import { replaceSteps } from '../../src/store';
+import { serviceContext } from '../helpers/context';
 import { tempLibrary } from '../helpers/library';
 import { clickStep, makeRecording } from '../helpers/store';
 
 const t = tempLibrary();
 afterAll(() => t.cleanup());
-
-function context(lib = t.lib): {
-  ctx: ServiceContext;
-  events: [ApiEvent, unknown][];
-  logs: string[];
-} {
-  const events: [ApiEvent, unknown][] = [];
-  const logs: string[] = [];
-  return {
-    ctx: {
-      lib,
-      emit: (event, payload) => events.push([event, payload]),
-      mediaUrl: (id, kind, name) => `/media/${id}/${kind}/${name ?? ''}`,
-      appVersion: '0.0.0-test',
-      log: (line) => logs.push(line),
-    },
-    events,
-    logs,
-  };
-}
 
 const { id, seq } = makeRecording(t.lib.db, { task: 'Dispatch me' });
 replaceSteps(
@@ -46,7 +26,7 @@ describe('dispatch', () => {
   });
 
   it('answers unknown methods with UNKNOWN_METHOD (prototype names included)', async () => {
-    const { ctx } = context();
+    const { ctx } = serviceContext(t.lib);
     for (const method of ['recordings:explode', '__proto__', 'constructor', 'toString', '']) {
       const r = await dispatch(ctx, method, {});
       expect(r.ok ? null : r.error.code, method).toBe('UNKNOWN_METHOD');
@@ -54,7 +34,7 @@ describe('dispatch', () => {
   });
 
   it('answers invalid payloads with INVALID_PAYLOAD naming the field', async () => {
-    const { ctx, events } = context();
+    const { ctx, events } = serviceContext(t.lib);
     const r = await dispatch(ctx, 'edits:apply', {
       id,
       edit: { op: 'set-action', stepId: 'a', calls: [{ name: 'click', args: { x: 0.5 } }] },
@@ -72,7 +52,7 @@ describe('dispatch', () => {
   });
 
   it('passes AppError codes through', async () => {
-    const { ctx } = context();
+    const { ctx } = serviceContext(t.lib);
     const missing = await dispatch(ctx, 'recordings:get', { id: 'no-such-recording' });
     expect(missing.ok ? null : missing.error.code).toBe('NOT_FOUND');
     // the contract takes full ids only: a unique prefix (fine on the CLI) deletes nothing
@@ -92,7 +72,7 @@ describe('dispatch', () => {
   });
 
   it('returns values as plain JSON data and emits recordings:changed after a change', async () => {
-    const { ctx, events } = context();
+    const { ctx, events } = serviceContext(t.lib);
     const r = await dispatch(ctx, 'edits:apply', {
       id,
       edit: { op: 'relabel', stepId: 'b', label: 'Press the button' },
@@ -113,7 +93,7 @@ describe('dispatch', () => {
   it('turns anything else into INTERNAL, logging the stack and sending only a summary', async () => {
     const broken = tempLibrary();
     broken.lib.db.close();
-    const { ctx, logs } = context(broken.lib);
+    const { ctx, logs } = serviceContext(broken.lib);
     const r = await dispatch(ctx, 'recordings:list', {});
     expect(r).toEqual({
       ok: false,

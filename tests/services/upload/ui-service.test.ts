@@ -2,25 +2,17 @@
 // saved target, no annotator, an unreachable endpoint) and the listing of upload views.
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiEvent } from '../../../src/shared/contract';
-import type { ServiceContext } from '../../../src/services/context';
 import { dispatch } from '../../../src/services/dispatch';
 import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { saveUploadDefaults } from '../../../src/services/upload/defaults';
 import { enqueueUpload } from '../../../src/services/upload/queue';
 import { uploadsIdle } from '../../../src/services/upload/ui-service';
+import { serviceContext } from '../../helpers/context';
 import { tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
 const t = tempLibrary();
-const events: [ApiEvent, unknown][] = [];
-const ctx: ServiceContext = {
-  lib: t.lib,
-  emit: (event, payload) => events.push([event, payload]),
-  mediaUrl: (id, kind, name) => `/media/${id}/${kind}/${name ?? ''}`,
-  appVersion: '0.0.0-test',
-  log: () => undefined,
-};
+const { ctx } = serviceContext(t.lib);
 const AWS_VARS = [
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
