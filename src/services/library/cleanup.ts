@@ -334,43 +334,37 @@ function readDir(dir: string): fs.Dirent[] {
   }
 }
 
+// Calls `onEntry` with the lstat of `full` and of everything below it (links are not followed;
+// entries that vanish or cannot be read are passed over).
+function walkTree(full: string, onEntry: (st: fs.Stats) => void): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(full);
+  } catch {
+    return;
+  }
+  onEntry(st);
+  if (st.isDirectory()) {
+    for (const e of readDir(full)) {
+      walkTree(path.join(full, e.name), onEntry);
+    }
+  }
+}
+
 function newestMtimeMs(full: string): number {
   let newest = 0;
-  const visit = (p: string) => {
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(p);
-    } catch {
-      return;
-    }
+  walkTree(full, (st) => {
     newest = Math.max(newest, st.mtimeMs);
-    if (st.isDirectory()) {
-      for (const e of readDir(p)) {
-        visit(path.join(p, e.name));
-      }
-    }
-  };
-  visit(full);
+  });
   return newest;
 }
 
 function folderBytes(full: string): number {
   let total = 0;
-  const visit = (p: string) => {
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(p);
-    } catch {
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const e of readDir(p)) {
-        visit(path.join(p, e.name));
-      }
-    } else {
+  walkTree(full, (st) => {
+    if (!st.isDirectory()) {
       total += st.size;
     }
-  };
-  visit(full);
+  });
   return total;
 }
