@@ -496,17 +496,7 @@ export async function runExport(
     }
     const moves = await orderMoves(stage, movesOf(recordings.written));
     if (!options.overwrite) {
-      for (const m of moves) {
-        const target = path.join(outDir, m.to);
-        if (await pathExists(target)) {
-          throw new AppError(
-            'EXPORT_TARGET_EXISTS',
-            `${target} already exists; choose another --out or pass --overwrite.`,
-            { path: target },
-            'Choose another --out folder or pass --overwrite to replace it.',
-          );
-        }
-      }
+      await refuseExistingTargets(moves.map((m) => path.join(outDir, m.to)));
     }
     await commitStage(stage, outDir, moves);
     return { recordings: recordings.results, skipped };
@@ -514,6 +504,21 @@ export async function runExport(
     rethrowExportFsError(e, outDir);
   } finally {
     await fs.rm(stage, { recursive: true, force: true });
+  }
+}
+
+// Refuses the export (EXPORT_TARGET_EXISTS) when one of the output paths `targets` already exists
+// and the user did not ask to overwrite.
+async function refuseExistingTargets(targets: readonly string[]): Promise<void> {
+  for (const target of targets) {
+    if (await pathExists(target)) {
+      throw new AppError(
+        'EXPORT_TARGET_EXISTS',
+        `${target} already exists; choose another --out or pass --overwrite.`,
+        { path: target },
+        'Choose another --out folder or pass --overwrite to replace it.',
+      );
+    }
   }
 }
 
@@ -545,17 +550,7 @@ async function writeStage(
           ? `${l.episodeId}.json`
           : 'agentnet.jsonl',
     );
-    for (const name of new Set(mains)) {
-      const target = path.join(outDir, name);
-      if (await pathExists(target)) {
-        throw new AppError(
-          'EXPORT_TARGET_EXISTS',
-          `${target} already exists; choose another --out or pass --overwrite.`,
-          { path: target },
-          'Choose another --out folder or pass --overwrite to replace it.',
-        );
-      }
-    }
+    await refuseExistingTargets([...new Set(mains)].map((name) => path.join(outDir, name)));
   }
   for (const [i, l] of loaded.entries()) {
     const written: string[] = [];
