@@ -13,6 +13,7 @@ import { runCli } from '../helpers/cli';
 import { startDesktop, type Desktop } from '../helpers/desktop';
 import { REPO_ROOT } from '../helpers/paths';
 import { launchGtkForm, SYSTEM_PYTHON } from '../fixtures/apps/gtk-form';
+import { probeStream } from '../recorder/screen/helpers/media';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Resolves with `value` after `ms` (a race's losing side). */
@@ -155,26 +156,6 @@ async function showJson(lib: string, id: string) {
     warnings: string[];
     video: { path: string; frameCount: number } | null;
   };
-}
-
-function countFrames(file: string): number {
-  const out = execFileSync(
-    'ffprobe',
-    [
-      '-v',
-      'error',
-      '-count_frames',
-      '-select_streams',
-      'v:0',
-      '-show_entries',
-      'stream=nb_read_frames',
-      '-of',
-      'csv=p=0',
-      file,
-    ],
-    { encoding: 'utf8' },
-  );
-  return Number(out.trim());
 }
 
 describe('recorder faults (issue 10)', () => {
@@ -361,7 +342,7 @@ describe('recorder faults (issue 10)', () => {
     const view = await showJson(lib, id);
     const l = openLibrary(lib);
     try {
-      const stored = countFrames(l.resolve(view.video!.path));
+      const stored = (await probeStream(l.resolve(view.video!.path))).decodedFrames;
       expect(summaryFrames).toBe(stored);
       expect(view.video!.frameCount).toBe(stored);
     } finally {
@@ -447,7 +428,7 @@ describe('recorder faults (issue 10)', () => {
     expect(view.warnings.join('\n')).toMatch(/free/);
     const l = openLibrary(lib);
     try {
-      expect(countFrames(l.resolve(view.video!.path))).toBeGreaterThan(10);
+      expect((await probeStream(l.resolve(view.video!.path))).decodedFrames).toBeGreaterThan(10);
     } finally {
       l.close();
     }

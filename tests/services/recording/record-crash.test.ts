@@ -11,6 +11,7 @@ import { readEvents } from '../../../src/store';
 import { runCli } from '../../helpers/cli';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { REPO_ROOT } from '../../helpers/paths';
+import { probeStream } from '../../recorder/screen/helpers/media';
 
 const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -86,8 +87,8 @@ describe('recorder killed with SIGKILL', () => {
       const playableUntilMs = v.startMs + (v.frameCount! / v.fps) * 1000;
       expect(playableUntilMs).toBeGreaterThanOrEqual(killAtMs - 1000);
       // the recovered file is a regular MP4 that ffprobe reads
-      const probe = await runCliProbe(l.resolve(v.path));
-      expect(probe).toBe(v.frameCount);
+      const probe = await probeStream(l.resolve(v.path));
+      expect(probe.decodedFrames).toBe(v.frameCount);
     } finally {
       l.close();
     }
@@ -107,22 +108,3 @@ describe('recorder killed with SIGKILL', () => {
     }
   });
 });
-
-async function runCliProbe(file: string): Promise<number> {
-  const child = spawn('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=nb_read_frames',
-    '-of',
-    'csv=p=0',
-    file,
-  ]);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise((r) => child.once('close', r));
-  return Number(out.trim());
-}
