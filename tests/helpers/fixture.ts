@@ -1,4 +1,5 @@
-// Shared spec fixtures (read-only) and writable temp copies of them for tests that modify files.
+// The repository's example recordings (examples/) and writable temp copies of them for tests that
+// modify files.
 import { existsSync } from 'node:fs';
 import { chmod, cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,12 +7,8 @@ import path from 'node:path';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
-// The fixtures live in `shared/fixtures/` next to (or inside) the checkout; an env var wins.
-const FIXTURE_ROOT_CANDIDATES = [
-  process.env.CUA_SHARED_FIXTURES,
-  path.join(REPO_ROOT, 'shared/fixtures'),
-  path.join(REPO_ROOT, '../shared/fixtures'),
-].filter((p): p is string => typeof p === 'string' && p !== '');
+// The examples live in the repository: nothing outside it is read at test time.
+const FIXTURE_ROOT_CANDIDATES = [path.join(REPO_ROOT, 'examples')];
 
 /** A writable temp copy of a fixture folder. */
 export type FixtureCopy = {
@@ -21,7 +18,7 @@ export type FixtureCopy = {
   cleanup: () => Promise<void>;
 };
 
-/** Absolute path of a shared fixture, e.g. `agentnet-raw/win10-display-settings`. */
+/** Absolute path of an example recording, e.g. `agentnet-raw/win10-display-settings`. */
 export function fixturePath(relative: string): string {
   for (const root of FIXTURE_ROOT_CANDIDATES) {
     const candidate = path.join(root, relative);
@@ -29,13 +26,10 @@ export function fixturePath(relative: string): string {
       return candidate;
     }
   }
-  throw new Error(
-    `fixture ${relative} not found under ${FIXTURE_ROOT_CANDIDATES.join(', ')} ` +
-      '(set CUA_SHARED_FIXTURES to the shared/fixtures folder)',
-  );
+  throw new Error(`fixture ${relative} not found under ${FIXTURE_ROOT_CANDIDATES.join(', ')}`);
 }
 
-/** Copies a shared fixture folder to a fresh temp dir and makes every copied entry writable. */
+/** Copies an example folder to a fresh temp dir and makes every copied entry writable. */
 export async function copyFixture(relative: string): Promise<FixtureCopy> {
   const source = fixturePath(relative);
   const tempRoot = await mkdtemp(path.join(os.tmpdir(), 'cua-fixture-'));
@@ -50,7 +44,7 @@ export async function copyFixture(relative: string): Promise<FixtureCopy> {
   };
 }
 
-// The fixture is checked out read-only; fs.cp keeps the modes, so open them up again.
+// A checkout may be read-only; fs.cp keeps the modes, so open them up again.
 async function makeWritable(dir: string): Promise<void> {
   await chmod(dir, 0o755);
   for (const entry of await readdir(dir, { withFileTypes: true })) {

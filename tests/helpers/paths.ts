@@ -1,4 +1,4 @@
-// Paths of shared fixtures and the repository root for tests.
+// Paths of the example recording and the repository root for tests.
 import path from 'node:path';
 import { fixturePath } from './fixture';
 
