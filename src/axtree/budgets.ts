@@ -1,6 +1,6 @@
 // Budgets for accessibility tree captures: a capture never walks more than `maxNodes` nodes or
 // runs longer than `maxMs`, so a huge or hung application cannot stall the recorder
-// (spec: platform-linux.md §4 timings: ~330–400 ms for 270–490 nodes walked level by level).
+// (docs/platform-linux.md §4 timings: ~330–400 ms for 270–490 nodes walked level by level).
 
 /** Limits of one tree capture. */
 export type AxBudget = {

@@ -1,6 +1,6 @@
 // Accessibility data model shared by every platform adapter (AT-SPI, macOS AX, Windows UIA):
 // plain, JSON-safe shapes plus pure helpers to count, serialise and validate them.
-// spec: platform-linux.md §4 (roles, states, bounds quirks).
+// docs/platform-linux.md §4 (roles, states, bounds quirks).
 
 /** A rectangle in screen pixels (top-left origin). */
 export type AxBounds = {

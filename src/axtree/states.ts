@@ -1,5 +1,5 @@
 // AT-SPI state sets: two uint32 words form a 64-bit set; bit n = AtspiStateType n
-// (at-spi2-core atspi/atspi-constants.h; spec: platform-linux.md §4). Names are the lowercase,
+// (at-spi2-core atspi/atspi-constants.h; docs/platform-linux.md §4). Names are the lowercase,
 // hyphenated nicks AT-SPI also uses in `object:state-changed:<nick>` events.
 
 /** State names indexed by AtspiStateType value. */

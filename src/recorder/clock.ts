@@ -1,6 +1,6 @@
 // The recording session clock: CLOCK_MONOTONIC in milliseconds (float), identical in every
 // process on the machine (libuv's hrtime reads CLOCK_MONOTONIC on Linux), so child processes
-// (input hook, AT-SPI helpers, ffmpeg) need no offset. Spec: user-pain-points.md §2.1.
+// (input hook, AT-SPI helpers, ffmpeg) need no offset. Spec: docs/peer-lessons.md §2.1.
 
 /** Longest time {@link sampleWallClockOffset} spins watching Date.now() ticks, in ms. */
 const WALL_TICK_WAIT_LIMIT_MS = 10;

@@ -15,7 +15,7 @@ import { FfmpegRecorder, type FfmpegRecordingResult } from './screen/ffmpeg-proc
 import type { VideoStartEstimate } from './screen/video-start';
 import { ActiveWindowTracker, type ActiveWindowEntry } from './windows/active-window';
 
-/** Session states (house-style.md §5). */
+/** Session states (docs/architecture.md §5). */
 export type SessionState =
   'idle' | 'starting' | 'recording' | 'paused' | 'stopping' | 'done' | 'failed';
 

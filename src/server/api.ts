@@ -1,4 +1,4 @@
-// `POST /api/<method>`: JSON body in, the dispatcher's Result envelope out (house-style.md §3).
+// `POST /api/<method>`: JSON body in, the dispatcher's Result envelope out (docs/architecture.md §3).
 import type http from 'node:http';
 import type { ServiceContext } from '../services/context';
 import { dispatch } from '../services/dispatch';

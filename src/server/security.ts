@@ -1,5 +1,5 @@
 // Launch token, Host/Origin checks, cookie and Basic-auth parsing: the guards every request passes
-// (house-style.md §3 HTTP binding; user-pain-points.md: never AgentNetTool's open local API).
+// (docs/architecture.md §3 HTTP binding; docs/peer-lessons.md: never AgentNetTool's open local API).
 import crypto from 'node:crypto';
 import net from 'node:net';
 

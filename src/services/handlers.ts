@@ -1,5 +1,5 @@
 // The contract's handlers: one per method, each translating the payload into a service call and
-// the result into the method's output (house-style.md §3). Logic lives in the services.
+// the result into the method's output (docs/architecture.md §3). Logic lives in the services.
 import type { ApiMethod, ApiMethods } from '../shared/contract';
 import { AppError } from '../shared/errors';
 import { findRecordingBasics } from '../store';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ATSPI_STATE_NAMES, decodeStates, encodeStates, hasState } from '../../src/axtree/states';
 
-// spec: platform-linux.md §4, AtspiStateType bits (word 0 = bits 0–31, word 1 = bits 32–63)
+// docs/platform-linux.md §4, AtspiStateType bits (word 0 = bits 0–31, word 1 = bits 32–63)
 const TABLE: [number, string][] = [
   [0, 'invalid'],
   [1, 'active'],

@@ -1,5 +1,5 @@
 // A headless desktop per test worker: Xvfb + D-Bus session bus + AT-SPI bus + openbox, brought
-// up by tests/setup/desktop-up.sh (spec: platform-linux.md §2). Usage:
+// up by tests/setup/desktop-up.sh (docs/platform-linux.md §2). Usage:
 //
 //   const desktop = await startDesktop();
 //   const app = desktop.spawn('/usr/bin/python3', [GTK_FORM]);   // inherits desktop.env

@@ -1,5 +1,5 @@
 // A real S3 implementation for upload tests: OpenStack Swift with its s3api middleware (plus
-// memcached) on 127.0.0.1, in a fresh run directory on free ports (spec: platform-linux.md §9.1).
+// memcached) on 127.0.0.1, in a fresh run directory on free ports (docs/platform-linux.md §9.1).
 // The proxy's access log is sent over UDP syslog to this process, so tests can count the S3
 // requests the server really received (e.g. UploadPart) independently of the client.
 //

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Brings up a headless desktop for tests: Xvfb + D-Bus session bus + AT-SPI bus + openbox
-# (spec: platform-linux.md §2). Every pid lands in <run-dir>/<name>.pid so the caller
+# (docs/platform-linux.md §2). Every pid lands in <run-dir>/<name>.pid so the caller
 # (tests/helpers/desktop.ts) can tear down in order: openbox, atspi, dbus, xvfb.
 # usage: desktop-up.sh <display-number> <run-dir>
 # exit 0 = up; 3 = display :N is taken (pick another number); other = failure (reason on stderr).

@@ -1,4 +1,4 @@
-// Local ESLint rule: which src/ folder may import which (house-style.md §2).
+// Local ESLint rule: which src/ folder may import which (docs/architecture.md §2).
 // Imports are resolved relative to the importing file; bare module names are checked against the
 // per-module allow-list (native/effectful modules live in exactly one adapter each).
 import path from 'node:path';
@@ -47,7 +47,7 @@ function srcFolder(rel) {
 export const layeringRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'Enforce the src/ layering of house-style.md §2' },
+    docs: { description: 'Enforce the src/ layering of docs/architecture.md §2' },
     schema: [
       { type: 'object', properties: { root: { type: 'string' } }, additionalProperties: false },
     ],

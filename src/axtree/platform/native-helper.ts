@@ -1,5 +1,5 @@
 // Accessibility over a per-OS helper executable (macOS AX, Windows UIA; sources under native/)
-// that speaks JSON lines (house-style.md §5): this module is the pure protocol half. It parses
+// that speaks JSON lines (docs/architecture.md §5): this module is the pure protocol half. It parses
 // and validates every line, matches responses to requests, enforces timeouts and maps helper
 // results onto the shared model. Spawning lives in
 // src/recorder/accessibility/native-helper-process.ts (node:child_process is not allowed here).

@@ -1,7 +1,7 @@
 // Our accessibility records (platform role/name/states/bounds, see axtree/model.ts) → the shapes
 // AgentNet Tool writes and OpenCUA reads: UIA-style nodes in `element.jsonl`/`a11y.jsonl`, window
 // trees on reduced rows, and `{control_type, title, mark}` step targets.
-// spec: agentnet-raw-format.md §8, §10, §11; action-reduction.md §A.6;
+// docs/agentnet-raw-format.md §8, §10, §11; docs/action-reduction.md §A.6;
 // docs/agentnet-accessibility-mapping.md (every field)
 import { controlTypeOf, type ControlType, type RoleSystem } from './role-map';
 
@@ -154,7 +154,7 @@ export function agentNetElementTree(tree: unknown, system: RoleSystem): unknown 
 }
 
 /** A copy of an AgentNet tree whose rectangles also carry `x, y, w, h` (the form reduced rows
- * hold, agentnet-raw-format.md §8.2). */
+ * hold, docs/agentnet-raw-format.md §8.2). */
 export function withRowRects(tree: unknown): unknown {
   if (Array.isArray(tree)) {
     return tree.map(withRowRects);
@@ -178,7 +178,7 @@ export function withRowRects(tree: unknown): unknown {
 
 // ---- targets -------------------------------------------------------------------------------
 
-// AgentNet's Windows element describer (action-reduction.md §A.6): the node with the best
+// AgentNet's Windows element describer (docs/action-reduction.md §A.6): the node with the best
 // semantic + position score; a best score below 0 means no target.
 const MAX_AREA = (1920 * 1020) / 2;
 const MIN_AREA = 1000;

@@ -1,5 +1,5 @@
 // AgentNet reduced rows (complete + vis, line-aligned) → our steps, keeping the annotator's
-// labels and the rows themselves for faithful re-export (agentnet-raw-format.md §10–12, §14).
+// labels and the rows themselves for faithful re-export (docs/agentnet-raw-format.md §10–12, §14).
 import { secondsToMs } from '../../shared/clock';
 import type { ActionCall, PreMove, Step, StepKind } from '../../shared/domain';
 import { descriptionToCalls, stage1Description } from '../code';

@@ -2,7 +2,7 @@
 // Automation ControlType name that AgentNet Tool writes, e.g. `ButtonControl`), plus the noun a
 // step description uses for each control type. AT-SPI roles today; macOS AX and Windows UIA roles
 // are added here by the platform work. docs/agentnet-accessibility-mapping.md explains every row.
-// spec: agentnet-raw-format.md §8, §10 (`target.control_type`); action-reduction.md §A.6
+// docs/agentnet-raw-format.md §8, §10 (`target.control_type`); docs/action-reduction.md §A.6
 
 /** Accessibility APIs whose role names the table knows. */
 export type RoleSystem = 'atspi' | 'ax' | 'uia';

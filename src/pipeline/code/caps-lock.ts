@@ -1,4 +1,4 @@
-// caps_lock processing of typed text (pyautogui-code.md §3.3, write and shift rules).
+// caps_lock processing of typed text (docs/pyautogui-code.md §3.3, write and shift rules).
 
 const CAPS_LOCK = 'caps_lock';
 

@@ -1,4 +1,4 @@
-// AgentNet description → calls: port of `build_actions` + `reduce_actions` (pyautogui-code.md §3).
+// AgentNet description → calls: port of `build_actions` + `reduce_actions` (docs/pyautogui-code.md §3).
 import type { ActionCall } from '../../shared/domain/action';
 import { assertNever } from '../../shared/assert';
 import { invalidCode } from '../../shared/python/code-error';

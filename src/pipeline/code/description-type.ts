@@ -1,4 +1,4 @@
-// `get_action_type`: the ordered substring dispatch of agentnet-raw-format.md §12.2.
+// `get_action_type`: the ordered substring dispatch of docs/agentnet-raw-format.md §12.2.
 
 /** What a description converts to (`press` may still yield writes under the shift rule). */
 export type DescriptionType =

@@ -1,4 +1,4 @@
-// Tolerant parser of pyautogui/computer code strings into canonical calls (pyautogui-code.md §1).
+// Tolerant parser of pyautogui/computer code strings into canonical calls (docs/pyautogui-code.md §1).
 import type { ActionCall, PyValue } from '../../shared/domain/action';
 import type { PyToken } from './py-lexer';
 import { codeSyntaxError, tokenizePython } from './py-lexer';

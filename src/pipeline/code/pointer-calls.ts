@@ -1,4 +1,4 @@
-// Click-family and drag descriptions → normalised calls (pyautogui-code.md §3.3).
+// Click-family and drag descriptions → normalised calls (docs/pyautogui-code.md §3.3).
 import type { ActionCall, ActionName } from '../../shared/domain/action';
 import { invalidCode } from '../../shared/python/code-error';
 import { pyFloatFromText } from './py-number-text';

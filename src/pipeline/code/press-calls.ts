@@ -1,4 +1,4 @@
-// `Press: …` descriptions → hotkey, or typed text under the shift rule (pyautogui-code.md §3.3).
+// `Press: …` descriptions → hotkey, or typed text under the shift rule (docs/pyautogui-code.md §3.3).
 import type { ActionCall } from '../../shared/domain/action';
 import { applyCapsLock } from './caps-lock';
 import { dropLastChar, hotkeyCall, pressCall, writeCall } from './call-args';
@@ -112,6 +112,6 @@ export function pressCalls(description: string): ActionCall[] {
   if (pyIsAlpha(startChar) || pyIsDigit(startChar) || SHIFT_TEXT_START.has(startChar)) {
     return shiftTextCalls(keys.slice(1), description);
   }
-  // e.g. `shift + ⬆`: the step disappears later (pyautogui-code.md §3.5).
+  // e.g. `shift + ⬆`: the step disappears later (docs/pyautogui-code.md §3.5).
   return [];
 }

@@ -1,4 +1,4 @@
-// `reduce_actions` (pyautogui-code.md §3.4): folds spaces, backspaces and adjacent writes in a step.
+// `reduce_actions` (docs/pyautogui-code.md §3.4): folds spaces, backspaces and adjacent writes in a step.
 import type { ActionCall } from '../../shared/domain/action';
 import { callKeys, dropLastChar, withMessage, writeMessage } from './call-args';
 

@@ -1,4 +1,4 @@
-// `reduce_content` across steps (pyautogui-code.md §3.5): drops empty and modifier-only steps,
+// `reduce_content` across steps (docs/pyautogui-code.md §3.5): drops empty and modifier-only steps,
 // merges typing continuations and synthesises double clicks.
 import type { ActionCall } from '../../shared/domain/action';
 import { callKeys } from './call-args';

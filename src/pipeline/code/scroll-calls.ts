@@ -1,4 +1,4 @@
-// `Scroll …` descriptions → moveTo/scroll/hscroll calls (pyautogui-code.md §3.3, §3.6).
+// `Scroll …` descriptions → moveTo/scroll/hscroll calls (docs/pyautogui-code.md §3.3, §3.6).
 import type { ActionCall } from '../../shared/domain/action';
 import { invalidCode } from '../../shared/python/code-error';
 import { scrollAnchorCall } from './pointer-calls';

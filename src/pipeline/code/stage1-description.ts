@@ -1,4 +1,4 @@
-// Stage-1 description rewrite of `extract_raw.py` (agentnet-raw-format.md §12.2 steps 2–3).
+// Stage-1 description rewrite of `extract_raw.py` (docs/agentnet-raw-format.md §12.2 steps 2–3).
 import { invalidCode } from '../../shared/python/code-error';
 import { pyReprFloat } from '../../shared/python/py-format';
 

@@ -1,4 +1,4 @@
-// `Type: …` descriptions → write/press calls (pyautogui-code.md §3.3 "write").
+// `Type: …` descriptions → write/press calls (docs/pyautogui-code.md §3.3 "write").
 import type { ActionCall } from '../../shared/domain/action';
 import { applyCapsLock } from './caps-lock';
 import { pressCall, writeCall } from './call-args';

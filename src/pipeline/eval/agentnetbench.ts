@@ -1,4 +1,4 @@
-// AgentNetBench per-step metric (pyautogui-code.md §8.2): ground-truth actions vs a parsed
+// AgentNetBench per-step metric (docs/pyautogui-code.md §8.2): ground-truth actions vs a parsed
 // prediction. Pure: no I/O; inputs are never mutated.
 
 /** Points within this distance of the GT point score 1.0. */

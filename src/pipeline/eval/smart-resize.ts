@@ -1,5 +1,5 @@
 // Qwen2.5-style `smart_resize` and the relative ↔ absolute coordinate conversion
-// (pyautogui-code.md §7). Pure: no I/O.
+// (docs/pyautogui-code.md §7). Pure: no I/O.
 import { AppError } from '../../shared/errors';
 
 /** Default resize factor (patch size × merge size). */

@@ -1,4 +1,4 @@
-// Our raw events → AgentNet `events.jsonl` rows (agentnet-raw-format.md §4).
+// Our raw events → AgentNet `events.jsonl` rows (docs/agentnet-raw-format.md §4).
 import { msToSeconds } from '../../shared/clock';
 import { EVENT_FLAGS, type RawEvent } from '../../shared/domain';
 import { pyJsonDumps } from './python-json';

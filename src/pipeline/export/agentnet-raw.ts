@@ -1,5 +1,5 @@
 // Builds the text files of an AgentNet raw recording folder that OpenCUA's data-process scripts
-// accept unchanged (agentnet-raw-format.md §13). The video is copied (or cut) by the caller.
+// accept unchanged (docs/agentnet-raw-format.md §13). The video is copied (or cut) by the caller.
 // docs/agentnet-raw-export.md (times, trim), docs/agentnet-accessibility-mapping.md (trees).
 import { msToSeconds } from '../../shared/clock';
 import type { RawEvent, Step } from '../../shared/domain';
@@ -86,7 +86,7 @@ function accessibilityOf(input: AgentNetRawInput): {
   const rowAccessibility: RowAccessibility = {
     elements,
     // the latest snapshot before the step (else the first one), as AgentNet's reducer attaches
-    // it (action-reduction.md §A.6); a snapshot taken before a trim's start still describes the
+    // it (docs/action-reduction.md §A.6); a snapshot taken before a trim's start still describes the
     // screen the step starts on, so it may come from outside the kept range
     windowTreeAt: (startS) => {
       if (!windows.length) {

@@ -1,5 +1,5 @@
 // Steps → line-aligned `reduced_events_complete.jsonl` / `reduced_events_vis.jsonl` rows
-// (agentnet-raw-format.md §10, §11, §13; keyframes.md §7).
+// (docs/agentnet-raw-format.md §10, §11, §13; docs/keyframes.md §7).
 import { msToSeconds } from '../../shared/clock';
 import type { PreMove, RawEvent, Step } from '../../shared/domain';
 import type { AgentNetRowFields } from '../reduce';
@@ -188,7 +188,7 @@ function visRow(
   };
 }
 
-// The class fields of a reduced step's complete row (agentnet-raw-format.md §10), keyed and
+// The class fields of a reduced step's complete row (docs/agentnet-raw-format.md §10), keyed and
 // ordered like the rebuilt rows below; press rows also keep the chord key's key_names/time_trace.
 function reducedClassFields(fields: AgentNetRowFields): Record<string, unknown> {
   switch (fields.action) {

@@ -1,4 +1,4 @@
-// Dataset JSONL records: the CoT input bridge (byte-exact with upstream, pyautogui-code.md §5.1)
+// Dataset JSONL records: the CoT input bridge (byte-exact with upstream, docs/pyautogui-code.md §5.1)
 // and the AgentNet release record (§5.2) with unknown fields null, never invented.
 import { pyJsonDumps } from './python-json';
 import type { TrajectoryStep } from './trajectory';

@@ -1,6 +1,6 @@
 // What an export of a trimmed recording keeps: the trim window widened to the kept steps, and
 // the whole video frames that cover it. docs/agentnet-raw-export.md §3 explains the choices.
-// spec: agentnet-raw-format.md §3 (video time = t − video_start_timestamp), §13.4; keyframes.md §2
+// docs/agentnet-raw-format.md §3 (video time = t − video_start_timestamp), §13.4; docs/keyframes.md §2
 
 /** The trim of a recording (recording clock ms; null = open end). */
 export type TrimWindow = { startMs: number | null; endMs: number | null };

@@ -1,4 +1,4 @@
-// OpenCUA standardized Trajectory JSON (pyautogui-code.md §2, §6.2), serialised like orjson.
+// OpenCUA standardized Trajectory JSON (docs/pyautogui-code.md §2, §6.2), serialised like orjson.
 import type { ActionCall, PyValue } from '../../shared/domain';
 import type { TrajectoryStep } from './trajectory';
 

@@ -1,5 +1,5 @@
 // The exported trajectory: steps after OpenCUA's reduce_content, plus terminate, each with the
-// index of the keyframe it shows (pyautogui-code.md §2, §3.5, §5).
+// index of the keyframe it shows (docs/pyautogui-code.md §2, §3.5, §5).
 import type { ActionCall, Step } from '../../shared/domain';
 import { callsToCode, reduceContent, type ContentStep } from '../code';
 

@@ -1,5 +1,5 @@
 // AgentNet's wall-clock strings: `YYYY-MM-DD hh:mm:ss`, local time, whole seconds
-// (metadata.json `start_time`/`stop_time`; agentnet-raw-format.md §3, §5, fixture §15.2).
+// (metadata.json `start_time`/`stop_time`; docs/agentnet-raw-format.md §3, §5, fixture §15.2).
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');

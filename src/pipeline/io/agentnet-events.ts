@@ -1,5 +1,5 @@
 // AgentNet `events.jsonl` rows (pynput callbacks) → validated RawEvents.
-// spec: agentnet-raw-format.md §4
+// docs/agentnet-raw-format.md §4
 import { secondsToMs } from '../../shared/clock';
 import { MOUSE_BUTTONS } from '../../shared/domain/raw-event';
 import type { MouseButton, RawEvent, RawEventKind } from '../../shared/domain/raw-event';

@@ -1,4 +1,4 @@
-// Reads and validates an AgentNet Tool recording folder (spec: agentnet-raw-format.md §1–11, §14)
+// Reads and validates an AgentNet Tool recording folder (docs/agentnet-raw-format.md §1–11, §14)
 // before anything is written anywhere. Never writes. Every rejection is an AppError naming the
 // file, the line and the problem (`IMPORT_INVALID`, or `LEGACY_ENCRYPTED_UNSUPPORTED`).
 import { readdir, readFile, stat } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // Grayscale conversion and frame similarity exactly as the OpenCUA reference computes them with
-// OpenCV 4.6 (spec: keyframes.md §4): 8-bit gray from RGB24, pixel-exact equality counts.
+// OpenCV 4.6 (docs/keyframes.md §4): 8-bit gray from RGB24, pixel-exact equality counts.
 
 /** A probe differs from its reference iff their similarity is below this (spec §1.1). */
 export const SIMILARITY_THRESHOLD = 0.99;

@@ -1,4 +1,4 @@
-// Public API of keyframe selection (spec: keyframes.md): planning, resolution, gray similarity.
+// Public API of keyframe selection (docs/keyframes.md): planning, resolution, gray similarity.
 export {
   BACKWARD_SEARCH_ACTIONS,
   END_MARGIN_S,

@@ -1,6 +1,6 @@
 // Keyframe plan (pure): which video frames the OpenCUA state–action matching will look at, for
 // every step and the synthetic terminate step, computed with the reference's exact float64
-// arithmetic (spec: keyframes.md §1, §2, §6 step 1). No video is touched here.
+// arithmetic (docs/keyframes.md §1, §2, §6 step 1). No video is touched here.
 
 /** Probe spacing of both searches, in s (spec §1.1 `STEP`). */
 export const PROBE_STEP_S = 0.1;

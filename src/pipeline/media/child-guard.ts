@@ -1,4 +1,4 @@
-// Decoder children die with their parent, whatever kills it (house-style.md §5):
+// Decoder children die with their parent, whatever kills it (docs/architecture.md §5):
 // - on Linux they start through util-linux `setpriv --pdeathsig KILL`, so the kernel SIGKILLs
 //   them when we die, even by SIGKILL (an ffmpeg blocked opening a named pipe whose reader is
 //   gone would otherwise wait forever; it ignores SIGTERM there);

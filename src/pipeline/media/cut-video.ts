@@ -1,6 +1,6 @@
 // Cuts a constant-frame-rate video to a frame range by re-encoding, so the cut's frame 0 is
 // exactly source frame `startFrame` (a stream copy can only cut at key frames).
-// docs/agentnet-raw-export.md §3; spec: agentnet-raw-format.md §13.4 (H.264 yuv420p, CFR)
+// docs/agentnet-raw-export.md §3; docs/agentnet-raw-format.md §13.4 (H.264 yuv420p, CFR)
 import { AppError } from '../../shared/errors';
 import { runProcess } from './run-process';
 
@@ -37,7 +37,7 @@ export function cutVideoArgs(options: CutVideoOptions): string[] {
     ],
     // keep the source's timestamps: frame n of the cut stays at n/fps (no frames added/dropped)
     ...['-fps_mode', 'passthrough'],
-    // H.264 yuv420p as agentnet-raw-format.md §13.4 asks; crf 18 keeps UI text as recorded
+    // H.264 yuv420p as docs/agentnet-raw-format.md §13.4 asks; crf 18 keeps UI text as recorded
     ...['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p'],
     '-an',
     ...['-movflags', '+faststart'],

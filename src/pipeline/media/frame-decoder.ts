@@ -1,6 +1,6 @@
 // One ffmpeg child that decodes a sorted set of frame indices of a video in a single pass and
 // streams them as raw RGB24 frames, bit-exact with the OpenCV frames the OpenCUA reference uses
-// (spec: keyframes.md §3). Lifecycle object per house-style.md §5: start() resolves on readiness,
+// (docs/keyframes.md §3). Lifecycle object per docs/architecture.md §5: start() resolves on readiness,
 // start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's stderr tail.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -247,7 +247,7 @@ export function buildFrameDecoderArgs(options: FrameDecoderArgsOptions): string[
       : ['-i', options.videoPath]),
     // the first video stream only: audio is neither demuxed into a decoder nor converted
     ...['-map', '0:v:0'],
-    // select + scale=in_color_matrix=bt601:flags=bicubic (spec: keyframes.md §3)
+    // select + scale=in_color_matrix=bt601:flags=bicubic (docs/keyframes.md §3)
     ...['-filter_script:v', options.filterScriptPath],
     // keep selected frames back to back without duplicating or dropping (= -vsync 0, §3)
     ...['-fps_mode', 'passthrough'],

@@ -1,7 +1,7 @@
 // The frame timeline of a video: every frame's presentation timestamp and which frames are
 // keyframes, from one ffprobe packet listing (demuxing only, no decoding). It lets a decode start
 // at the keyframe before the frames it needs (input seek) and still pick frames by their index n
-// in presentation order (spec: keyframes.md §2), by selecting on the frames' exact timestamps.
+// in presentation order (docs/keyframes.md §2), by selecting on the frames' exact timestamps.
 import { runProcess } from './run-process';
 
 /** Default limit of the listing process, in ms (it reads the whole file). */

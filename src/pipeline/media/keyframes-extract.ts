@@ -1,4 +1,4 @@
-// Keyframe extraction for one episode (spec: keyframes.md §6), decoding only what the searches
+// Keyframe extraction for one episode (docs/keyframes.md §6), decoding only what the searches
 // need.
 //
 // 1. Plan (pure): every search's probes, candidates and reference frame.

@@ -1,4 +1,4 @@
-// Piping chosen parts of an MP4's video track into one ffmpeg (spec: keyframes.md §6): each part
+// Piping chosen parts of an MP4's video track into one ffmpeg (docs/keyframes.md §6): each part
 // ("run") starts at an IDR keyframe and covers the frames up to a last one; its samples go out in
 // decode order as a Matroska stream stamped with frame indices (mkv-stream.ts). One ffmpeg can so
 // decode many separate parts of the video without a seek, a restart or a second process. Frames

@@ -1,6 +1,6 @@
 // The sample index of a progressive MP4's H.264 video track, read from its moov box (no
 // ffprobe, no decoding): where every frame's bytes are, in decode order, which frame index n
-// (presentation order, spec: keyframes.md §2) each one is, and which are keyframes. It lets the
+// (presentation order, docs/keyframes.md §2) each one is, and which are keyframes. It lets the
 // keyframe extractor hand ffmpeg exactly the packets it needs (see mkv-stream.ts).
 //
 // Progressive files (sample tables in moov) and fragmented ones (our recorder's crash-safe

@@ -1,6 +1,6 @@
 // Minimal PNG codec: encodes RGB24 frames (keyframe images) and decodes 8-bit RGB/RGBA
 // non-interlaced PNGs such as those ffmpeg writes (W3C PNG spec, 2nd edition). Images are
-// compared by decoded pixels, never by PNG bytes (spec: keyframes.md §3).
+// compared by decoded pixels, never by PNG bytes (docs/keyframes.md §3).
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { AppError } from '../../shared/errors';
 

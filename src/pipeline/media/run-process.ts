@@ -1,6 +1,6 @@
 // One-shot child processes (ffprobe, ffmpeg probes, xdpyinfo, dbus-send): run to completion,
 // collect output, kill on timeout. Long-lived children get their own lifecycle class instead
-// (house-style.md §5); this is only for commands that answer and exit.
+// (docs/architecture.md §5); this is only for commands that answer and exit.
 import { spawn } from 'node:child_process';
 
 /** Default cap on the kept stderr tail: 64 KiB. */

@@ -1,4 +1,4 @@
-// Drafts + move ownership → Step objects (spec: action-reduction.md §C.7, §C.9, §C.10).
+// Drafts + move ownership → Step objects (docs/action-reduction.md §C.7, §C.9, §C.10).
 import type { RawEvent } from '../../shared/domain/raw-event';
 import type { PreMove, Step } from '../../shared/domain/step';
 import type { ScreenSize, ScrollTick } from '../code';

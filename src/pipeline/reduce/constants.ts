@@ -1,12 +1,12 @@
 // Default thresholds of the rule set and their resolution from context and options.
-// spec: action-reduction.md §C.2
+// docs/action-reduction.md §C.2
 import { AppError } from '../../shared/errors';
 import type { ReduceConstants, ReduceContext } from './types';
 
 /** Semver of the rule set; bump the minor on rule changes, the major on output shape changes. */
 export const REDUCER_VERSION = '1.0.0';
 
-/** Defaults of action-reduction.md §C.2 (OS double-click settings override two of them). */
+/** Defaults of docs/action-reduction.md §C.2 (OS double-click settings override two of them). */
 export const DEFAULT_REDUCE_CONSTANTS: Readonly<ReduceConstants> = Object.freeze({
   dragMinPx: 6,
   multiClickGapS: 0.5,

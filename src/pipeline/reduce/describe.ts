@@ -1,5 +1,5 @@
 // AgentNet descriptions of drafts and the calls the OpenCUA conversion makes of them.
-// spec: agentnet-raw-format.md §13, §13.1; pyautogui-code.md §3
+// docs/agentnet-raw-format.md §13, §13.1; docs/pyautogui-code.md §3
 import type { ActionCall } from '../../shared/domain/action';
 import type { StepKind } from '../../shared/domain/step';
 import { callsToCode, descriptionToCalls, pyReprFloat, stage1Description } from '../code';
@@ -125,7 +125,7 @@ export function describeScroll(
 ): Described {
   const sumX = trace.reduce((sum, tick) => sum + tick.dx, 0);
   const sumY = trace.reduce((sum, tick) => sum + tick.dy, 0);
-  // Notches, not events (action-reduction.md §B.7); equal to the tick count for wheel mice.
+  // Notches, not events (docs/action-reduction.md §B.7); equal to the tick count for wheel mice.
   const notches = Math.max(Math.abs(sumX), Math.abs(sumY));
   const description = `Scroll ${scrollIcon(draft.dirX, draft.dirY)}×${notches}  `;
   const calls = convert(description, screen, trace) ?? [];
@@ -200,7 +200,7 @@ export function describeHotkey(draft: HotkeyDraft, screen: ScreenSize): Describe
     : '';
   if (description !== '') {
     const converted = convert(description, screen);
-    // The pipeline turns shift-only chords into text or plain presses (agentnet-raw-format.md
+    // The pipeline turns shift-only chords into text or plain presses (docs/agentnet-raw-format.md
     // §13.11): written anyway, as long as the conversion does not abort.
     const isShiftOnly =
       draft.keys[0] === 'shift' && !draft.keys.includes('ctrl') && !draft.keys.includes('cmd');

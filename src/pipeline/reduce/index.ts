@@ -1,4 +1,4 @@
-// Public API of the action reducer (spec: action-reduction.md §C).
+// Public API of the action reducer (docs/action-reduction.md §C).
 export { reduce } from './reduce';
 export { DEFAULT_REDUCE_CONSTANTS, REDUCER_VERSION, resolveConstants } from './constants';
 export {

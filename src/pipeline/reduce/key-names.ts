@@ -1,4 +1,4 @@
-// Key-name normalisation to the pyautogui vocabulary (spec: action-reduction.md §C.6 table).
+// Key-name normalisation to the pyautogui vocabulary (docs/action-reduction.md §C.6 table).
 import type { ReducePlatform } from './types';
 
 /** Modifier keys after normalisation (`fn` is tracked but never part of a chord). */

@@ -1,6 +1,6 @@
 // Pass 1: the event state machine (buttons, scroll groups, modifier holds, keyboard runs,
 // hotkeys). Produces drafts and the owner of every non-move event and every hold move.
-// spec: action-reduction.md §C.4–§C.6
+// docs/action-reduction.md §C.4–§C.6
 import type { MouseButton, RawEvent } from '../../shared/domain/raw-event';
 import { EVENT_FLAGS } from '../../shared/domain/raw-event';
 import type {

@@ -1,4 +1,4 @@
-// Pass 2: ownership of moves outside button holds (spec: action-reduction.md §C.7).
+// Pass 2: ownership of moves outside button holds (docs/action-reduction.md §C.7).
 import type { Draft } from './drafts';
 import { resolveDraft } from './drafts';
 import type { PreparedEvents } from './prepare';

@@ -1,5 +1,5 @@
 // Pass 0: order, clock conversion, key normalisation and the control/unsupported filters.
-// spec: action-reduction.md §C.1, §C.3
+// docs/action-reduction.md §C.1, §C.3
 import type { RawEvent } from '../../shared/domain/raw-event';
 import { EVENT_FLAGS } from '../../shared/domain/raw-event';
 import { msToSecondsFast } from './clock-fast';

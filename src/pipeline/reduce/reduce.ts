@@ -1,5 +1,5 @@
 // The action reducer: raw input events → steps, pure and deterministic.
-// spec: action-reduction.md §C
+// docs/action-reduction.md §C
 import type { RawEvent } from '../../shared/domain/raw-event';
 import type { Step } from '../../shared/domain/step';
 import { buildStep } from './build-step';

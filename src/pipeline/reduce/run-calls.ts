@@ -1,4 +1,4 @@
-// Keyboard-run calls built left to right with backspace folding (spec: action-reduction.md §C.6).
+// Keyboard-run calls built left to right with backspace folding (docs/action-reduction.md §C.6).
 import type { ActionCall } from '../../shared/domain/action';
 import { dropLastChar, pressCall, writeCall } from '../code/call-args';
 import type { RunDraft, StrokeDraft } from './drafts';

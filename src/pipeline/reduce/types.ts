@@ -1,4 +1,4 @@
-// Public types of the action reducer (spec: action-reduction.md §C).
+// Public types of the action reducer (docs/action-reduction.md §C).
 import type { Step } from '../../shared/domain/step';
 import type { ElementContext } from '../agentnet/accessibility';
 
@@ -30,7 +30,7 @@ export type ReduceContext = {
   elements?: readonly ElementContext[];
 };
 
-/** Thresholds of the rule set (action-reduction.md §C.2). Distances in logical px. */
+/** Thresholds of the rule set (docs/action-reduction.md §C.2). Distances in logical px. */
 export type ReduceConstants = {
   /** Drag iff press→release distance `>` this (logical px). Default 6. */
   dragMinPx: number;
@@ -54,7 +54,7 @@ export type ReduceConstants = {
   hotkeyEndPadS: number;
 };
 
-/** Why an event belongs to no step (action-reduction.md §C.11). */
+/** Why an event belongs to no step (docs/action-reduction.md §C.11). */
 export type UnownedReason =
   | 'control-input'
   | 'orphan-release'
@@ -63,7 +63,7 @@ export type UnownedReason =
   | 'lone-modifier-tap'
   | 'trailing-move';
 
-/** Diagnostic codes (action-reduction.md §C.11). */
+/** Diagnostic codes (docs/action-reduction.md §C.11). */
 export type ReduceDiagnosticCode =
   | 'CLOCK_NON_MONOTONIC'
   | 'KEY_UNKNOWN'
@@ -134,7 +134,7 @@ export type ScrollTickRecord = {
 export type KeystrokeRecord = {
   /** Raw event idx of the key-down. */
   idx: number;
-  /** Normalised key name (action-reduction.md §C.6). */
+  /** Normalised key name (docs/action-reduction.md §C.6). */
   key: string;
   /** Raw key name as recorded (AgentNet: pynput name). */
   rawKey: string;
@@ -162,7 +162,7 @@ export type PressRecord = {
   endMs: number;
 };
 
-/** Fields an AgentNet exporter writes into the complete row (agentnet-raw-format.md §10, §13). */
+/** Fields an AgentNet exporter writes into the complete row (docs/agentnet-raw-format.md §10, §13). */
 export type AgentNetRowFields = {
   /** Complete-row `action`: click, mouse_press, drag, scroll, type, press. */
   action: string;

@@ -1,4 +1,4 @@
-// Children die with the host (house-style.md §5), in two layers:
+// Children die with the host (docs/architecture.md §5), in two layers:
 // - on Linux, long-running children are started through util-linux `setpriv --pdeathsig KILL`,
 //   so the kernel kills them even when the recorder itself is SIGKILLed or crashes;
 // - a synchronous 'exit' hook SIGKILLs whatever is still registered on a normal exit.

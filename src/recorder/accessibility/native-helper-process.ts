@@ -1,4 +1,4 @@
-// The native accessibility helper as a child process (house-style.md §5): spawns the per-OS
+// The native accessibility helper as a child process (docs/architecture.md §5): spawns the per-OS
 // executable, splits its stdout into lines, keeps a stderr tail, and stops it gracefully
 // (shutdown line + stdin close), then SIGTERM, then SIGKILL. The JSON-lines protocol itself is
 // pure and lives in src/axtree/platform/native-helper.ts.

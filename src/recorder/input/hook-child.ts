@@ -1,4 +1,4 @@
-// The input-hook child process: the only module that loads uiohook-napi (platform-linux.md §3).
+// The input-hook child process: the only module that loads uiohook-napi (docs/platform-linux.md §3).
 // uiohook aborts the whole process (SIGABRT, uncatchable) without a display or without the X
 // RECORD extension, so it never runs inside the recorder; hook-process.ts spawns this file
 // (`node bin/run-ts.mjs src/recorder/input/hook-child.ts [--heartbeat-ms N]`) and reads the

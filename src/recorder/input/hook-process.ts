@@ -1,4 +1,4 @@
-// InputHook: the parent side of the global input hook (house-style.md §5). It checks the
+// InputHook: the parent side of the global input hook (docs/architecture.md §5). It checks the
 // preconditions, runs hook-child.ts as a child process, validates its JSON lines, normalises
 // events, removes the recorder's own hotkeys, masks secure-field typing, and hands batches on.
 // A watchdog turns a silent or dead child into a reported gap and a restarted child.

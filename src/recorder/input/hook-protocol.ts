@@ -1,5 +1,5 @@
 // The JSON-lines protocol between the input-hook child (hook-child.ts) and its parent
-// (hook-process.ts), house-style.md §5. One JSON object per line on the child's stdout:
+// (hook-process.ts), docs/architecture.md §5. One JSON object per line on the child's stdout:
 //   {"type":"hello","protocol":1,"capabilities":[…],"t":<ms>,"pid":<n>}   once the hook runs
 //   {"type":"event","t":<ms>,"e":{…uiohook event…}}                         one per input event
 //   {"type":"heartbeat","t":<ms>,"seq":<n>,"sent":<events so far>}           every ~250 ms

@@ -1,7 +1,7 @@
 // The recorder's own hotkeys (start/stop/pause) and the filter that keeps them out of the
 // recording: every event of a hotkey chord (the chord key's down, repeats and up, and the modifier
 // downs/ups that belong only to it) is removed before events are stored, and the chord is
-// reported as a hotkey hit instead (spec: action-reduction.md §C.3.2 — control input). Pure.
+// reported as a hotkey hit instead (docs/action-reduction.md §C.3.2 — control input). Pure.
 import { MODIFIER_BITS } from '../../shared/domain/raw-event';
 import { AppError } from '../../shared/errors';
 import type { InputEvent } from './normalize-input-event';

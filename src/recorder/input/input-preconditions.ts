@@ -1,4 +1,4 @@
-// What the global input hook needs before its child may start (platform-linux.md §3): on X11 a
+// What the global input hook needs before its child may start (docs/platform-linux.md §3): on X11 a
 // reachable DISPLAY whose server has the RECORD extension. uiohook SIGABRTs without either, so
 // the parent checks first and reports INPUT_HOOK_UNAVAILABLE with what to do instead.
 import { AppError } from '../../shared/errors';

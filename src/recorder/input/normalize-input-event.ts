@@ -1,4 +1,4 @@
-// uiohook event (as forwarded by hook-child.ts) → RawEvent fields (spec: action-reduction.md
+// uiohook event (as forwarded by hook-child.ts) → RawEvent fields (docs/action-reduction.md
 // §C.1, §C.6). Pure and deterministic: the only state is the explicit NormalizerState (keys held,
 // Caps Lock, last time), which the caller owns and resets after a gap.
 import { EVENT_FLAGS, MODIFIER_BITS } from '../../shared/domain/raw-event';

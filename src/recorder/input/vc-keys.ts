@@ -243,7 +243,7 @@ const F_KEYS: ReadonlyArray<readonly [number, string]> = [
 /** pyautogui-style names of the non-text keys by VC code (meta is handled by namedKeyName). */
 export const NAMED_KEY_MAP: ReadonlyMap<number, string> = new Map([...NAMED_KEYS, ...F_KEYS]);
 
-/** Name of the key when its VC code is not known (spec: action-reduction.md §C.6 `Unknown`). */
+/** Name of the key when its VC code is not known (docs/action-reduction.md §C.6 `Unknown`). */
 export const UNKNOWN_KEY_NAME = 'Unknown';
 
 /** Modifier of a VC code, or null when the key is not a modifier. */
@@ -254,7 +254,7 @@ export function modifierOfKeycode(keycode: number): ModifierName | null {
 // pyautogui-style name of a non-text key (meta is `cmd` on macOS, `win` elsewhere), or null.
 export function namedKeyName(keycode: number, platform: NodeJS.Platform): string | null {
   if (keycode === VC.META_L || keycode === VC.META_R) {
-    // spec: action-reduction.md §C.6, macOS cmd vs Windows/Linux win
+    // docs/action-reduction.md §C.6, macOS cmd vs Windows/Linux win
     return platform === 'darwin' ? 'cmd' : 'win';
   }
   return NAMED_KEY_MAP.get(keycode) ?? null;

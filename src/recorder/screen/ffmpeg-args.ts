@@ -1,6 +1,6 @@
-// Pure ffmpeg argument builders for screen capture (house-style.md §5 "Pure argument builders"):
+// Pure ffmpeg argument builders for screen capture (docs/architecture.md §5 "Pure argument builders"):
 // typed options in, argument array out, one comment per flag saying why. The same list is what
-// FfmpegRecorder spawns and what a benchmark runs as "ffmpeg alone" (spec: platform-linux.md §5).
+// FfmpegRecorder spawns and what a benchmark runs as "ffmpeg alone" (docs/platform-linux.md §5).
 import { AppError } from '../../shared/errors';
 
 /** A rectangle of the captured surface in physical px. */
@@ -55,7 +55,7 @@ export type CaptureSource = X11grabSource | AvfoundationSource | GdigrabSource |
 /** Capture device name, as used in timestamp method names (`x11grab-pts-wallclock`). */
 export type CaptureDevice = CaptureSource['kind'];
 
-/** x264 speed presets the recorder allows (spec: platform-linux.md §5 cost table). */
+/** x264 speed presets the recorder allows (docs/platform-linux.md §5 cost table). */
 export type CapturePreset = 'ultrafast' | 'veryfast';
 
 /** Options of {@link buildCaptureArgs}. */
@@ -81,7 +81,7 @@ export const DEFAULT_CAPTURE_FPS = 30;
 /**
  * Default x264 preset. At 30 fps on the 2-core build machine ultrafast costs 18–24 % of a core
  * against 29–30 % for veryfast (≈1.5×), for 3–5× larger files that still stay at 0.02–0.4 GB/h
- * (spec: platform-linux.md §5). The recorder shares the CPU with the app being recorded, so CPU
+ * (docs/platform-linux.md §5). The recorder shares the CPU with the app being recorded, so CPU
  * wins over bytes; veryfast stays selectable for long sessions on fast machines.
  */
 export const DEFAULT_CAPTURE_PRESET: CapturePreset = 'ultrafast';
@@ -143,7 +143,7 @@ export function buildCaptureArgs(options: CaptureArgsOptions): string[] {
     // keyframe every second: each keyframe closes a fragment, so a crash loses ≤ 1 s
     '-g',
     String(fps),
-    // fragmented MP4: readable without a trailer after SIGKILL (spec: platform-linux.md §5)
+    // fragmented MP4: readable without a trailer after SIGKILL (docs/platform-linux.md §5)
     '-movflags',
     '+frag_keyframe+empty_moov+default_base_moof',
     // write each fragment to disk at once; without it Debian 5.1 kept nothing after SIGKILL

@@ -1,6 +1,6 @@
-// Finds the ffmpeg executable once and reports what it can do (house-style.md §5 "Binary
+// Finds the ffmpeg executable once and reports what it can do (docs/architecture.md §5 "Binary
 // resolution"). Order: CUA_FFMPEG → ffmpeg-static's binary → `ffmpeg` on PATH
-// (spec: platform-linux.md §5, §10). ffmpeg-static is an optionalDependency whose install script
+// (docs/platform-linux.md §5, §10). ffmpeg-static is an optionalDependency whose install script
 // downloads from GitHub, so on offline build machines it is usually absent: never assume it.
 import { execFile } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';

@@ -1,5 +1,5 @@
 // FfmpegRecorder: the lifecycle object around one ffmpeg screen-capture process
-// (house-style.md §5 "Process class"): start → first frame (readiness) → stop ('q', then SIGTERM,
+// (docs/architecture.md §5 "Process class"): start → first frame (readiness) → stop ('q', then SIGTERM,
 // then SIGKILL) → done, with coded errors that carry the binary, exit status and stderr tail.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -126,7 +126,7 @@ function trackChild(child: ChildProcessWithoutNullStreams): void {
   if (!isExitHookInstalled) {
     isExitHookInstalled = true;
     // 'exit' handlers must be synchronous: a signal is all we can do. SIGTERM (not SIGKILL) lets
-    // ffmpeg finish the file on its own (exit 255, spec: platform-linux.md §5). Hosts that die
+    // ffmpeg finish the file on its own (exit 255, docs/platform-linux.md §5). Hosts that die
     // by a signal do not run 'exit' handlers; they should call process.exit() from theirs.
     process.on('exit', () => {
       for (const live of liveChildren) {
@@ -477,7 +477,7 @@ export class FfmpegRecorder {
     if (code === 0) {
       return this.hasSentQuit ? 'quit' : this.signalsSent.size > 0 ? 'SIGTERM' : 'self';
     }
-    // ffmpeg exits 255 after SIGINT/SIGTERM with a finished file (spec: platform-linux.md §5)
+    // ffmpeg exits 255 after SIGINT/SIGTERM with a finished file (docs/platform-linux.md §5)
     if (code === 255 && (this.signalsSent.has('SIGTERM') || this.signalsSent.has('SIGINT'))) {
       return 'SIGTERM';
     }

@@ -1,4 +1,4 @@
-// Pure parsers for ffmpeg's output (house-style.md §5 "Pure output parsers"): `-progress` blocks
+// Pure parsers for ffmpeg's output (docs/architecture.md §5 "Pure output parsers"): `-progress` blocks
 // on stdout, and the stderr lines the recorder needs (input start time, final counts, stats).
 
 /** One `-progress` block (or the final stderr stats line). */

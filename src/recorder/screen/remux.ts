@@ -1,4 +1,4 @@
-// Crash recovery for screen recordings (spec: platform-linux.md §5, house-style.md §5
+// Crash recovery for screen recordings (docs/platform-linux.md §5, docs/architecture.md §5
 // "Sessions"): count the decodable frames of a file (probePlayable) and turn a fragmented MP4 left
 // by a killed recorder into a regular faststart MP4 (remuxRecording: temp file, then rename).
 // The recorder may not use src/pipeline/media/probe.ts (layering), so this is its own small probe.

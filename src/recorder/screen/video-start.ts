@@ -1,4 +1,4 @@
-// Where video time 0 lies on the session clock, measured per recording (user-pain-points.md §5:
+// Where video time 0 lies on the session clock, measured per recording (docs/peer-lessons.md §5:
 // "video start taken from the first frame's capture time").
 //
 // Capture devices stamp each packet when they grab it, and ffmpeg prints the first packet's stamp

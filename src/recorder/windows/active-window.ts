@@ -1,4 +1,4 @@
-// Active-window timeline on X11 (spec: platform-linux.md §7: read `_NET_ACTIVE_WINDOW`, not
+// Active-window timeline on X11 (docs/platform-linux.md §7: read `_NET_ACTIVE_WINDOW`, not
 // nut-js getActiveWindow, which returns GTK's focus proxy or kills the process without a WM).
 // One long-running `xprop -root -spy _NET_ACTIVE_WINDOW` reports activations; for each new
 // window one `xprop -id` (title, WM_CLASS, pid) and one `xwininfo -id` (absolute geometry) run in

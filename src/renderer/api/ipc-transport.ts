@@ -2,7 +2,7 @@
 import type { Transport, WireResult } from './transport';
 import { isWireResult } from './transport';
 
-/** What the preload exposes as `window.api` (house-style.md §3). */
+/** What the preload exposes as `window.api` (docs/architecture.md §3). */
 export type WindowApi = {
   invoke: (method: string, payload: unknown) => Promise<unknown>;
   on: (event: string, listener: (payload: unknown) => void) => () => void;

@@ -1,6 +1,6 @@
 // The structured action editor's model: a draft with every field of every action kind, its
 // validation, and its conversion to ActionCalls. Only a valid draft converts, so the editor can
-// only ever produce well-formed actions (pyautogui-code.md §1).
+// only ever produce well-formed actions (docs/pyautogui-code.md §1).
 import type { ActionCall, PyValue } from '../../shared/domain';
 import { callArg, callKeys, callPoint, pyNumberOf, pyStringOf } from './py-value';
 import { round4, type OverlayModel } from './overlay';
@@ -303,7 +303,7 @@ export function draftToCalls(draft: ActionDraft): ActionCall[] | null {
       if (draft.point) {
         calls.push({ name: 'moveTo', args: pointArgs(draft.point) });
       }
-      // horizontal first, like the reference converter (pyautogui-code.md §3.3)
+      // horizontal first, like the reference converter (docs/pyautogui-code.md §3.3)
       if (draft.hclicks !== 0) {
         calls.push({ name: 'hscroll', args: { clicks: { int: draft.hclicks } } });
       }

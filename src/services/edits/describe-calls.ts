@@ -2,7 +2,7 @@
 // step's row from its description, so an edited step needs one whose OpenCUA conversion gives
 // back exactly the step's calls (README fact 7); when no such description exists it is '' and
 // the exporter skips the step with a warning (standardized and JSONL exports keep it).
-// spec: agentnet-raw-format.md §12; pyautogui-code.md §3
+// docs/agentnet-raw-format.md §12; docs/pyautogui-code.md §3
 import type { ActionCall, PyValue } from '../../shared/domain';
 import {
   callsToCode,

@@ -693,7 +693,7 @@ async function writeRecording(
         );
         await writeFile(stage, `images/${imageName(k)}`, png, written);
       }
-      // the CoT pipeline's input for the same trajectory (pyautogui-code.md §5.1)
+      // the CoT pipeline's input for the same trajectory (docs/pyautogui-code.md §5.1)
       await writeFile(
         stage,
         `cot-input/${l.episodeId}.jsonl`,

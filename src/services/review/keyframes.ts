@@ -1,5 +1,5 @@
 // Computes and stores the keyframe of every current step (native mode: the chosen time per step,
-// spec: keyframes.md §1, §6). All or nothing: PNGs are staged beside the recording's
+// docs/keyframes.md §1, §6). All or nothing: PNGs are staged beside the recording's
 // keyframes/ folder, swapped in, and the rows are replaced in one transaction; on any failure
 // the previous keyframes stay.
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 // `doctor`: checks what recording needs on this machine (X display, RECORD, a window manager,
 // ffmpeg with x11grab and libx264, AT-SPI, a writable library whose database is sound) and says
-// exactly how to fix each problem (spec: platform-linux.md §1, §2, §3, §5). `repair` runs the
+// exactly how to fix each problem (docs/platform-linux.md §1, §2, §3, §5). `repair` runs the
 // safe fixes: the library clean-up of what interrupted imports, pulls and deletes left.
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';

@@ -1,5 +1,5 @@
 // The one service contract: every method with its input and output, served over Electron IPC
-// and HTTP alike (house-style.md §3).
+// and HTTP alike (docs/architecture.md §3).
 import type {
   RecordingStatus,
   RecordingSummary,
@@ -53,7 +53,7 @@ export type StepDto = {
   };
 };
 
-/** Task labels of a recording (scores are ints 0–10, pyautogui-code.md §5). */
+/** Task labels of a recording (scores are ints 0–10, docs/pyautogui-code.md §5). */
 export type TaskLabels = {
   taskCompleted: boolean | null;
   taskDifficulty: number | null;

@@ -1,4 +1,4 @@
-// The PyAutoGUI-style action space (pyautogui-code.md §1).
+// The PyAutoGUI-style action space (docs/pyautogui-code.md §1).
 
 /** Every call name of the action space. */
 export const ACTION_NAMES = [

@@ -1,4 +1,4 @@
-// Python-exact value formatting: `round(v, 4)` and `repr` (pyautogui-code.md §4).
+// Python-exact value formatting: `round(v, 4)` and `repr` (docs/pyautogui-code.md §4).
 import type { PyValue } from '../domain/action';
 import { invalidCode } from './code-error';
 import { pyIsPrintable } from './py-unicode';

@@ -37,7 +37,7 @@ const UNASSIGNED_IN_UNICODE_14: readonly (readonly [number, number])[] = [
   [0x2b739, 0x2b73f], [0x2cea2, 0x2cead], [0x2ebf0, 0x2ee5d], [0x31350, 0x33479],
 ];
 
-/** Python's non-printable categories (ASCII space excepted), see `pyautogui-code.md` §4. */
+/** Python's non-printable categories (ASCII space excepted), see `docs/pyautogui-code.md` §4. */
 const NON_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
 /** Unicode letters: Python `isalpha` is true for categories Lu, Ll, Lt, Lm, Lo. */
 const LETTER = /^\p{L}$/u;

@@ -1,4 +1,4 @@
-// Constructors and guards for typed Python values (pyautogui-code.md §4: ints and floats differ).
+// Constructors and guards for typed Python values (docs/pyautogui-code.md §4: ints and floats differ).
 import type { PyValue } from '../domain/action';
 
 /** A Python int. */

@@ -26,7 +26,7 @@ const row = (
 ): Row => ({ description, type, code, trace });
 const lines = (...calls: string[]): string => calls.join('\n');
 
-// pyautogui-code.md §4.2 (screen 1366×768; verified), one row per description.
+// docs/pyautogui-code.md §4.2 (screen 1366×768; verified), one row per description.
 const ROWS: readonly Row[] = [
   row('Single left Click (683, 384)', 'click', 'pyautogui.click(x=0.5, y=0.5)'),
   row('Double left Click (100, 200)', 'doubleClick', 'pyautogui.doubleClick(x=0.0732, y=0.2604)'),
@@ -195,7 +195,7 @@ const ROWS: readonly Row[] = [
   row('terminate the task', 'terminate', "computer.terminate(status='success')"),
 ];
 
-describe('descriptionToCalls (pyautogui-code.md §4.2)', () => {
+describe('descriptionToCalls (docs/pyautogui-code.md §4.2)', () => {
   it.each(ROWS.map((r) => [r.description, r]))('%s', (_description, r) => {
     const convert = () => callsToCode(descriptionToCalls(r.description, SCREEN, r.trace));
     if (r.code === ERROR) {
@@ -261,7 +261,7 @@ describe('descriptionToCalls (derived from the §3.3 rules)', () => {
   });
 });
 
-describe('descriptionType (agentnet-raw-format.md §12.2)', () => {
+describe('descriptionType (docs/agentnet-raw-format.md §12.2)', () => {
   it.each(ROWS.map((r) => [r.description, r.type]))('%s → %s', (description, type) => {
     expect(descriptionType(description)).toBe(type);
   });

@@ -21,7 +21,7 @@ type CompleteRow = {
   label: string;
 };
 
-// agentnet-raw-format.md §15.4: the kept complete rows (id, action, description, coordinate,
+// docs/agentnet-raw-format.md §15.4: the kept complete rows (id, action, description, coordinate,
 // scroll trace) and their vis labels; stage 1 appends the synthetic terminate.
 const ROWS: readonly CompleteRow[] = [
   {
@@ -130,7 +130,7 @@ const ROWS: readonly CompleteRow[] = [
   { id: -1, action: 'terminate', description: 'terminate', coordinate: null, label: 'terminate' },
 ];
 
-// pyautogui-code.md §6.1: the code of each of the 15 steps.
+// docs/pyautogui-code.md §6.1: the code of each of the 15 steps.
 const GOLDEN_CODES: readonly string[] = [
   'pyautogui.click(x=0.9722, y=0.9701)',
   'pyautogui.rightClick(x=0.9553, y=0.5117)',
@@ -189,7 +189,7 @@ function guiActionsJson(calls: readonly ActionCall[]): string {
 }
 
 describe('fixture episode win10-display-settings', () => {
-  it('stage 1 appends the click coordinate (pyautogui-code.md §6.2 event 0)', () => {
+  it('stage 1 appends the click coordinate (docs/pyautogui-code.md §6.2 event 0)', () => {
     expect(stage1Description(ROWS[0]!)).toBe('Single left Click (1328, 745)');
   });
 

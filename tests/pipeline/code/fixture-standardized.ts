@@ -1,6 +1,6 @@
 // Golden data of the fixture episode win10-display-settings (spec text, kept verbatim).
 
-/** pyautogui-code.md §6.2: the standardized JSON of the fixture (verified, 5,229 bytes). */
+/** docs/pyautogui-code.md §6.2: the standardized JSON of the fixture (verified, 5,229 bytes). */
 export const FIXTURE_STANDARDIZED_JSON = [
   '{"task_id":"agentnet","example_id":"win10-display-settings","type":"end2end","content":[{"',
   'class_":"text_observation","content":"You are a GUI agent. You are given a task and a scre',

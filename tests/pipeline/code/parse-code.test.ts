@@ -8,7 +8,7 @@ import { descriptionToCalls } from '../../../src/pipeline/code/description-to-ca
 const f = (value: number) => ({ float: value });
 const i = (value: number) => ({ int: value });
 
-// Tolerant forms of pyautogui-code.md §1 (plus Python literal syntax) → canonical calls.
+// Tolerant forms of docs/pyautogui-code.md §1 (plus Python literal syntax) → canonical calls.
 const TOLERANT: readonly [code: string, expected: ActionCall[]][] = [
   ['pyautogui.click(x=0.5, y=0.5)', [{ name: 'click', args: { x: f(0.5), y: f(0.5) } }]],
   ['pyautogui.click(0.5, 0.5)', [{ name: 'click', args: { x: f(0.5), y: f(0.5) } }]],

@@ -6,7 +6,7 @@ const write = (message: string): ActionCall => ({ name: 'write', args: { message
 const press = (...keys: string[]): ActionCall => ({ name: 'press', args: { keys } });
 const hotkey = (...keys: string[]): ActionCall => ({ name: 'hotkey', args: { keys } });
 
-// pyautogui-code.md §3.4.
+// docs/pyautogui-code.md §3.4.
 const CASES: readonly [label: string, input: ActionCall[], expected: ActionCall[]][] = [
   ['1: press with an Unknown key is dropped', [press('Unknown (255)')], []],
   ['1: any key with Unknown drops the press', [press('a', 'xUnknownx')], []],
@@ -39,7 +39,7 @@ const CASES: readonly [label: string, input: ActionCall[], expected: ActionCall[
   ],
 ];
 
-describe('reduceActions (pyautogui-code.md §3.4)', () => {
+describe('reduceActions (docs/pyautogui-code.md §3.4)', () => {
   it.each(CASES)('%s', (_label, input, expected) => {
     const before = structuredClone(input);
     expect(reduceActions(input)).toEqual(expected);

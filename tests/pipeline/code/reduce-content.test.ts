@@ -21,7 +21,7 @@ const step = (instruction: string, calls: ActionCall[], imageIndex: number): Con
 
 type Case = [label: string, input: ContentStep[], expected: ContentStep[]];
 
-// pyautogui-code.md §3.5, one case per rule (and the rule order).
+// docs/pyautogui-code.md §3.5, one case per rule (and the rule order).
 const CASES: readonly Case[] = [
   [
     'rule 1: steps with calls are copied through',
@@ -116,7 +116,7 @@ const CASES: readonly Case[] = [
   ],
 ];
 
-describe('reduceContent (pyautogui-code.md §3.5)', () => {
+describe('reduceContent (docs/pyautogui-code.md §3.5)', () => {
   it.each(CASES)('%s', (_label, input, expected) => {
     const before = structuredClone(input);
     expect(reduceContent(input)).toEqual(expected);

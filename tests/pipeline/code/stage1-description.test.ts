@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Stage1Row } from '../../../src/pipeline/code/stage1-description';
 import { stage1Description } from '../../../src/pipeline/code/stage1-description';
 
-// agentnet-raw-format.md §12.2 (stage-1 rewrite, steps 2 and 3).
+// docs/agentnet-raw-format.md §12.2 (stage-1 rewrite, steps 2 and 3).
 const CASES: readonly [label: string, row: Stage1Row, expected: string][] = [
   [
     'click rows get the coordinate',

@@ -32,7 +32,7 @@ type Row = {
   perType?: Record<string, number>;
 };
 
-// pyautogui-code.md §8.3 golden vectors (verified); totals compared bit-exactly with toBe.
+// docs/pyautogui-code.md §8.3 golden vectors (verified); totals compared bit-exactly with toBe.
 const ROWS: readonly Row[] = [
   { name: 'click exact', gt: [at('click', 0.5, 0.5)], pred: [p('click', [0.5, 0.5])], total: 1 },
   {

@@ -7,7 +7,7 @@ import {
   smartResize,
 } from '../../../src/pipeline/eval/smart-resize';
 
-// pyautogui-code.md §7 vectors (verified), written w×h → w̄×h̄ like the table.
+// docs/pyautogui-code.md §7 vectors (verified), written w×h → w̄×h̄ like the table.
 const RESIZE: readonly (readonly [w: number, h: number, wBar: number, hBar: number])[] = [
   [1276, 718, 1288, 728],
   [1366, 768, 1372, 756],

@@ -1,4 +1,4 @@
-// readAgentNetFolder: the shared fixture's facts (spec agentnet-raw-format.md §15), every
+// readAgentNetFolder: the shared fixture's facts (spec docs/agentnet-raw-format.md §15), every
 // rejection with its exact message, and the tolerated variations of §14.
 import { readFile, rm, truncate, writeFile, copyFile, unlink } from 'node:fs/promises';
 import path from 'node:path';

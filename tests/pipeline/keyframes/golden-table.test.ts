@@ -1,4 +1,4 @@
-// planKeyframes + resolveKeyframes against the golden table of keyframes.md §5 (no video): the
+// planKeyframes + resolveKeyframes against the golden table of docs/keyframes.md §5 (no video): the
 // "differs" booleans come from the table's outcomes, every time is compared bit-exactly.
 import { describe, expect, it } from 'vitest';
 import { planKeyframes, resolveKeyframes } from '../../../src/pipeline/keyframes';
@@ -218,7 +218,7 @@ describe('keyframe resolution on the golden table (spec §5)', () => {
     });
   });
 
-  it('matches the rounded summary of pyautogui-code.md §6.1', () => {
+  it('matches the rounded summary of docs/pyautogui-code.md §6.1', () => {
     const times = [...resolved.steps, resolved.terminate].map((k) => k?.timeS ?? NaN);
     expect(times.map((t) => Math.round(t * 10_000) / 10_000)).toEqual(GOLDEN_ROUNDED_TIMES);
   });

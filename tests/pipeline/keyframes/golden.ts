@@ -1,4 +1,4 @@
-// Golden keyframe table of the fixture episode win10-display-settings (spec: keyframes.md §5),
+// Golden keyframe table of the fixture episode win10-display-settings (docs/keyframes.md §5),
 // verified against the OpenCUA reference implementation. Shared by the pure plan/resolve test and
 // the end-to-end extraction test.
 import type { KeyframeStepInput } from '../../../src/pipeline/keyframes';
@@ -254,7 +254,7 @@ export const GOLDEN_TERMINATE = {
   frame: 3479,
 };
 
-/** The summary values of pyautogui-code.md §6.1 (chosen times rounded to 4 decimals). */
+/** The summary values of docs/pyautogui-code.md §6.1 (chosen times rounded to 4 decimals). */
 export const GOLDEN_ROUNDED_TIMES = [
   6.2243, 8.5666, 10.0425, 14.9532, 23.0067, 27.0234, 29.4506, 30.9698, 36.7103, 41.0825, 46.1391,
   107.1944, 110.0466, 114.8785, 115.9772,

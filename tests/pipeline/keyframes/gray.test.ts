@@ -1,4 +1,4 @@
-// Grayscale (OpenCV BGR2GRAY fixed point) and similarity threshold (spec: keyframes.md §4).
+// Grayscale (OpenCV BGR2GRAY fixed point) and similarity threshold (docs/keyframes.md §4).
 import { describe, expect, it } from 'vitest';
 import {
   countDifferentPixels,

@@ -1,5 +1,5 @@
 // extractKeyframes end to end on the fixture episode with the real ffmpeg: chosen times and
-// frames equal the golden table (keyframes.md §5) and the chosen pixels equal the single-frame
+// frames equal the golden table (docs/keyframes.md §5) and the chosen pixels equal the single-frame
 // reference decode of §3 (written to PNG by ffmpeg, read back with our decoder).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -17,7 +17,7 @@ const FIXTURE_VIDEO = path.join(
   '2024-11-05 18-56-31.mp4',
 );
 
-/** Values measured with Debian's ffprobe 5.1.9 (spec: agentnet-raw-format.md, keyframes.md). */
+/** Values measured with Debian's ffprobe 5.1.9 (docs/agentnet-raw-format.md, docs/keyframes.md). */
 const FIXTURE_PROBE: VideoProbe = {
   width: 1276,
   height: 718,

@@ -1,4 +1,4 @@
-// Golden expectations on the fixture episode (action-reduction.md §D.1, §D.2).
+// Golden expectations on the fixture episode (docs/action-reduction.md §D.1, §D.2).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { callsToCode } from '../../../src/pipeline/code';
 import type { AgentNetBundle } from '../../../src/pipeline/io/agentnet-read';
@@ -405,7 +405,7 @@ describe('fixture golden (§D.1)', () => {
     );
   });
 
-  it('exports the codes of the kept steps (pyautogui-code.md §6.1)', () => {
+  it('exports the codes of the kept steps (docs/pyautogui-code.md §6.1)', () => {
     const kept = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 21, 22];
     expect(kept.map((id) => callsToCode(step(id).calls))).toEqual([
       'pyautogui.click(x=0.9722, y=0.9701)',
@@ -423,7 +423,7 @@ describe('fixture golden (§D.1)', () => {
       'pyautogui.click(x=0.5534, y=0.3984)',
       'pyautogui.click(x=0.5102, y=0.8854)',
     ]);
-    // full-precision args (pyautogui-code.md §6.1)
+    // full-precision args (docs/pyautogui-code.md §6.1)
     expect(step(0).calls[0]?.args).toEqual({
       x: { float: 0.972181551976574 },
       y: { float: 0.9700520833333334 },

@@ -1,4 +1,4 @@
-// Key-name normalisation table of action-reduction.md §C.6.
+// Key-name normalisation table of docs/action-reduction.md §C.6.
 import { describe, expect, it } from 'vitest';
 import type { ReducePlatform } from '../../../src/pipeline/reduce';
 import { canonicalModifiers, normalizeKeyName } from '../../../src/pipeline/reduce';

@@ -1,4 +1,4 @@
-// Rule-by-rule tests of action-reduction.md §C beyond the Part E vectors.
+// Rule-by-rule tests of docs/action-reduction.md §C beyond the Part E vectors.
 import { describe, expect, it } from 'vitest';
 import { callsToCode } from '../../../src/pipeline/code';
 import type { ReduceContext, ReduceResult } from '../../../src/pipeline/reduce';

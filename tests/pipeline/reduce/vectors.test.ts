@@ -1,4 +1,4 @@
-// Synthetic vectors of action-reduction.md Part E and the Part B bugs that Part C fixes.
+// Synthetic vectors of docs/action-reduction.md Part E and the Part B bugs that Part C fixes.
 import { describe, expect, it } from 'vitest';
 import { callsToCode } from '../../../src/pipeline/code';
 import type { ReduceContext, ReduceResult } from '../../../src/pipeline/reduce';
@@ -147,7 +147,7 @@ describe('Part E vectors', () => {
       {
         kind: 'dragTo',
         description: 'Drag from (0, 0) to (10, 0)',
-        // Python int quirk of pyautogui-code.md §3.3: a 0 coordinate stays the int 0
+        // Python int quirk of docs/pyautogui-code.md §3.3: a 0 coordinate stays the int 0
         code: "pyautogui.moveTo(x=0, y=0)\npyautogui.dragTo(x=0.0052, y=0, button='left')",
       },
     ]);

@@ -46,7 +46,7 @@ describe('resolveFfmpeg', () => {
     expect(path.isAbsolute(onPath.path)).toBe(true);
     expect(onPath.version).toMatch(/^\S+$/);
     expect(onPath.ffprobePath).toBe(path.join(path.dirname(onPath.path), 'ffprobe'));
-    // Debian's build (spec: platform-linux.md §5)
+    // Debian's build (docs/platform-linux.md §5)
     expect(onPath.hasX11grab).toBe(true);
     expect(onPath.hasLibx264).toBe(true);
   });

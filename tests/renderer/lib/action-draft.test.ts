@@ -13,7 +13,7 @@ import {
 
 const f = (v: number) => ({ float: v });
 
-// calls as the pipeline produces them (pyautogui-code.md §1) survive draft → calls unchanged
+// calls as the pipeline produces them (docs/pyautogui-code.md §1) survive draft → calls unchanged
 const ROUND_TRIPS: [string, ActionCall[]][] = [
   ['click', [{ name: 'click', args: { x: f(0.9722181551976574), y: f(0.9700520833333334) } }]],
   ['doubleClick', [{ name: 'doubleClick', args: { x: f(0.1), y: f(0.2) } }]],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../../../src/shared/domain/action';
 import { pyRepr, pyReprFloat, pyReprStr, pyRound4 } from '../../../src/shared/python/py-format';
 
-// pyautogui-code.md §4.1 (verified): Python value → repr(round(v, 4)).
+// docs/pyautogui-code.md §4.1 (verified): Python value → repr(round(v, 4)).
 const ROUND_VECTORS: readonly [label: string, value: number, expected: string][] = [
   ['0.03125 (tie → even)', 0.03125, '0.0312'],
   ['-0.03125', -0.03125, '-0.0312'],
@@ -60,7 +60,7 @@ const FLOAT_REPR_VECTORS: readonly [value: number, expected: string][] = [
   [Number.NaN, 'nan'],
 ];
 
-// pyautogui-code.md §4.1 string table (verified).
+// docs/pyautogui-code.md §4.1 string table (verified).
 const STRING_VECTORS: readonly [input: string, expected: string][] = [
   ['abc', "'abc'"],
   ["it's", `"it's"`],

@@ -5,7 +5,7 @@ import { callsToCode, toCommand } from '../../../src/shared/python/to-command';
 const f = (value: number) => ({ float: value });
 const i = (value: number) => ({ int: value });
 
-// pyautogui-code.md §1 (code shapes) and §4 (formatting rules).
+// docs/pyautogui-code.md §1 (code shapes) and §4 (formatting rules).
 const COMMAND_VECTORS: readonly [label: string, call: ActionCall, expected: string][] = [
   [
     'click',

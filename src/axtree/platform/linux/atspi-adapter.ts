@@ -3,7 +3,7 @@
 //   Component.GetAccessibleAtPoint from the window down to the deepest element; the path is that
 //   chain reversed plus the application, with missing ancestors filled in through `Parent`.
 // - snapshotFocusedWindow: the ACTIVE window's subtree, breadth first with every call of a level
-//   in parallel (spec: platform-linux.md §4: ~330–400 ms for 270–490 nodes), within budgets.
+//   in parallel (docs/platform-linux.md §4: ~330–400 ms for 270–490 nodes), within budgets.
 // - focusedIsSecure: the focused element's role (`password text`), from focus events when fresh,
 //   else Collection.GetMatches(FOCUSED) on the active window.
 // Cache.GetItems (spec §4 "fast path") is not used: GTK 3's bridge only exposes

@@ -1,6 +1,6 @@
 // Typed AT-SPI queries over a connected bus (raw D-Bus calls, no introspection):
 // role, name, states, extents, children, hit testing, focused-element search and the list of
-// top-level windows. spec: platform-linux.md §4 (call table, INT_MIN quirk, missing Component).
+// top-level windows. docs/platform-linux.md §4 (call table, INT_MIN quirk, missing Component).
 import type { AxBounds, AxNode } from '../../model';
 import { decodeStates, encodeStates, hasState } from '../../states';
 import type { AtspiBus, AtspiRef } from './atspi';

@@ -1,7 +1,7 @@
 // The AT-SPI accessibility bus reached from Node with dbus-next (no libatspi): the only module
-// that imports dbus-next (house-style.md §2). It finds the a11y bus through the session bus
+// that imports dbus-next (docs/architecture.md §2). It finds the a11y bus through the session bus
 // (org.a11y.Bus.GetAddress), connects, and offers raw method calls with a timeout each, signal
-// subscriptions and the org.a11y.Status.IsEnabled switch. spec: platform-linux.md §4.
+// subscriptions and the org.a11y.Status.IsEnabled switch. docs/platform-linux.md §4.
 import { DBusError, Message, MessageType, Variant, sessionBus } from 'dbus-next';
 import type { MessageBus } from 'dbus-next';
 import { AppError } from '../../../shared/errors';

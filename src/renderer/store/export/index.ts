@@ -1,4 +1,4 @@
-// The export store: the export dialog's run (house-style.md §4).
+// The export store: the export dialog's run (docs/architecture.md §4).
 import { create } from 'zustand';
 import { createExportActions, type ExportStore } from './actions';
 import { initialExportState } from './initialState';

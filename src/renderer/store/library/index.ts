@@ -1,4 +1,4 @@
-// The library store: one store for the library page (house-style.md §4).
+// The library store: one store for the library page (docs/architecture.md §4).
 import { create } from 'zustand';
 import { createLibraryActions, type LibraryStore } from './actions';
 import { initialLibraryState } from './initialState';

@@ -1,4 +1,4 @@
-// The review store: one store for the recording page (house-style.md §4).
+// The review store: one store for the recording page (docs/architecture.md §4).
 import { create } from 'zustand';
 import { createReviewActions, type ReviewStore } from './actions';
 import { initialReviewState } from './initialState';

@@ -1,4 +1,4 @@
-// The uploads store: the upload dialog and the uploads view (house-style.md §4).
+// The uploads store: the upload dialog and the uploads view (docs/architecture.md §4).
 import { create } from 'zustand';
 import { createUploadsActions, type UploadsStore } from './actions';
 import { initialUploadsState } from './initialState';

@@ -9,7 +9,7 @@ import {
 describe('toBounds', () => {
   it.each([
     [[10, 20, 30, 40], { x: 10, y: 20, width: 30, height: 40 }],
-    // unmapped widgets (spec: platform-linux.md §4 quirks)
+    // unmapped widgets (docs/platform-linux.md §4 quirks)
     [[-2147483648, -2147483648, 0, 0], null],
     [[-2147483648, 5, 10, 10], null],
     [[0, 0, 0, 10], null],

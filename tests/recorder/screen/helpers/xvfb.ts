@@ -1,4 +1,4 @@
-// A bare Xvfb per test file for screen-capture tests (spec: platform-linux.md §2, without the
+// A bare Xvfb per test file for screen-capture tests (docs/platform-linux.md §2, without the
 // D-Bus/AT-SPI/openbox parts ffmpeg does not need), plus small process helpers.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
