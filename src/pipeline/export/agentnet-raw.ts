@@ -167,7 +167,7 @@ export function buildAgentNetRawFolder(input: AgentNetRawInput): AgentNetRawFold
     nextId = (typeof id === 'number' ? id : nextId) + 1;
   }
   // Imported rows keep their ids (gaps allowed); when edits mixed rebuilt rows in and the ids
-  // no longer strictly increase, every row is renumbered 0..n-1 in both files (spec §13.5).
+  // no longer strictly increase, every row is renumbered 0..n-1 in both files (docs/agentnet-raw-format.md §13.5).
   const ids = complete.map((c) => c.id);
   const isIncreasing = ids.every(
     (id, i) => typeof id === 'number' && (i === 0 || id > (ids[i - 1] as number)),

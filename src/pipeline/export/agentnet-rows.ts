@@ -299,7 +299,7 @@ export function agentNetRowsOf(step: Step, ctx: RowContext): AgentNetRowPair {
     exception: false,
     depth: 0,
   };
-  // AgentNet's order: …, depth, target, axtree, then the class fields (spec §10); both only
+  // AgentNet's order: …, depth, target, axtree, then the class fields (docs/agentnet-raw-format.md §10); both only
   // where there is one
   if (ax.target) {
     common.target = ax.target;

@@ -1,10 +1,10 @@
 // Grayscale conversion and frame similarity exactly as the OpenCUA reference computes them with
 // OpenCV 4.6 (docs/keyframes.md §4): 8-bit gray from RGB24, pixel-exact equality counts.
 
-/** A probe differs from its reference iff their similarity is below this (spec §1.1). */
+/** A probe differs from its reference iff their similarity is below this (docs/keyframes.md §1.1). */
 export const SIMILARITY_THRESHOLD = 0.99;
 
-/** OpenCV's fixed-point BT.601 luma weights (sum 2^15) and rounding term (spec §4). */
+/** OpenCV's fixed-point BT.601 luma weights (sum 2^15) and rounding term (docs/keyframes.md §4). */
 const WEIGHT_R = 9798;
 const WEIGHT_G = 19235;
 const WEIGHT_B = 3735;
@@ -78,16 +78,16 @@ export function countDifferentPixels(
   return diff;
 }
 
-// Similarity of two gray frames: 1 − (pixels that differ) / (W·H), in float64 (spec §1.1).
+// Similarity of two gray frames: 1 − (pixels that differ) / (W·H), in float64 (docs/keyframes.md §1.1).
 export function similarity(grayA: Uint8Array, grayB: Uint8Array): number {
   const diff = countDifferentPixels(grayA, grayB);
   return 1 - diff / grayA.length;
 }
 
-// True iff similarity(grayA, grayB) < 0.99, with the early exit spec §4 allows.
+// True iff similarity(grayA, grayB) < 0.99, with the early exit docs/keyframes.md §4 allows.
 export function grayFramesDiffer(grayA: Uint8Array, grayB: Uint8Array): boolean {
   const pixelCount = grayA.length;
-  // beyond 1.1 % differing pixels the similarity is < 0.989 whatever the rounding (spec §4)
+  // beyond 1.1 % differing pixels the similarity is < 0.989 whatever the rounding (docs/keyframes.md §4)
   const diff = countDifferentPixels(grayA, grayB, 0.011 * pixelCount);
   return 1 - diff / pixelCount < SIMILARITY_THRESHOLD;
 }

@@ -2,13 +2,13 @@
 // every step and the synthetic terminate step, computed with the reference's exact float64
 // arithmetic (docs/keyframes.md §1, §2, §6 step 1). No video is touched here.
 
-/** Probe spacing of both searches, in s (spec §1.1 `STEP`). */
+/** Probe spacing of both searches, in s (docs/keyframes.md §1.1 `STEP`). */
 export const PROBE_STEP_S = 0.1;
-/** Case A looks no later than this many s before the press (spec §1.1 `PRE_PRESS_MARGIN`). */
+/** Case A looks no later than this many s before the press (docs/keyframes.md §1.1 `PRE_PRESS_MARGIN`). */
 export const PRE_PRESS_MARGIN_S = 0.5;
-/** Smallest case B time, in s (spec §1.1 `MIN_T`). */
+/** Smallest case B time, in s (docs/keyframes.md §1.1 `MIN_T`). */
 export const MIN_KEYFRAME_TIME_S = 0.01;
-/** Distance from the video end used by the clamp, in s (spec §1.1 `END_MARGIN`). */
+/** Distance from the video end used by the clamp, in s (docs/keyframes.md §1.1 `END_MARGIN`). */
 export const END_MARGIN_S = 0.01;
 /** Complete-row actions (lower-cased) that use the backward search when a pre-move exists. */
 export const BACKWARD_SEARCH_ACTIONS: readonly string[] = ['click', 'mouse_press', 'drag'];
@@ -80,13 +80,13 @@ export type KeyframeSearchPlan = {
 /** The plan of one step. */
 export type KeyframeStepPlan =
   | {
-      /** Case A: backward search (click-family action with a pre-move, spec §1.2). */
+      /** Case A: backward search (click-family action with a pre-move, docs/keyframes.md §1.2). */
       rule: 'A';
       /** The backward search from hi down to lo. */
       search: KeyframeSearchPlan;
     }
   | {
-      /** Case B: fixed time max(0.01, press − 0.5), clamped (spec §1.3). */
+      /** Case B: fixed time max(0.01, press − 0.5), clamped (docs/keyframes.md §1.3). */
       rule: 'B';
       /** Chosen time, video-relative s. */
       timeS: number;
@@ -94,7 +94,7 @@ export type KeyframeStepPlan =
       frame: number;
     };
 
-/** The plan of the synthetic terminate step (spec §1.5). */
+/** The plan of the synthetic terminate step (docs/keyframes.md §1.5). */
 export type KeyframeTerminatePlan =
   | {
       /** Forward search from the last step's end to the video end. */
@@ -137,12 +137,12 @@ export type KeyframePlan = {
   decodeFrames: number[];
 };
 
-// Frame index OpenCV lands on when seeking to `timeS` (spec §2: round half up, float64).
+// Frame index OpenCV lands on when seeking to `timeS` (docs/keyframes.md §2: round half up, float64).
 export function frameIndexAt(timeS: number, fps: number): number {
   return Math.floor(timeS * fps + 0.5);
 }
 
-// Plans the keyframe searches of an episode (spec §1 and §6 step 1); throws RangeError on bad input.
+// Plans the keyframe searches of an episode (docs/keyframes.md §1 and §6 step 1); throws RangeError on bad input.
 export function planKeyframes(input: KeyframePlanInput): KeyframePlan {
   const { videoStartS: vst, fps, frameCount } = input;
   assertFinite('videoStartS', vst);
@@ -211,12 +211,12 @@ export function planKeyframes(input: KeyframePlanInput): KeyframePlan {
   };
 }
 
-// True when the complete-row action uses the backward search given a pre-move (spec §1.2).
+// True when the complete-row action uses the backward search given a pre-move (docs/keyframes.md §1.2).
 export function usesBackwardSearch(action: string): boolean {
   return BACKWARD_SEARCH_ACTIONS.includes(action.toLowerCase());
 }
 
-// True when `frame` can be read from a video of `frameCount` frames (spec §2).
+// True when `frame` can be read from a video of `frameCount` frames (docs/keyframes.md §2).
 export function isInRange(frame: number, frameCount: number): boolean {
   return frame >= 0 && frame < frameCount;
 }
@@ -226,7 +226,7 @@ type VideoFacts = { vst: number; fps: number; frameCount: number; durationS: num
 function planStep(step: KeyframeStepInput, index: number, video: VideoFacts): KeyframeStepPlan {
   assertFinite(`steps[${index}].pressStartS`, step.pressStartS);
   assertFinite(`steps[${index}].endS`, step.endS);
-  // spec §1.1: rel(t) = t − vst, float64, in this order
+  // docs/keyframes.md §1.1: rel(t) = t − vst, float64, in this order
   const pressRelS = step.pressStartS - video.vst;
 
   if (step.preMoveStartS !== null && usesBackwardSearch(step.action)) {
@@ -240,7 +240,7 @@ function planStep(step: KeyframeStepInput, index: number, video: VideoFacts): Ke
   return { rule: 'B', timeS, frame: frameIndexAt(timeS, video.fps) };
 }
 
-// spec §1.4: a time at or past the video end becomes max(0, L − 0.01).
+// docs/keyframes.md §1.4: a time at or past the video end becomes max(0, L − 0.01).
 function clampToVideo(timeS: number, video: VideoFacts): number {
   return timeS >= video.durationS ? Math.max(0, video.durationS - END_MARGIN_S) : timeS;
 }
@@ -252,7 +252,7 @@ function planBackwardSearch(loS: number, hiS: number, video: VideoFacts): Keyfra
   const probes: KeyframeProbe[] = [];
   let stopProbe: KeyframeSearchPlan['stopProbe'] = null;
   if (isRefInRange) {
-    // spec §1.2 step 4: repeated float64 subtraction, never hi − k·0.1
+    // docs/keyframes.md §1.2 step 4: repeated float64 subtraction, never hi − k·0.1
     for (let t = hiS; t >= loS; t -= PROBE_STEP_S) {
       const frame = frameIndexAt(t, video.fps);
       if (!isInRange(frame, video.frameCount)) {
@@ -284,7 +284,7 @@ function planBackwardSearch(loS: number, hiS: number, video: VideoFacts): Keyfra
 
 function planTerminate(lastEndS: number, video: VideoFacts): KeyframeTerminatePlan {
   const { vst, durationS } = video;
-  // spec §1.5: compare on the absolute clock, then go back to video time exactly as written
+  // docs/keyframes.md §1.5: compare on the absolute clock, then go back to video time exactly as written
   if (durationS + vst > lastEndS) {
     const loS = lastEndS - vst;
     const hiS = Math.max(loS, durationS + vst - vst);
@@ -313,7 +313,7 @@ function planForwardSearch(loS: number, hiS: number, video: VideoFacts): Keyfram
   const probes: KeyframeProbe[] = [];
   let stopProbe: KeyframeSearchPlan['stopProbe'] = null;
   if (isRefInRange) {
-    // spec §1.5 step 4: repeated float64 addition; the result t + 0.1 is not clamped
+    // docs/keyframes.md §1.5 step 4: repeated float64 addition; the result t + 0.1 is not clamped
     for (let t = loS; t <= hiS; t += PROBE_STEP_S) {
       const frame = frameIndexAt(t, video.fps);
       if (!isInRange(frame, video.frameCount)) {

@@ -1,11 +1,11 @@
 // Keyframe resolution (pure): turns a plan plus the per-probe "differs" outcomes into the chosen
-// time and frame of every step, walking each loop exactly as the reference does (spec:
+// time and frame of every step, walking each loop exactly as the reference does (
 // docs/keyframes.md §1.2, §1.5, §6 step 4). Failures become diagnostics instead of dropped episodes
-// (spec §1.6, native mode).
+// (docs/keyframes.md §1.6, native mode).
 import { frameIndexAt, isInRange } from './plan';
 import type { KeyframePlan, KeyframeSearchPlan } from './plan';
 
-/** Diagnostic codes of keyframe selection (spec §1.6). */
+/** Diagnostic codes of keyframe selection (docs/keyframes.md §1.6). */
 export const KEYFRAME_DIAGNOSTIC_CODES = [
   /** The video could not be opened or decoded at all (reference: episode skipped). */
   'KEYFRAME_VIDEO_UNREADABLE',
@@ -153,7 +153,7 @@ export function resolveUnreadableVideo(plan: KeyframePlan, reason: string): Reso
 
 type WalkResult = Omit<ResolvedKeyframe, 'frame'> & { timeS: number };
 
-// spec §1.2 step 4 / §1.5 step 4: walk the probes in loop order; the first differing probe wins,
+// docs/keyframes.md §1.2 step 4 / §1.5 step 4: walk the probes in loop order; the first differing probe wins,
 // an unreadable probe ends the loop with lo.
 function walkSearch(
   search: KeyframeSearchPlan,

@@ -40,7 +40,7 @@ export type FfmpegExecutable = {
 
 /** One decoded frame handed to {@link FrameDecoderOptions.onFrame}. */
 export type DecodedFrame = {
-  /** Frame index n (presentation order from 0, spec §2). */
+  /** Frame index n (presentation order from 0, docs/keyframes.md §2). */
   index: number;
   /** Position of this frame among the requested frames (0-based). */
   ordinal: number;

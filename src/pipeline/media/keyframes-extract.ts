@@ -361,7 +361,7 @@ export async function extractKeyframes(
     };
     return { ...attachPixels(resolved, pixelsFor), plan, stats };
   } catch (error) {
-    // native mode: a video ffmpeg cannot open becomes per-step diagnostics (spec §1.6)
+    // native mode: a video ffmpeg cannot open becomes per-step diagnostics (docs/keyframes.md §1.6)
     if (isAppError(error, 'VIDEO_UNREADABLE')) {
       const resolved = resolveUnreadableVideo(plan, error.message);
       return {
@@ -647,7 +647,7 @@ class SearchUnit implements DecodeUnit {
     }
   }
 
-  /** Walks the loop as far as the decoded frames allow (spec §1.2 step 4, §1.5 step 4). */
+  /** Walks the loop as far as the decoded frames allow (docs/keyframes.md §1.2 step 4, §1.5 step 4). */
   private advance(): void {
     if (this.refRgb === null) {
       return;

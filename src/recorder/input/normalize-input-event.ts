@@ -114,7 +114,7 @@ function resolveChar(
     return null;
   }
   const isAltGr = layout.hasAltGr && state.downKeys.has(VC.ALT_R);
-  // Ctrl/Meta chords and (left) Alt chords type no text; AltGr does (spec §C.6 "AltGr excepted")
+  // Ctrl/Meta chords and (left) Alt chords type no text; AltGr does (docs/action-reduction.md §C.6 "AltGr excepted")
   if (e.ctrlKey || e.metaKey || (e.altKey && !isAltGr)) {
     return null;
   }

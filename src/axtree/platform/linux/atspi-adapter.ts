@@ -6,7 +6,7 @@
 //   in parallel (docs/platform-linux.md §4: ~330–400 ms for 270–490 nodes), within budgets.
 // - focusedIsSecure: the focused element's role (`password text`), from focus events when fresh,
 //   else Collection.GetMatches(FOCUSED) on the active window.
-// Cache.GetItems (spec §4 "fast path") is not used: GTK 3's bridge only exposes
+// Cache.GetItems (docs/platform-linux.md §4 "fast path") is not used: GTK 3's bridge only exposes
 // /org/a11y/atspi/cache after some client registers an event listener, then lists only the
 // objects it has registered so far (13 items on the fresh test form; 241 for gtk3-widget-factory,
 // whose active window alone walks to 260 nodes), and has no bounds. Completeness would have to be
