@@ -1,7 +1,7 @@
 // Keyframe resolution (pure): turns a plan plus the per-probe "differs" outcomes into the chosen
-// time and frame of every step, walking each loop exactly as the reference does (
-// docs/keyframes.md §1.2, §1.5, §6 step 4). Failures become diagnostics instead of dropped episodes
-// (docs/keyframes.md §1.6, native mode).
+// time and frame of every step, walking each loop exactly as the reference does
+// (docs/keyframes.md §1.2, §1.5, §6 step 4). Failures become diagnostics instead of dropped
+// episodes (docs/keyframes.md §1.6, native mode).
 import { frameIndexAt, isInRange } from './plan';
 import type { KeyframePlan, KeyframeSearchPlan } from './plan';
 
