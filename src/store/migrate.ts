@@ -1,7 +1,8 @@
 // Numbered migrations guarded by PRAGMA user_version. Serialised across processes: the version
 // is read again inside one IMMEDIATE transaction (the write lock) that runs every pending
 // migration, so concurrent openers of a new library never run a migration twice. An existing
-// database is copied aside first (VACUUM INTO) and the copy kept when the migration fails.
+// database is copied aside first (VACUUM INTO a .tmp file, renamed when whole) and the copy kept
+// when the migration fails.
 import fs from 'node:fs';
 import { AppError } from '../shared/errors';
 import type { Db } from './db';
@@ -44,6 +45,20 @@ function refuseFuture(current: number): void {
   }
 }
 
+// VACUUM INTO `<file>.tmp`, renamed to `file` once whole: a copy that failed or was killed
+// half-way never carries the name of a backup that could be restored.
+function writeBackup(db: Db, file: string): void {
+  const tmp = `${file}.tmp`;
+  try {
+    fs.rmSync(tmp, { force: true }); // VACUUM INTO refuses an existing non-empty file
+    db.prepare('VACUUM INTO ?').run(tmp);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
 /** Brings `db` to `target` (default {@link LATEST_SCHEMA_VERSION}); refuses a newer database. */
 export function migrate(
   db: Db,
@@ -60,7 +75,7 @@ export function migrate(
     backup = options.backupFile(seen);
     // a consistent copy of the committed state (WAL included); outside the lock, VACUUM INTO
     // cannot run inside a transaction
-    db.prepare('VACUUM INTO ?').run(backup);
+    writeBackup(db, backup);
   }
   let from = seen;
   try {

@@ -4,7 +4,7 @@
 // the WAL deleted under a running server, keep-alive clients while the lock is held, and system
 // errors that must reach the user as codes with a fix. Real SQLite, real processes, the real
 // HTTP server and CLI.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -334,6 +334,49 @@ try {
       kind: 'ok',
       version: 1,
     });
+  });
+
+  it('item 9: a pre-migration backup that fails half-way leaves no file under the backup name (written to .tmp, renamed when whole)', () => {
+    const dir = tmpDir();
+    fs.mkdirSync(path.join(dir, 'recordings'), { recursive: true });
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    raw.pragma('journal_mode = WAL');
+    migrate(raw, 1);
+    // 2 MiB of data: the copy cannot fit under the 256 KiB file-size limit below
+    raw.exec('CREATE TABLE marker (x BLOB)');
+    raw.prepare('INSERT INTO marker VALUES (?)').run(Buffer.alloc(2 * 1024 * 1024, 7));
+    raw.close();
+    const bin = path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
+    // RLIMIT_FSIZE: VACUUM INTO fails (EFBIG; node ignores SIGXFSZ) once the copy passes 256 KiB,
+    // as it would on a full disk
+    const failed = spawnSync(
+      'bash',
+      ['-c', 'ulimit -f 256; exec "$0" "$@"', process.execPath, bin, 'list', '--library', dir],
+      { encoding: 'utf8' },
+    );
+    expect(failed.status, failed.stderr).toBe(2);
+    // before the fix: a 0-byte library.sqlite.bak-v1-… that DB_MISSING later offers to restore
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith(`${DB_FILE_NAME}.bak-`))).toEqual([]);
+    expect(readDatabaseVersion(path.join(dir, DB_FILE_NAME))).toEqual({ kind: 'ok', version: 1 });
+
+    // the next open makes a whole copy under the final name and migrates
+    const lib = openLibrary(dir, { create: false });
+    expect(lib.db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION);
+    lib.close();
+    const made = fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith(`${DB_FILE_NAME}.bak-v1-`) && !n.endsWith('.tmp'));
+    expect(made).toHaveLength(1);
+    const copy = new Database(path.join(dir, made[0]!), { readonly: true });
+    try {
+      expect(checkDatabaseIntegrity(copy)).toMatchObject({ ok: true });
+      expect(copy.pragma('user_version', { simple: true })).toBe(1);
+      expect(copy.prepare('SELECT length(x) AS n FROM marker').get()).toEqual({
+        n: 2 * 1024 * 1024,
+      });
+    } finally {
+      copy.close();
+    }
   });
 
   it('item 10: a 0-byte or missing library.sqlite beside recordings is refused, not opened as a new empty library', () => {
