@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   // exports
   'EXPORT_INVALID',
   'EXPORT_TARGET_EXISTS',
+  // another export holds the output folder's lock (src/services/export/export-lock.ts) past the wait
+  'EXPORT_TARGET_BUSY',
   // export output folder faults (src/services/export/export-target.ts): a file in the path or a
   // pseudo file system (/proc); no write permission or read-only; damaged recordings in a run
   'EXPORT_TARGET_INVALID',

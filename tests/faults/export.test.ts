@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -502,6 +503,120 @@ describe('faults: export, import, keyframes', () => {
     lib3.close();
     fs.rmSync(lib2.dir, { recursive: true, force: true });
     expect(isAppError(e, 'EXPORT_TARGET_EXISTS')).toBe(true);
+    expect(fs.existsSync(json)).toBe(true);
+    expect(fs.readdirSync(path.join(out, 'images'))).toHaveLength(15);
+    expect(fs.readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]);
+  }, 60_000);
+
+  it('item 12: two exports into one folder at once: one is refused with a code, never both "done" with one lost', async () => {
+    // without --overwrite both saw no episode folder, so both used to "succeed" (one replaced
+    // the other) or one died on a raw ENOTEMPTY after moving some files in
+    for (let trial = 0; trial < 6; trial++) {
+      const out = path.join(root, `concurrent-${trial}`);
+      const runs = await Promise.allSettled(
+        [idA, idB].map((id) =>
+          runExport(t.lib, [id], { ...OPTS, format: 'agentnet-raw', outDir: out }),
+        ),
+      );
+      const done = runs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const refused = runs.flatMap((r) => (r.status === 'rejected' ? [r.reason as AppError] : []));
+      expect(done, `trial ${trial}: ${refused.map(String).join('; ')}`).toHaveLength(1);
+      for (const e of refused) {
+        expect(
+          isAppError(e, 'EXPORT_TARGET_EXISTS') || isAppError(e, 'EXPORT_TARGET_BUSY'),
+          `trial ${trial}: ${String(e)}`,
+        ).toBe(true);
+        expect(e.fix).toBeTruthy();
+      }
+      // the folder holds the run reported done: its provenance names its recording
+      const task = fs.readFileSync(
+        path.join(out, 'win10-display-settings', 'metadata.json'),
+        'utf8',
+      );
+      expect(task).toContain(done[0]!.recordings[0]!.id);
+      expect(fs.readdirSync(out)).toEqual(['win10-display-settings']);
+    }
+  }, 60_000);
+
+  it('item 12: two --overwrite exports into one folder at once both finish whole, without a raw error', async () => {
+    for (let trial = 0; trial < 5; trial++) {
+      const out = path.join(root, `concurrent-overwrite-${trial}`);
+      const runs = await Promise.allSettled(
+        [idA, idB, idA].map((id) =>
+          runExport(t.lib, [id], { ...OPTS, format: 'agentnet-raw', outDir: out, overwrite: true }),
+        ),
+      );
+      for (const r of runs) {
+        if (r.status === 'rejected') {
+          expect(isAppError(r.reason, 'EXPORT_TARGET_BUSY'), String(r.reason)).toBe(true);
+        }
+      }
+      expect(runs.some((r) => r.status === 'fulfilled')).toBe(true);
+      expect(fs.readdirSync(out)).toEqual(['win10-display-settings']);
+      const files = fs.readdirSync(path.join(out, 'win10-display-settings')).sort();
+      expect(files.length).toBeGreaterThan(3);
+      expect(files.filter((f) => f.startsWith('.'))).toEqual([]);
+    }
+  }, 60_000);
+
+  it('item 12: an export into a folder another live process is exporting into waits, then answers EXPORT_TARGET_BUSY with a fix', async () => {
+    const out = path.join(root, 'busy');
+    fs.mkdirSync(out, { recursive: true });
+    // a live process (not this one) holds the folder's export lock
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      fs.writeFileSync(path.join(out, '.cua-export.lock'), `${holder.pid}\n`);
+      const started = Date.now();
+      const e = await rejection(
+        runExport(t.lib, [idA], { ...OPTS, format: 'agentnet-raw', outDir: out }),
+      );
+      expect(isAppError(e, 'EXPORT_TARGET_BUSY'), String(e)).toBe(true);
+      expect(e.fix).toContain(out);
+      expect(Date.now() - started).toBeGreaterThan(1000);
+      expect(fs.readdirSync(out)).toEqual(['.cua-export.lock']);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    // the holder is gone: its lock is stale and the next export takes it over
+    await until(() => !isAlive(holder.pid!), 5000);
+    await runExport(t.lib, [idA], { ...OPTS, format: 'agentnet-raw', outDir: out });
+    expect(fs.readdirSync(out)).toEqual(['win10-display-settings']);
+  }, 60_000);
+
+  it('item 12: a commit that fails partway keeps its journalled staging folder; the next export finishes it', async () => {
+    const out = path.join(root, 'commit-fails');
+    const rename = fsp.rename;
+    let moves = 0;
+    fsp.rename = async (from: fs.PathLike, to: fs.PathLike) => {
+      if (!String(to).includes('.cua-export-') && String(from).includes('.cua-export-')) {
+        moves += 1;
+        if (moves === 3) {
+          throw Object.assign(new Error(`EIO: i/o error, rename '${String(from)}'`), {
+            code: 'EIO',
+          });
+        }
+      }
+      return await rename(from, to);
+    };
+    let e: AppError;
+    try {
+      e = await rejection(
+        runExport(t.lib, [idA], { ...OPTS, format: 'standardized', outDir: out }),
+      );
+    } finally {
+      fsp.rename = rename;
+    }
+    expect(String(e)).toContain('EIO');
+    const json = path.join(out, 'win10-display-settings.json');
+    expect(fs.existsSync(json)).toBe(false);
+    const stages = fs.readdirSync(out).filter((f) => f.startsWith('.cua-export-'));
+    expect(stages).toHaveLength(1);
+    expect(fs.existsSync(path.join(out, stages[0]!, '.commit.json'))).toBe(true);
+    // the next export (same process) finishes the journalled commit, then refuses to overwrite it
+    const again = await rejection(
+      runExport(t.lib, [idA], { ...OPTS, format: 'standardized', outDir: out }),
+    );
+    expect(isAppError(again, 'EXPORT_TARGET_EXISTS'), String(again)).toBe(true);
     expect(fs.existsSync(json)).toBe(true);
     expect(fs.readdirSync(path.join(out, 'images'))).toHaveLength(15);
     expect(fs.readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]);

@@ -21,9 +21,11 @@ import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
 import type { StepMark } from '../../shared/contract';
 import { sha256File } from '../../pipeline/io/hash';
+import { acquireExportLock } from './export-lock';
 import {
   commitStage,
-  newStageName,
+  createStage,
+  dropStage,
   orderMoves,
   recoverStaleStages,
   type StageMove,
@@ -482,28 +484,48 @@ export async function runExport(
   }
   assignEpisodeIds(loaded);
   await prepareOutDir(outDir);
+  // the folder's export lock is held while recovering and while checking and committing (not
+  // while decoding): another export into the same folder waits for it (export-lock.ts)
+  await underLock(outDir, () => recoverStaleStages(outDir));
+  let stage: string | null = null;
   try {
-    await recoverStaleStages(outDir);
-  } catch (e) {
-    rethrowExportFsError(e, outDir);
-  }
-  const stage = path.join(outDir, newStageName());
-  try {
-    await fs.mkdir(stage);
+    stage = await createStage(outDir);
     const recordings = await writeStage(lib, loaded, stage, outDir, options, skipped);
     if (loaded.length && !recordings.results.length) {
       throw damagedError(skipped);
     }
     const moves = await orderMoves(stage, movesOf(recordings.written));
-    if (!options.overwrite) {
-      await refuseExistingTargets(moves.map((m) => path.join(outDir, m.to)));
-    }
-    await commitStage(stage, outDir, moves);
+    const committing = stage;
+    await underLock(outDir, async () => {
+      // a staging folder left by a failed commit of this process is finished first
+      await recoverStaleStages(outDir);
+      if (!options.overwrite) {
+        await refuseExistingTargets(moves.map((m) => path.join(outDir, m.to)));
+      }
+      await commitStage(committing, outDir, moves);
+    });
     return { recordings: recordings.results, skipped };
   } catch (e) {
-    rethrowExportFsError(e, outDir);
+    throw exportFsError(e, outDir) ?? e;
   } finally {
-    await fs.rm(stage, { recursive: true, force: true });
+    // a commit that failed partway keeps its journalled staging folder for the next export
+    if (stage !== null) {
+      await dropStage(stage);
+    }
+  }
+}
+
+// Runs `body` holding the export lock of `outDir`, file-system errors turned into coded ones.
+async function underLock<T>(outDir: string, body: () => Promise<T>): Promise<T> {
+  try {
+    const release = await acquireExportLock(outDir);
+    try {
+      return await body();
+    } finally {
+      await release();
+    }
+  } catch (e) {
+    rethrowExportFsError(e, outDir);
   }
 }
 

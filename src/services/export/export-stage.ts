@@ -5,8 +5,11 @@
 // - the commit first writes a journal (`.commit.json`, itself renamed into place) listing every
 //   move, then renames images and other dependents first and the index files (`<episode>.json`,
 //   `agentnet.jsonl`) last, so an index never names an image that is not there yet;
-// - the next export into the same folder finds staging folders whose process is gone: with a
-//   journal it finishes their moves (the export had been committed), without one it deletes them.
+// - the next export into the same folder finds staging folders whose process is gone (or, of
+//   this process, whose export has ended): with a journal it finishes their moves (the export had
+//   been committed, or its commit failed partway), without one it deletes them.
+// Callers hold the folder's export lock (export-lock.ts) around commitStage and
+// recoverStaleStages: two commits or recoveries at once in one folder would collide.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -22,9 +25,40 @@ const STAGE_NAME = /^\.cua-export-(?:(\d+)-)?[0-9a-f]+$/;
 /** One rename of the commit, paths relative to the staging and the output folder. */
 export type StageMove = { from: string; to: string };
 
+// Staging folders this process is writing right now (absolute paths): a staging folder of this
+// pid that is not listed here was left by an export of this process that failed mid-commit.
+const liveStages = new Set<string>();
+
 /** A new staging folder name for this process. */
 export function newStageName(): string {
   return `${STAGE_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Creates a new staging folder in `outDir` for this process; returns its path. */
+export async function createStage(outDir: string): Promise<string> {
+  const stage = path.join(outDir, newStageName());
+  liveStages.add(stage);
+  try {
+    await fs.mkdir(stage);
+  } catch (e) {
+    liveStages.delete(stage);
+    throw e;
+  }
+  return stage;
+}
+
+/**
+ * Ends this process's use of `stage`: removes it, unless its commit had started (it holds a
+ * journal) and did not finish; then it stays for the next export into the folder to finish.
+ * Returns true when the staging folder was kept.
+ */
+export async function dropStage(stage: string): Promise<boolean> {
+  liveStages.delete(stage);
+  if (await exists(path.join(stage, JOURNAL))) {
+    return true;
+  }
+  await fs.rm(stage, { recursive: true, force: true });
+  return false;
 }
 
 function isProcessAlive(pid: number): boolean {
@@ -126,10 +160,10 @@ export async function recoverStaleStages(outDir: string): Promise<string[]> {
       continue;
     }
     const pid = m[1] === undefined ? null : Number(m[1]);
-    if (pid !== null && (pid === process.pid || isProcessAlive(pid))) {
+    const stage = path.join(outDir, name);
+    if (pid === process.pid ? liveStages.has(stage) : pid !== null && isProcessAlive(pid)) {
       continue; // a running export
     }
-    const stage = path.join(outDir, name);
     try {
       const { moves } = JSON.parse(await fs.readFile(path.join(stage, JOURNAL), 'utf8')) as {
         moves: StageMove[];
