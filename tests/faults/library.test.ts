@@ -158,7 +158,8 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
     expect(list.stderr).toContain('removed 1 staging folder(s) of interrupted imports');
     expect(fs.readdirSync(recordings).sort()).toEqual([liveStaging, orphan].sort());
 
-    // once the orphan is older than the grace period, doctor --repair removes it and says so
+    // once the orphan is older than the grace period, doctor --repair moves it (never deletes
+    // it) to recordings/.orphans and says so
     setTreeMtime(path.join(recordings, orphan!), new Date(Date.now() - 2 * 3600_000));
     const doctor = await runCli(['doctor', '--repair', '--json', '--library', libDir]);
     const report = JSON.parse(doctor.stdout) as {
@@ -169,14 +170,17 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
       expect.objectContaining({
         path: `recordings/${orphan}`,
         kind: 'orphan-folder',
-        action: 'removed',
+        action: 'quarantined',
       }),
     );
     expect(report.repair.items).toContainEqual(
       expect.objectContaining({ path: `recordings/${liveStaging}`, action: 'kept' }),
     );
-    expect(report.repair.lines.join('\n')).toMatch(/removed 1 recording folder/);
-    expect(fs.readdirSync(recordings)).toEqual([liveStaging]);
+    expect(report.repair.lines.join('\n')).toMatch(
+      /moved 1 recording folder\(s\) with no recording to recordings\/\.orphans/,
+    );
+    expect(fs.readdirSync(recordings).sort()).toEqual(['.orphans', liveStaging].sort());
+    expect(fs.readdirSync(path.join(recordings, '.orphans'))).toEqual([orphan]);
 
     // the running import dies too: its staging folder goes on the next clean-up
     await kill9(live);
@@ -189,7 +193,60 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
     } finally {
       lib.close();
     }
-    expect(fs.readdirSync(recordings)).toEqual([]);
+    expect(fs.readdirSync(recordings)).toEqual(['.orphans']);
+  });
+
+  it('item 12: a complete recording folder whose row is missing (an older library.sqlite restored) is moved to recordings/.orphans, never deleted', async () => {
+    const libDir = path.join(root, 'restored');
+    newLibrary('restored').close();
+    const olderDb = path.join(root, 'restored-older.sqlite');
+    fs.copyFileSync(path.join(libDir, 'library.sqlite'), olderDb);
+    const lib = newLibrary('restored');
+    const { id } = await importAgentNetFolder(lib, FIXTURE_DIR, { appVersion: '0.0.0-test' });
+    lib.close();
+    const folder = path.join(libDir, 'recordings', id);
+    const contents = (dir: string) =>
+      fs
+        .readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => {
+          const full = path.join(e.parentPath, e.name);
+          const hash = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
+          return `${path.relative(dir, full)} ${hash}`;
+        })
+        .sort();
+    const before = contents(folder);
+    expect(before.length).toBeGreaterThan(1);
+
+    // the user restores an older copy of the database: the recording's row is gone, its folder
+    // (for a screen recording the only copy) is not
+    for (const suffix of ['-wal', '-shm']) {
+      fs.rmSync(path.join(libDir, `library.sqlite${suffix}`), { force: true });
+    }
+    fs.copyFileSync(olderDb, path.join(libDir, 'library.sqlite'));
+    setTreeMtime(folder, new Date(Date.now() - 2 * 3600_000));
+
+    const list = await runCli(['list', '--json', '--library', libDir]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+    expect(list.stderr).toContain(
+      'library: moved 1 recording folder(s) with no recording to recordings/.orphans (nothing deleted; see cua-annotator doctor)',
+    );
+    const kept = path.join(libDir, 'recordings', '.orphans', id);
+    expect(fs.existsSync(folder)).toBe(false);
+    expect(contents(kept)).toEqual(before);
+
+    // doctor warns about the quarantine (with its size and what to do); --repair keeps it
+    const doctor = await runCli(['doctor', '--repair', '--json', '--library', libDir]);
+    const report = JSON.parse(doctor.stdout) as {
+      checks: { id: string; ok: boolean; summary: string; fix?: string }[];
+    };
+    const check = report.checks.find((c) => c.id === 'orphans');
+    expect(check).toMatchObject({ ok: false });
+    expect(check?.summary).toContain('recordings/.orphans');
+    expect(check?.summary).toMatch(/1 recording folder\(s\) .*\d+(\.\d)? (B|KiB|MiB)/);
+    expect(check?.fix).toMatch(/inspect/i);
+    expect(contents(kept)).toEqual(before);
   });
 
   it('item 12: a delete killed between moving the folder aside and committing puts the folder back', async () => {
@@ -238,9 +295,10 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
         make(`recordings/.staging-${uuid()}`, old),
         make(`recordings/.pull-${uuid()}-ab12`, old),
         make(`recordings/.staging-${alive}-${uuid()}`, ancient), // pid reused long since
-        make(`recordings/${uuid()}`, old),
         make(`.trash/${uuid()}--${alive + 1_000_000}-1`), // delete committed, files left
       ];
+      // no row, old: moved aside, never deleted
+      const quarantined = make(`recordings/${uuid()}`, old);
       // a delete on a full disk that freed the files but not the row: finished here
       const { id } = makeRecording(lib.db);
       fs.mkdirSync(path.join(lib.dir, '.trash', `${id}--${alive + 1_000_000}-2`), {
@@ -262,6 +320,12 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
       for (const rel of removed) {
         expect(fs.existsSync(path.join(lib.dir, rel)), rel).toBe(false);
       }
+      expect(fs.existsSync(path.join(lib.dir, quarantined))).toBe(false);
+      const moved = path.join(rec, '.orphans', path.basename(quarantined));
+      expect(fs.readFileSync(path.join(moved, 'f'), 'utf8')).toBe('x');
+      expect(done.items).toContainEqual(
+        expect.objectContaining({ path: quarantined, action: 'quarantined', bytes: 1 }),
+      );
       expect(listLibrary(lib)).toEqual([]);
       expect(fs.readdirSync(path.join(lib.dir, '.trash'))).toEqual([]);
       expect(done.errors).toEqual([]);

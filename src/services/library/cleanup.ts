@@ -1,8 +1,11 @@
 // One clean-up of what interrupted work left in a library (run when a host opens it, and by
-// `doctor --repair`): import/pull staging folders, recording folders that never got their row,
-// and folders of deletes that stopped half-way. Only what no live process owns is touched:
-// names that carry a pid are kept while that process lives, anything else waits out a grace
-// period measured from its newest file (a copy in progress keeps touching its file).
+// `doctor --repair`): import/pull staging folders, recording folders that have no row, and
+// folders of deletes that stopped half-way. Only what no live process owns is touched: names
+// that carry a pid are kept while that process lives, anything else waits out a grace period
+// measured from its newest file (a copy in progress keeps touching its file). A recording folder
+// with no row is never deleted: it is usually a whole recording whose row was lost (an older
+// library.sqlite restored, a salvaged database), for a screen recording the only copy, so it is
+// moved into recordings/.orphans for the user to look at (`doctor` lists it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { deleteRecordingRow, listRecordingDirs } from '../../store';
@@ -11,6 +14,10 @@ import { RECORDINGS_DIR, type Library } from './library';
 
 /** Folder under the library that holds folders of recordings being deleted. */
 export const TRASH_DIR = '.trash';
+
+/** Folder under `recordings/` that recording folders with no row are moved into (never deleted
+ * by the program; the user inspects them). */
+export const ORPHANS_DIR = '.orphans';
 
 /** A file of zeros kept in the library so a full disk still leaves room to open the database and
  * delete recordings: released when the disk is full, made again once there is room. */
@@ -62,7 +69,8 @@ export function freeBytes(dir: string): number | null {
   }
 }
 
-/** How long a folder nobody claims must have been untouched before it is removed, in ms. */
+/** How long a folder nobody claims must have been untouched before it is removed (staging) or
+ * moved to {@link ORPHANS_DIR} (a recording folder with no row), in ms. */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
 /** A folder whose owner pid is alive but that nothing touched for this long belongs to a pid
  * the system has since reused (an import writes continuously), in ms. */
@@ -83,8 +91,8 @@ export type CleanupItem = {
   /** Library-relative path. */
   path: string;
   kind: 'import-staging' | 'pull-staging' | 'orphan-folder' | 'interrupted-delete';
-  /** What happened (or would happen) and why. */
-  action: 'removed' | 'restored' | 'delete-finished' | 'kept';
+  /** What happened (or would happen) and why; `quarantined`: moved to `recordings/.orphans`. */
+  action: 'removed' | 'restored' | 'delete-finished' | 'quarantined' | 'kept';
   reason: string;
   bytes: number;
 };
@@ -109,7 +117,8 @@ export type CleanupOptions = {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Finds and (unless `dryRun`) removes what interrupted imports, pulls and deletes left. */
+/** Finds and (unless `dryRun`) cleans up what interrupted imports, pulls and deletes left:
+ * staging removed, recording folders with no row moved to `recordings/.orphans`. */
 export function cleanupLibrary(lib: Library, options: CleanupOptions = {}): CleanupReport {
   const graceMs = options.graceMs ?? ORPHAN_GRACE_MS;
   const nowMs = (options.now ?? Date.now)();
@@ -157,17 +166,21 @@ export function cleanupLibrary(lib: Library, options: CleanupOptions = {}): Clea
     if (entry.name.startsWith('.') || dirs.has(rel) || !UUID_RE.test(entry.name)) {
       continue; // a recording's folder, or nothing of ours
     }
-    // a recording folder with no row: an import/record/pull killed before its row committed
+    // a recording folder with no row: a recording whose row was lost (an older database
+    // restored) or an import/record/pull killed before its row committed. Either way it may be
+    // the only copy: moved aside, never deleted.
     const owner = ownerState(null, full, nowMs, graceMs);
     act(
       {
         path: rel,
         kind: 'orphan-folder',
-        action: owner.live ? 'kept' : 'removed',
-        reason: owner.live ? owner.reason : `no recording row; ${owner.reason}`,
+        action: owner.live ? 'kept' : 'quarantined',
+        reason: owner.live
+          ? owner.reason
+          : `no recording row; ${owner.reason}; moved to ${RECORDINGS_DIR}/${ORPHANS_DIR}`,
       },
       full,
-      remove(full),
+      () => quarantine(recordingsDir, entry.name),
     );
   }
 
@@ -253,6 +266,27 @@ export function cleanupLibrary(lib: Library, options: CleanupOptions = {}): Clea
   return report;
 }
 
+// Moves `recordings/<name>` to `recordings/.orphans/<name>` (same filesystem: a rename), under a
+// new name when one of that name is already there.
+function quarantine(recordingsDir: string, name: string): void {
+  const dir = path.join(recordingsDir, ORPHANS_DIR);
+  fs.mkdirSync(dir, { recursive: true });
+  let target = path.join(dir, name);
+  for (let n = 1; fs.existsSync(target); n += 1) {
+    target = path.join(dir, `${name}-${n}`);
+  }
+  fs.renameSync(path.join(recordingsDir, name), target);
+}
+
+/** What `recordings/.orphans` holds: its folders (names) and their total size in bytes. */
+export function quarantinedFolders(libraryDir: string): { names: string[]; bytes: number } {
+  const dir = path.join(libraryDir, RECORDINGS_DIR, ORPHANS_DIR);
+  const names = readDir(dir)
+    .map((e) => e.name)
+    .sort();
+  return { names, bytes: names.length ? folderBytes(dir) : 0 };
+}
+
 /** One line per kind of thing cleaned, for the CLI (empty when nothing was done). */
 export function describeCleanup(report: CleanupReport): string[] {
   const lines: string[] = [];
@@ -263,10 +297,6 @@ export function describeCleanup(report: CleanupReport): string[] {
     [count('import-staging', 'removed'), 'staging folder(s) of interrupted imports'],
     [count('pull-staging', 'removed'), 'staging folder(s) of interrupted pulls'],
     [
-      count('orphan-folder', 'removed'),
-      'recording folder(s) with no recording (interrupted imports or recordings)',
-    ],
-    [
       count('interrupted-delete', 'removed') + count('interrupted-delete', 'delete-finished'),
       'leftover(s) of interrupted deletes',
     ],
@@ -275,6 +305,13 @@ export function describeCleanup(report: CleanupReport): string[] {
     if (n > 0) {
       lines.push(`removed ${n} ${what}`);
     }
+  }
+  const quarantined = count('orphan-folder', 'quarantined');
+  if (quarantined > 0) {
+    lines.push(
+      `moved ${quarantined} recording folder(s) with no recording to ${RECORDINGS_DIR}/${ORPHANS_DIR} ` +
+        '(nothing deleted; see cua-annotator doctor)',
+    );
   }
   const restored = count('interrupted-delete', 'restored');
   if (restored > 0) {
@@ -321,7 +358,7 @@ function ownerState(
   return ageMs < graceMs
     ? {
         live: true,
-        reason: `changed ${Math.round(ageMs / 1000)} s ago (may still be in use; removed after ${minutes} min)`,
+        reason: `changed ${Math.round(ageMs / 1000)} s ago (may still be in use; left alone for ${minutes} min)`,
       }
     : { live: false, reason: `untouched for ${Math.round(ageMs / 60_000)} min` };
 }

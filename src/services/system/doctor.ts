@@ -21,9 +21,11 @@ import {
   cleanupLibrary,
   describeCleanup,
   formatBytes,
+  ORPHANS_DIR,
+  quarantinedFolders,
   type CleanupReport,
 } from '../library/cleanup';
-import { DB_FILE_NAME, openLibrary, type Library } from '../library/library';
+import { DB_FILE_NAME, openLibrary, RECORDINGS_DIR, type Library } from '../library/library';
 import { staleStepCounts } from '../recordings';
 
 /** Identifier of one doctor check. */
@@ -257,10 +259,12 @@ function readOnlyLibrary(dir: string): Library {
   };
 }
 
-// What interrupted imports, pulls and deletes left (`--repair` removes it).
+// What interrupted imports, pulls and deletes left (`--repair` cleans it up), and the recording
+// folders with no row that a clean-up moved to recordings/.orphans (only the user deletes those).
 function checkOrphans(libraryDir: string): DoctorCheck {
   const base = { id: 'orphans', severity: 'warning' } as const;
   let report: CleanupReport;
+  let held: ReturnType<typeof quarantinedFolders>;
   try {
     const lib = readOnlyLibrary(libraryDir);
     try {
@@ -268,26 +272,51 @@ function checkOrphans(libraryDir: string): DoctorCheck {
     } finally {
       lib.close();
     }
+    held = quarantinedFolders(libraryDir);
   } catch (e) {
     return { ...base, ok: false, summary: `could not look for leftovers: ${(e as Error).message}` };
   }
+  const quarantine = `${RECORDINGS_DIR}/${ORPHANS_DIR}`;
   const pending = report.items.filter((i) => i.action !== 'kept');
   const inUse = report.items.length - pending.length;
   const inUseText = inUse ? ` (${inUse} in use by a running import or delete, left alone)` : '';
-  if (!pending.length) {
+  if (!pending.length && !held.names.length) {
     return {
       ...base,
       ok: true,
       summary: `no leftovers of interrupted imports or deletes${inUseText}`,
     };
   }
+  const parts: string[] = [];
+  if (held.names.length) {
+    parts.push(
+      `${held.names.length} recording folder(s) with no recording in ${quarantine} ` +
+        `(${formatBytes(held.bytes)}, kept, never deleted automatically): ${held.names.join(', ')}`,
+    );
+  }
+  if (pending.length) {
+    const aside = pending.filter((i) => i.action === 'quarantined').length;
+    parts.push(
+      `${pending.length} leftover(s) of interrupted imports, pulls or deletes ` +
+        `(${formatBytes(report.freedBytes)} to free` +
+        (aside ? `; ${aside} recording folder(s) to move to ${quarantine}` : '') +
+        `): ${pending.map((i) => i.path).join(', ')}`,
+    );
+  }
+  const inspect =
+    `inspect the folders in ${path.join(libraryDir, RECORDINGS_DIR, ORPHANS_DIR)} and delete ` +
+    'those you do not need yourself; get back those you want by restoring the library.sqlite ' +
+    'backup that still lists them (an imported recording can also be re-imported with ' +
+    '`cua-annotator import <folder>/raw`)';
   return {
     ...base,
     ok: false,
-    summary:
-      `${pending.length} leftover(s) of interrupted imports, pulls or deletes ` +
-      `(${formatBytes(report.freedBytes)}): ${pending.map((i) => i.path).join(', ')}${inUseText}`,
-    fix: 'run `cua-annotator doctor --repair` (or any command that opens the library) to clean them up',
+    summary: `${parts.join('; ')}${inUseText}`,
+    fix: held.names.length
+      ? pending.length
+        ? `run \`cua-annotator doctor --repair\` to clean up the leftovers, then ${inspect}`
+        : inspect.charAt(0).toUpperCase() + inspect.slice(1)
+      : 'run `cua-annotator doctor --repair` (or any command that opens the library) to clean them up',
   };
 }
 
