@@ -169,6 +169,11 @@ export class RecordingSession {
   private hoverTimer: NodeJS.Timeout | null = null;
   /** Incremented by every pointer move: a hover lookup from an older move is stale. */
   private moveSerial = 0;
+  /**
+   * The pause or resume in flight (its video segment ending or starting): stop() waits for it,
+   * so no ffmpeg outlives the session and no segment is left unflushed.
+   */
+  private transition: { kind: 'pause' | 'resume'; promise: Promise<void> } | null = null;
   private resolveDone: (r: SessionResult) => void = () => undefined;
   /** Settles when the session is done or failed. */
   readonly done: Promise<SessionResult>;
@@ -289,7 +294,7 @@ export class RecordingSession {
     }
     this.stateValue = 'paused';
     this.pausedAtMs = monotonicNowMs();
-    await this.endSegment();
+    await this.runTransition('pause', () => this.endSegment());
   }
 
   /** Resumes after pause(): a new video segment starts; the pause goes into the timeline. */
@@ -300,14 +305,45 @@ export class RecordingSession {
         `resume() needs a paused session (state: ${this.stateValue}).`,
       );
     }
-    const videoStart = await this.startSegment();
-    this.options.sink.mark({
-      tMs: this.pausedAtMs ?? videoStart.monotonicMs,
-      endMs: videoStart.monotonicMs,
-      kind: 'pause',
+    if (this.transition?.kind === 'resume') {
+      return await this.transition.promise; // already resuming
+    }
+    await this.runTransition('resume', async () => {
+      if (this.stateValue !== 'paused') {
+        return; // stopped while the pause before was still ending its segment
+      }
+      const videoStart = await this.startSegment();
+      if (this.stateValue !== 'paused') {
+        // stop() came while the segment was starting: it waits for this transition and then
+        // ends the new segment with everything else; the session must not go back to recording
+        return;
+      }
+      this.options.sink.mark({
+        tMs: this.pausedAtMs ?? videoStart.monotonicMs,
+        endMs: videoStart.monotonicMs,
+        kind: 'pause',
+      });
+      this.pausedAtMs = null;
+      this.stateValue = 'recording';
     });
-    this.pausedAtMs = null;
-    this.stateValue = 'recording';
+  }
+
+  // Runs a pause/resume step as the transition in flight (after the one before it, if any).
+  private async runTransition(kind: 'pause' | 'resume', work: () => Promise<void>): Promise<void> {
+    const before = this.transition?.promise;
+    const promise = (async () => {
+      await before?.catch(() => undefined); // its caller got its error
+      await work();
+    })();
+    const transition = { kind, promise };
+    this.transition = transition;
+    try {
+      await promise;
+    } finally {
+      if (this.transition === transition) {
+        this.transition = null;
+      }
+    }
   }
 
   /** Stops every capture and finalises the video; resolves with the session result. */
@@ -329,13 +365,28 @@ export class RecordingSession {
       this.options.sink.mark({ tMs: this.pausedAtMs, endMs: monotonicNowMs(), kind: 'pause' });
     }
     this.stateValue = 'stopping';
+    // a pause still flushing its segment, or a resume still starting one, finishes first: the
+    // teardown below then ends whatever ffmpeg is running and nothing starts after it
+    // (a segment a pause could not end is this session's error; a resume that could not start
+    // one lost nothing the user still wanted, since they stopped)
+    let transitionError: AppError | null = null;
+    for (let t = this.transition; t; t = this.transition) {
+      try {
+        await t.promise;
+      } catch (e) {
+        if (t.kind === 'pause') {
+          transitionError ??=
+            e instanceof AppError ? e : new AppError('INTERNAL', (e as Error).message);
+        }
+      }
+    }
     let error: AppError | null = null;
     try {
       await this.teardown();
     } catch (e) {
       error = e instanceof AppError ? e : new AppError('INTERNAL', (e as Error).message);
     }
-    error = this.fault ?? error;
+    error = this.fault ?? error ?? transitionError;
     this.stateValue = error ? 'failed' : 'done';
     const result = this.result(this.stateValue, error);
     this.resolveDone(result);

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDisplayInfo } from '../../src/recorder/display-info';
+import { RecordingSession, type RecordingSink } from '../../src/recorder/session';
 import { openLibrary } from '../../src/services/library/library';
 import { getRecordingDto } from '../../src/services/review-service';
 import { runCli } from '../helpers/cli';
@@ -433,6 +435,70 @@ describe('recorder faults (issue 10)', () => {
       l.close();
     }
   }, 60_000);
+
+  describe('item 1: stop() during a pause or resume transition (the session API, real ffmpeg)', () => {
+    const sink: RecordingSink = {
+      events: () => undefined,
+      window: () => undefined,
+      element: () => undefined,
+      snapshot: () => undefined,
+      mark: () => undefined,
+      segmentStarted: () => undefined,
+    };
+    const newSession = async () =>
+      new RecordingSession({
+        outputDir: newLib(),
+        display: await readDisplayInfo(desktop.env),
+        ffmpegPath: 'ffmpeg',
+        fps: 10,
+        accessibility: null,
+        sink,
+        env: desktop.env,
+        inputHookOptions: { shouldCheckPreconditions: false },
+      });
+    const ffmpegChildren = () => childPids(process.pid, 'x11grab');
+    /** Settles with null, or with the error `p` rejected with. */
+    const outcome = async (p: Promise<unknown>) => {
+      try {
+        await p;
+        return null;
+      } catch (e) {
+        return e;
+      }
+    };
+
+    it('item 1: stop() right after resume() ends the new segment and the session stays done', async () => {
+      const session = await newSession();
+      await session.start();
+      await session.pause();
+      expect(ffmpegChildren()).toEqual([]);
+      const resuming = outcome(session.resume());
+      const result = await session.stop();
+      await resuming;
+      expect(result.state, String(result.error)).toBe('done');
+      // nothing may bring the session back to recording after its stop resolved
+      expect(session.state).toBe('done');
+      expect(await session.done).toBe(result);
+      expect(ffmpegChildren()).toEqual([]);
+      // every segment that was started was also finished (its file flushed)
+      expect(result.segments.length).toBeGreaterThan(0);
+      expect(result.segments.every((s) => s.result !== null)).toBe(true);
+    }, 30_000);
+
+    it('item 1: stop() right after pause() waits for the paused segment to be flushed', async () => {
+      const session = await newSession();
+      await session.start();
+      await sleep(500);
+      const pausing = outcome(session.pause());
+      const result = await session.stop();
+      expect(result.state, String(result.error)).toBe('done');
+      expect(ffmpegChildren()).toEqual([]);
+      expect(result.segments).toHaveLength(1);
+      expect(result.segments[0]!.result).not.toBeNull();
+      expect(await pausing).toBeNull();
+      expect(session.state).toBe('done');
+    }, 30_000);
+  });
 });
 
 // A GTK dialog whose one button closes it on click (argv: frame x, y).
