@@ -436,6 +436,31 @@ describe('recorder faults (issue 10)', () => {
     }
   }, 60_000);
 
+  it('item 1: a second Ctrl+C while saving is ignored; record still exits 0 with the summary', async () => {
+    const lib = newLib();
+    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
+    const id = await rec.id;
+    await rec.waitForStderr(/recorder: recording/);
+    await sleep(1000);
+    // an impatient user: Ctrl+C, then Ctrl+C again while the recorder is still saving
+    process.kill(-rec.pid, 'SIGINT');
+    await sleep(300);
+    let isRepeated = true;
+    try {
+      process.kill(-rec.pid, 'SIGINT');
+    } catch {
+      isRepeated = false; // the group already exited: nothing was left to interrupt
+    }
+    const code = await rec.exit;
+    expect(rec.stderr()).not.toMatch(STACK_LINE);
+    expect(code, rec.stderr()).toBe(0);
+    if (isRepeated) {
+      expect(rec.stderr().match(/still saving/g), rec.stderr()).toHaveLength(1);
+    }
+    expect(SUMMARY.exec(rec.stdout())?.[3]).toBe('complete');
+    expect((await showJson(lib, id)).status).toBe('complete');
+  }, 60_000);
+
   describe('item 1: stop() during a pause or resume transition (the session API, real ffmpeg)', () => {
     const sink: RecordingSink = {
       events: () => undefined,

@@ -89,9 +89,22 @@ export const recordCommand: Command = {
     const stopChord = values['stop-hotkey'] ?? DEFAULT_HOTKEYS.stop;
     const pauseChord = values['pause-hotkey'] ?? DEFAULT_HOTKEYS.pause;
     const abort = new AbortController();
-    const onSignal = () => abort.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // listening for the whole command: a repeated Ctrl+C while the recording is being saved must
+    // not fall through to Node's default handler (exit 130, no summary, the recording left for
+    // recovery); it is said once and otherwise ignored
+    let isRepeatSaid = false;
+    const onSignal = () => {
+      if (!abort.signal.aborted) {
+        abort.abort();
+      } else if (!isRepeatSaid) {
+        isRepeatSaid = true;
+        errLine(
+          'recorder: still saving the recording, please wait (further Ctrl+C is ignored; kill -9 abandons it to recovery)',
+        );
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       const r = await withLibraryOrCreate(values.library, (lib) =>
         recordSession(lib, {

@@ -19,6 +19,8 @@ export type ProbeBinaries = {
 export type ProbeVideoOptions = {
   /** Limit for the probe process in ms; default 60 000 (counting packets reads the whole file). */
   timeoutMs?: number;
+  /** Run the probe in a process group of its own (RunProcessOptions.isOwnProcessGroup). */
+  isOwnProcessGroup?: boolean;
 };
 
 /**
@@ -66,7 +68,10 @@ export async function probeVideo(
   options: ProbeVideoOptions = {},
 ): Promise<VideoProbe> {
   const absolute = path.resolve(file);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+  const run: ProbeRun = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    isOwnProcessGroup: options.isOwnProcessGroup,
+  };
   let sizeBytes: number;
   try {
     const info = await stat(absolute);
@@ -87,7 +92,7 @@ export async function probeVideo(
 
   if (binaries.ffprobePath !== null) {
     try {
-      return await probeWithFfprobe(file, absolute, binaries.ffprobePath, sizeBytes, timeoutMs);
+      return await probeWithFfprobe(file, absolute, binaries.ffprobePath, sizeBytes, run);
     } catch (error) {
       // an ffprobe that cannot start is treated like a missing one; anything else is the file
       if (!(error instanceof ProcessStartError)) {
@@ -95,7 +100,7 @@ export async function probeVideo(
       }
     }
   }
-  return await probeWithFfmpeg(file, absolute, binaries.path, sizeBytes, timeoutMs);
+  return await probeWithFfmpeg(file, absolute, binaries.path, sizeBytes, run);
 }
 
 // Parses a rational like "30000/1001" or "30/1"; null for "0/0", garbage or non-positive values.
@@ -134,12 +139,15 @@ type FfprobeOutput = {
   format?: { duration?: string };
 };
 
+/** How the probe process runs. */
+type ProbeRun = { timeoutMs: number; isOwnProcessGroup?: boolean };
+
 async function probeWithFfprobe(
   file: string,
   absolute: string,
   ffprobePath: string,
   sizeBytes: number,
-  timeoutMs: number,
+  run: ProbeRun,
 ): Promise<VideoProbe> {
   const result = await runProcess(
     ffprobePath,
@@ -151,7 +159,7 @@ async function probeWithFfprobe(
       ...['-of', 'json'],
       ...['-i', absolute],
     ],
-    { timeoutMs },
+    run,
   );
   assertCompleted(file, 'ffprobe', result);
 
@@ -191,7 +199,7 @@ async function probeWithFfmpeg(
   absolute: string,
   ffmpegPath: string,
   sizeBytes: number,
-  timeoutMs: number,
+  run: ProbeRun,
 ): Promise<VideoProbe> {
   let result: RunProcessResult;
   try {
@@ -207,7 +215,7 @@ async function probeWithFfmpeg(
         '-',
       ],
       // the banner comes first; keep enough stderr for files with long metadata and warnings
-      { timeoutMs, stderrTailBytes: 1024 * 1024 },
+      { ...run, stderrTailBytes: 1024 * 1024 },
     );
   } catch (error) {
     if (error instanceof ProcessStartError) {

@@ -26,6 +26,12 @@ export type RunProcessOptions = {
   maxStdoutBytes?: number;
   /** ms between SIGTERM and SIGKILL after a timeout; default {@link DEFAULT_KILL_GRACE_MS}. */
   killGraceMs?: number;
+  /**
+   * Start the child in a process group of its own, so a terminal's Ctrl+C (SIGINT to the whole
+   * foreground group) does not reach it; default false. For work that must finish once begun
+   * (saving a recording); the caller's timeout still ends it.
+   */
+  isOwnProcessGroup?: boolean;
 };
 
 /** Outcome of a process that started (whatever its exit status). */
@@ -147,6 +153,7 @@ export async function runProcess(
       cwd: options.cwd,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
+      detached: options.isOwnProcessGroup ?? false,
     });
     let isTimedOut = false;
     let killTimer: NodeJS.Timeout | undefined;

@@ -17,6 +17,11 @@ export type RecoveryOptions = {
   ffmpegPath: string;
   /** Limit for each ffmpeg run in ms (decoding reads the whole file); default 300 000. */
   timeoutMs?: number;
+  /**
+   * Start ffmpeg in a process group of its own, so a terminal's Ctrl+C to the foreground group
+   * does not reach it (saving a recording); default false.
+   */
+  isOwnProcessGroup?: boolean;
 };
 
 /** Result of decoding a file's first video stream. */
@@ -124,7 +129,11 @@ async function runFfmpeg(
 ): Promise<FfmpegRun> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_RECOVERY_TIMEOUT_MS;
   return await new Promise<FfmpegRun>((resolve, reject) => {
-    const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(ffmpegPath, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+      detached: options.isOwnProcessGroup ?? false,
+    });
     const stdoutLines = new LineSplitter();
     const stderrLines = new LineSplitter();
     const progress = new ProgressParser();

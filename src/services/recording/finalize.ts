@@ -44,8 +44,14 @@ export async function finalizeCapture(
     stoppedAt: string | null;
     /** Warnings to store first (why the recording ended early, why it was recovered). */
     warnings?: string[];
+    /**
+     * Run ffprobe/ffmpeg in process groups of their own: `record` saving after a Ctrl+C must not
+     * have its children killed by a repeated Ctrl+C to the terminal's group; default false.
+     */
+    isOwnProcessGroup?: boolean;
   },
 ): Promise<FinalizeResult> {
+  const isOwnProcessGroup = options.isOwnProcessGroup ?? false;
   const capture = getCapture(lib.db, rec.seq) ?? {};
   const segments = (Array.isArray(capture.segments) ? capture.segments : []) as StoredSegment[];
   const warnings: string[] = [
@@ -66,9 +72,9 @@ export async function finalizeCapture(
     }
     try {
       if (options.remux) {
-        await remuxRecording(file, file, { ffmpegPath: ffmpeg.path });
+        await remuxRecording(file, file, { ffmpegPath: ffmpeg.path, isOwnProcessGroup });
       }
-      const probe = await probeVideo(file, ffmpeg);
+      const probe = await probeVideo(file, ffmpeg, { isOwnProcessGroup });
       if (!probe.frameCount || !probe.fps) {
         warnings.push(`video segment ${seg.path} has no frames`);
         continue;
@@ -95,7 +101,7 @@ export async function finalizeCapture(
   }
   if (videos.length > 1) {
     try {
-      const joined = await joinSegments(lib, videos, ffmpeg);
+      const joined = await joinSegments(lib, videos, ffmpeg, isOwnProcessGroup);
       videos.unshift(joined);
       durationMs = joined.durationMs;
       // the summary counts what the stored video holds, pauses (black frames) included
@@ -181,6 +187,7 @@ async function joinSegments(
   lib: Library,
   segments: VideoRow[],
   ffmpeg: FfmpegBinary,
+  isOwnProcessGroup: boolean,
 ): Promise<VideoRow> {
   const first = segments[0]!;
   const fps = first.fps;
@@ -206,14 +213,14 @@ async function joinSegments(
       fps,
       outputPath: tmp,
     }),
-    { timeoutMs: 30 * 60_000 },
+    { timeoutMs: 30 * 60_000, isOwnProcessGroup },
   );
   if (run.code !== 0) {
     await fs.rm(tmp, { force: true });
     throw new Error(`ffmpeg exited ${run.code}: ${run.stderr.split('\n').slice(-4).join(' ')}`);
   }
   await fs.rename(tmp, out);
-  const probe = await probeVideo(out, ffmpeg);
+  const probe = await probeVideo(out, ffmpeg, { isOwnProcessGroup });
   return {
     ...first,
     path: rel,

@@ -245,6 +245,9 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     remux: result.segments.some((s) => s.result === null || !s.result.isComplete),
     okStatus: result.state === 'done' ? 'complete' : 'failed',
     stoppedAt: new Date().toISOString(),
+    // a second Ctrl+C while saving must not kill ffprobe/ffmpeg halfway (the terminal sends it
+    // to the whole foreground group; `record` itself ignores it)
+    isOwnProcessGroup: true,
     warnings: [
       ...(result.error && !isMarkedFault ? [result.error.message] : []),
       ...sink.errors,
