@@ -8,10 +8,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
+import { isProcessAlive } from '../system/process-alive';
 import { errnoOf } from './export-target';
 
-/** Name of the lock file inside an output folder. */
-export const LOCK_NAME = '.cua-export.lock';
+// name of the lock file inside an output folder
+const LOCK_NAME = '.cua-export.lock';
 // taking over a stale lock is itself guarded by this exclusive file, so two exports that both
 // saw the same stale lock cannot remove a fresh lock taken meanwhile by one of them
 const BREAK_SUFFIX = '.break';
@@ -26,15 +27,6 @@ const POLL_MS = 100;
 
 /** Releases a held lock (idempotent). */
 export type ReleaseLock = () => Promise<void>;
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errnoOf(e) === 'EPERM';
-  }
-}
 
 type Seen = { text: string; ino: number; stale: boolean; pid: number | null };
 

@@ -13,10 +13,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from '../system/process-alive';
 import { errnoOf } from './export-target';
 
-/** Name prefix of staging folders inside an output folder. */
-export const STAGE_PREFIX = '.cua-export-';
+// name prefix of staging folders inside an output folder
+const STAGE_PREFIX = '.cua-export-';
 const JOURNAL = '.commit.json';
 const REPLACED = '.replaced';
 // `.cua-export-<pid>-<hex>`; folders of older versions have no pid
@@ -29,8 +30,8 @@ export type StageMove = { from: string; to: string };
 // pid that is not listed here was left by an export of this process that failed mid-commit.
 const liveStages = new Set<string>();
 
-/** A new staging folder name for this process. */
-export function newStageName(): string {
+// a new staging folder name for this process
+function newStageName(): string {
   return `${STAGE_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
@@ -59,15 +60,6 @@ export async function dropStage(stage: string): Promise<boolean> {
   }
   await fs.rm(stage, { recursive: true, force: true });
   return false;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errnoOf(e) === 'EPERM';
-  }
 }
 
 async function exists(p: string): Promise<boolean> {
