@@ -3,6 +3,7 @@
 // step description uses for each control type. AT-SPI roles today; macOS AX and Windows UIA roles
 // are added here by the platform work. docs/agentnet-accessibility-mapping.md explains every row.
 // docs/agentnet-raw-format.md §8, §10 (`target.control_type`); docs/action-reduction.md §A.6
+import { strictAssert } from '../../shared/assert';
 
 /** Accessibility APIs whose role names the table knows. */
 export type RoleSystem = 'atspi' | 'ax' | 'uia';
@@ -159,9 +160,7 @@ function invert(
   const out = new Map<string, ControlType>();
   for (const type of CONTROL_TYPES) {
     for (const role of groups[type]) {
-      if (out.has(role)) {
-        throw new Error(`Assertion failed: role "${role}" is listed under two control types`);
-      }
+      strictAssert(!out.has(role), `role "${role}" is listed under two control types`);
       out.set(role, type);
     }
   }

@@ -1,6 +1,7 @@
 // What an export of a trimmed recording keeps: the trim window widened to the kept steps, and
 // the whole video frames that cover it. docs/agentnet-raw-export.md §3 explains the choices.
 // docs/agentnet-raw-format.md §3 (video time = t − video_start_timestamp), §13.4; docs/keyframes.md §2
+import { strictAssert } from '../../shared/assert';
 
 /** The trim of a recording (recording clock ms; null = open end). */
 export type TrimWindow = { startMs: number | null; endMs: number | null };
@@ -39,11 +40,10 @@ export function planKeptRange(
   if (trim.startMs === null && trim.endMs === null) {
     return null;
   }
-  if (!(video.fps > 0) || !(video.frameCount > 0)) {
-    throw new Error(
-      `Assertion failed: a cut needs a frame rate and a frame count, got ${video.fps} fps, ${video.frameCount} frames`,
-    );
-  }
+  strictAssert(
+    video.fps > 0 && video.frameCount > 0,
+    `a cut needs a frame rate and a frame count, got ${video.fps} fps, ${video.frameCount} frames`,
+  );
   const lastStepEndMs = steps.reduce((max, s) => Math.max(max, s.endMs), -Infinity);
   const fromMs = trim.startMs ?? -Infinity;
   const toMs = trim.endMs === null ? Infinity : Math.max(trim.endMs, lastStepEndMs);
