@@ -74,23 +74,43 @@ export function applyEdit(
   })();
 }
 
+// Moves the undo cursor one edit (undo or redo) in one transaction with the review guard and the
+// stored step count; refuses with `noneMessage` when there is nothing to move over.
+function moveEditCursor(
+  lib: Library,
+  idOrPrefix: string,
+  options: ApplyEditOptions,
+  what: string,
+  move: (db: Library['db'], seq: number) => StoredEdit | null,
+  noneMessage: (id: string) => string,
+): StoredEdit {
+  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
+  const moved = lib.db.transaction(() => {
+    guardAcceptedEdit(lib, id, what, { ...options, nowMs: (options.now ?? Date.now)() });
+    const edit = move(lib.db, seq);
+    storeStepCount(lib, seq);
+    return edit;
+  })();
+  if (!moved) {
+    throw new AppError('INVALID_STATE', noneMessage(id), { id });
+  }
+  return moved;
+}
+
 // Undoes the latest applied edit; refuses when there is none.
 export function undoLastEdit(
   lib: Library,
   idOrPrefix: string,
   options: ApplyEditOptions = {},
 ): StoredEdit {
-  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
-  const undone = lib.db.transaction(() => {
-    guardAcceptedEdit(lib, id, 'an undo', { ...options, nowMs: (options.now ?? Date.now)() });
-    const edit = undoEdit(lib.db, seq);
-    storeStepCount(lib, seq);
-    return edit;
-  })();
-  if (!undone) {
-    throw new AppError('INVALID_STATE', `Recording ${id} has no edit to undo.`, { id });
-  }
-  return undone;
+  return moveEditCursor(
+    lib,
+    idOrPrefix,
+    options,
+    'an undo',
+    undoEdit,
+    (id) => `Recording ${id} has no edit to undo.`,
+  );
 }
 
 // Applies the earliest undone edit again; refuses when there is none.
@@ -99,15 +119,12 @@ export function redoNextEdit(
   idOrPrefix: string,
   options: ApplyEditOptions = {},
 ): StoredEdit {
-  const { seq, id } = resolveRecordingSeq(lib.db, idOrPrefix);
-  const redone = lib.db.transaction(() => {
-    guardAcceptedEdit(lib, id, 'a redo', { ...options, nowMs: (options.now ?? Date.now)() });
-    const edit = redoEdit(lib.db, seq);
-    storeStepCount(lib, seq);
-    return edit;
-  })();
-  if (!redone) {
-    throw new AppError('INVALID_STATE', `Recording ${id} has no undone edit to redo.`, { id });
-  }
-  return redone;
+  return moveEditCursor(
+    lib,
+    idOrPrefix,
+    options,
+    'a redo',
+    redoEdit,
+    (id) => `Recording ${id} has no undone edit to redo.`,
+  );
 }
