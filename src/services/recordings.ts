@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { RecordingDetail, RecordingSummary, Step } from '../shared/domain';
 import { msToSeconds } from '../shared/clock';
 import { AppError } from '../shared/errors';
+import { classifySystemError } from '../shared/system-error';
 import {
   deleteRecordingRow,
   getCapture,
@@ -125,10 +126,9 @@ export function showRecording(lib: Library, idOrPrefix: string): RecordingView {
   };
 }
 
-/** Is `e` the disk (or the database's disk) being full? */
-export function isDiskFull(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === 'DISK_FULL';
+// Is `e` the disk (or the database's disk) being full? The one classifier of OS/SQLite codes.
+function isDiskFull(e: unknown): boolean {
+  return classifySystemError(e)?.code === 'DISK_FULL';
 }
 
 /** Deletes a recording: the row (with everything keyed to it) and its folder. A recording whose
@@ -162,7 +162,7 @@ function removeRecording(lib: Library, seq: number, id: string, folder: string):
   const trash = path.join(lib.dir, TRASH_DIR, trashEntryName(id));
   const hasFolder = fs.existsSync(folder);
   if (hasFolder) {
-    // a rename needs no free space; .trash is created on open, so mkdir is a no-op here
+    // a rename needs no free space (mkdir writes only for the first delete of a library)
     fs.mkdirSync(path.dirname(trash), { recursive: true });
     fs.renameSync(folder, trash);
   }
