@@ -14,6 +14,7 @@ import { isAppError } from '../../shared/errors';
 import {
   checkDatabaseIntegrity,
   LATEST_SCHEMA_VERSION,
+  listRecordingDirs,
   openDatabase,
   readDatabaseVersion,
 } from '../../store';
@@ -210,7 +211,7 @@ function checkDatabase(libraryDir: string): { check: DoctorCheck; sound: boolean
     try {
       integrity = checkDatabaseIntegrity(db, { mode: 'quick', maxProblems: 5 });
       if (integrity.ok) {
-        recordings = (db.prepare('SELECT COUNT(*) AS n FROM recordings').get() as { n: number }).n;
+        recordings = listRecordingDirs(db).length;
       }
     } finally {
       db.close();
