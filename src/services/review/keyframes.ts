@@ -55,7 +55,13 @@ export function keyframeFileName(frame: number): string {
   return `frame-${String(frame).padStart(6, '0')}.png`;
 }
 
+/** Keyframe jobs under way, by {@link jobKey}. */
 const running = new Set<string>();
+
+// One recording of one library: the key of its keyframe jobs and background refreshes.
+function jobKey(lib: Library, id: string): string {
+  return `${lib.dir}\0${id}`;
+}
 
 // Runs keyframe extraction over the recording's effective steps and stores PNGs + times.
 export async function computeKeyframes(
@@ -64,7 +70,7 @@ export async function computeKeyframes(
   options: ComputeKeyframesOptions = {},
 ): Promise<ComputedKeyframes> {
   const rec = getRecording(lib.db, idOrPrefix);
-  const key = `${lib.dir}\0${rec.id}`;
+  const key = jobKey(lib, rec.id);
   // a refresh after an edit is part of the same work: let it finish rather than refuse
   await keyframesSettled(lib, rec.id);
   if (running.has(key)) {
@@ -105,7 +111,7 @@ export async function refreshStaleKeyframes(
   if (stale.length === 0) {
     return { steps: 0, files: 0, diagnostics: [] };
   }
-  const key = `${lib.dir}\0${rec.id}`;
+  const key = jobKey(lib, rec.id);
   if (running.has(key)) {
     return null;
   }
@@ -169,7 +175,7 @@ export function refreshKeyframesInBackground(
   ctx: Pick<ServiceContext, 'lib' | 'emit' | 'log'>,
   id: string,
 ): void {
-  const key = `${ctx.lib.dir}\0${id}`;
+  const key = jobKey(ctx.lib, id);
   const current = refreshes.get(key);
   if (current) {
     current.again = true;
@@ -196,7 +202,7 @@ export function refreshKeyframesInBackground(
 
 /** Resolves when no background keyframe refresh of the recording runs (tests, shutdown). */
 export async function keyframesSettled(lib: Library, id: string): Promise<void> {
-  const key = `${lib.dir}\0${id}`;
+  const key = jobKey(lib, id);
   for (let entry = refreshes.get(key); entry; entry = refreshes.get(key)) {
     await entry.done;
   }
