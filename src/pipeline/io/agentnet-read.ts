@@ -232,7 +232,8 @@ async function listTopLevelFiles(absDir: string): Promise<AgentNetFileEntry[]> {
   return files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-// docs/agentnet-raw-format.md §1: the pipeline takes the first `*.mp4` in listing order, so more than one is ambiguous.
+// docs/agentnet-raw-format.md §1: the pipeline takes the first `*.mp4` in listing order, so more
+// than one is ambiguous.
 function pickVideo(files: AgentNetFileEntry[]): string {
   const videos = files.filter((f) => f.name.endsWith('.mp4')).map((f) => f.name);
   const [first] = videos;
@@ -337,7 +338,8 @@ function parseJsonLines(
   }));
 }
 
-// docs/agentnet-raw-format.md §10–11: both files hold one row per step, line-aligned; ids unique (gaps allowed).
+// docs/agentnet-raw-format.md §10–11: both files hold one row per step, line-aligned; ids unique
+// (gaps allowed).
 function parseReduced(completeText: string, visText: string): AgentNetReducedRows {
   const completeFile = AGENTNET_FILES.reducedComplete;
   const visFile = AGENTNET_FILES.reducedVis;

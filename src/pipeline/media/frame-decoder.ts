@@ -1,7 +1,8 @@
 // One ffmpeg child that decodes a sorted set of frame indices of a video in a single pass and
 // streams them as raw RGB24 frames, bit-exact with the OpenCV frames the OpenCUA reference uses
-// (docs/keyframes.md §3). Lifecycle object per docs/architecture.md §5: start() resolves on readiness,
-// start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's stderr tail.
+// (docs/keyframes.md §3). Lifecycle object per docs/architecture.md §5: start() resolves on
+// readiness, start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's
+// stderr tail.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';

@@ -644,7 +644,8 @@ async function writeRecording(
     for (const [name, content] of raw.files) {
       await writeFile(stage, `${l.episodeId}/${name}`, content, written);
     }
-    // a cut video is named video.mp4, as AgentNet Tool names its cut recordings (docs/agentnet-raw-format.md §7)
+    // a cut video is named video.mp4, as AgentNet Tool names its cut recordings
+    // (docs/agentnet-raw-format.md §7)
     const videoRel = `${l.episodeId}/${kept ? 'video.mp4' : path.basename(video.path)}`;
     if (kept) {
       await cutKeptVideo(l, kept, path.join(stage, videoRel), options.ffmpegPath);
