@@ -71,7 +71,8 @@ export function closestOption(flag: string, names: readonly string[]): string | 
   let bestDistance = Math.min(2, Math.floor(typed.length / 2));
   for (const name of names) {
     const d = editDistance(typed, name);
-    if (d <= bestDistance && (best === null || d < editDistance(typed, best))) {
+    // the first within reach, then only a strictly closer one (bestDistance is best's distance)
+    if (best === null ? d <= bestDistance : d < bestDistance) {
       best = name;
       bestDistance = d;
     }
