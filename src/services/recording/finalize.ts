@@ -10,7 +10,7 @@ import { runProcess } from '../../pipeline/media/run-process';
 import path from 'node:path';
 import type { RecordingStatus } from '../../shared/domain';
 import { getCapture, insertVideo, listMarks, updateRecording } from '../../store';
-import { readRecordingWarnings } from '../../store/queries/recording-warnings';
+import { addRecordingWarnings } from '../../store/queries/recording-warnings';
 import type { Library } from '../library/library';
 import { reduceRecording } from '../reduce-service';
 
@@ -116,12 +116,7 @@ export async function finalizeCapture(
   let stored: string[] = [];
   lib.db.transaction(() => {
     // warnings stored during capture (low disk space…) stay; new ones are appended once
-    stored = readRecordingWarnings(lib.db, rec.seq);
-    for (const w of warnings) {
-      if (!stored.includes(w)) {
-        stored.push(w);
-      }
-    }
+    stored = addRecordingWarnings(lib.db, rec.seq, warnings, Date.now());
     lib.db.prepare(`DELETE FROM videos WHERE recording_seq = ?`).run(rec.seq);
     for (const v of videos) {
       insertVideo(lib.db, rec.seq, ord, v);
