@@ -8,7 +8,7 @@
 // loop: each attempt waits at most BUSY_ATTEMPT_MS inside SQLite, then the call sleeps and tries
 // again (one waiting call per library at a time) until BUSY_TOTAL_MS have passed.
 import { isApiMethod, METHOD_VALIDATORS, type ApiMethod } from '../shared/contract';
-import { isAppError } from '../shared/errors';
+import { isAppError, type AppError } from '../shared/errors';
 import { err, ok, type Result } from '../shared/result';
 import { classifySystemError, isBusyError } from '../shared/system-error';
 import { withBusyTimeout, type Db } from '../store';
@@ -81,6 +81,16 @@ function defaultLog(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+// The envelope of a coded error: its code, details and fix with `message`.
+function codedErr(e: AppError, message: string): Result<unknown> {
+  return err({
+    code: e.code,
+    message,
+    ...(e.details === undefined ? {} : { details: e.details }),
+    ...(e.fix === undefined ? {} : { fix: e.fix }),
+  });
+}
+
 // Validates and runs one contract call; always resolves to a Result envelope.
 export async function dispatch(
   ctx: ServiceContext,
@@ -111,23 +121,13 @@ export async function dispatch(
     );
   } catch (e) {
     if (isAppError(e)) {
-      return err({
-        code: e.code,
-        message: e.message,
-        ...(e.details === undefined ? {} : { details: e.details }),
-        ...(e.fix === undefined ? {} : { fix: e.fix }),
-      });
+      return codedErr(e, e.message);
     }
     const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
     (ctx.log ?? defaultLog)(`dispatch ${method} failed: ${stack}`);
     const classified = classifySystemError(e);
     if (classified) {
-      return err({
-        code: classified.code,
-        message: `${method}: ${classified.message}`,
-        ...(classified.details === undefined ? {} : { details: classified.details }),
-        ...(classified.fix === undefined ? {} : { fix: classified.fix }),
-      });
+      return codedErr(classified, `${method}: ${classified.message}`);
     }
     return err({
       code: 'INTERNAL',
