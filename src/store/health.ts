@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { AppError } from '../shared/errors';
 import { openDatabase, type Db } from './db';
+import { schemaVersion } from './migrate';
 
 /** Outcome of {@link checkDatabaseIntegrity}. */
 export type IntegrityReport = {
@@ -67,7 +68,7 @@ export function readDatabaseVersion(file: string): DatabaseVersion {
   let db: Db | undefined;
   try {
     db = openDatabase(file, { readonly: true, busyTimeoutMs: 5_000 });
-    return { kind: 'ok', version: db.pragma('user_version', { simple: true }) as number };
+    return { kind: 'ok', version: schemaVersion(db) };
   } catch (e) {
     const code =
       e instanceof AppError && typeof e.details?.cause === 'string'
