@@ -21,8 +21,8 @@ const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 const EMPTY_STALE_MS = 10_000;
 // the holder touches its lock this often, so a long export's lock never looks a day old
 const TOUCH_EVERY_MS = 60 * 60 * 1000;
-/** How long an export waits for a folder another export is writing to. */
-export const LOCK_WAIT_MS = 5000;
+// how long an export waits for a folder another export is writing to
+const LOCK_WAIT_MS = 5000;
 const POLL_MS = 100;
 
 /** Releases a held lock (idempotent). */
@@ -90,16 +90,13 @@ async function breakStale(file: string, seen: Seen): Promise<void> {
 }
 
 /**
- * Takes the export lock of `outDir` (which exists), waiting up to `waitMs` while a live export
+ * Takes the export lock of `outDir` (which exists), waiting up to LOCK_WAIT_MS while a live export
  * holds it; throws EXPORT_TARGET_BUSY after that.
  */
-export async function acquireExportLock(
-  outDir: string,
-  waitMs: number = LOCK_WAIT_MS,
-): Promise<ReleaseLock> {
+export async function acquireExportLock(outDir: string): Promise<ReleaseLock> {
   const file = path.join(outDir, LOCK_NAME);
   const content = `${process.pid}\n${randomBytes(8).toString('hex')}\n`;
-  const deadline = Date.now() + waitMs;
+  const deadline = Date.now() + LOCK_WAIT_MS;
   let holder: number | null = null;
   for (;;) {
     if (await create(file, content)) {
