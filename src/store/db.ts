@@ -114,13 +114,6 @@ function installWriteDefaults(db: Db, guard: WriteGuard | null): void {
   db.transaction = patched as Db['transaction'];
 }
 
-/** Checks the write guard of a handle from {@link openDatabase} (no-op for others). */
-export function checkWritable(db: Db): void {
-  GUARDS.get(db)?.check();
-}
-
-const GUARDS = new WeakMap<Db, WriteGuard>();
-
 /** Runs `fn` with a different busy timeout, restoring the handle's own afterwards. */
 export function withBusyTimeout<T>(db: Db, ms: number, fn: () => T): T {
   const before = db.pragma('busy_timeout', { simple: true }) as number;
@@ -191,9 +184,6 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
       }
     }
     const guard = onDisk && !readonly ? new WriteGuard(file) : null;
-    if (guard) {
-      GUARDS.set(db, guard);
-    }
     installWriteDefaults(db, guard);
     return db;
   } catch (e) {

@@ -12,7 +12,7 @@ export * from './queries/reviews';
 export * from './queries/keyframes';
 export * from './queries/library-page';
 export * from './queries/recording-fields';
-export { checkWritable, withBusyTimeout, DEFAULT_BUSY_TIMEOUT_MS } from './db';
+export { withBusyTimeout, DEFAULT_BUSY_TIMEOUT_MS } from './db';
 export type { MigrateOptions, MigrateOutcome } from './migrate';
 export { checkDatabaseIntegrity, readDatabaseVersion } from './health';
 export type { IntegrityReport, IntegrityOptions, DatabaseVersion } from './health';

@@ -3,7 +3,7 @@
 // history, so an accepted verdict never silently covers data that changed after it.
 import type { ReviewStatus } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { addReview, getRecording } from '../../store';
+import { addReview, getReviewStatus } from '../../store';
 import type { Library } from '../library/library';
 
 /** Review status of a recording edited after it was accepted (back in the review queue). */
@@ -30,7 +30,7 @@ export function guardAcceptedEdit(
   what: string,
   options: LockedEditOptions,
 ): void {
-  const rec = getRecording(lib.db, idOrPrefix);
+  const rec = getReviewStatus(lib.db, idOrPrefix);
   if (rec.reviewStatus !== 'accepted') {
     return;
   }

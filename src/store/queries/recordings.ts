@@ -240,6 +240,18 @@ export function listVideos(db: Db, recordingSeq: number): VideoInfo[] {
   }));
 }
 
+/** The id, seq and review status of one recording (cheap: no event counts, no JSON). */
+export function getReviewStatus(
+  db: Db,
+  idOrPrefix: string,
+): { seq: number; id: string; reviewStatus: ReviewStatus } {
+  const { seq, id } = resolveRecordingSeq(db, idOrPrefix);
+  const row = db.prepare('SELECT review_status FROM recordings WHERE seq = ?').get(seq) as {
+    review_status: string;
+  };
+  return { seq, id, reviewStatus: row.review_status as ReviewStatus };
+}
+
 /** Reads one recording with everything `show` needs. */
 export function getRecording(db: Db, idOrPrefix: string): RecordingDetail & { seq: number } {
   const { seq } = resolveRecordingSeq(db, idOrPrefix);
