@@ -444,7 +444,9 @@ describe('recorder faults (issue 10)', () => {
     await sleep(1000);
     // an impatient user: Ctrl+C, then Ctrl+C again while the recorder is still saving
     process.kill(-rec.pid, 'SIGINT');
-    await sleep(300);
+    // soon enough that the save (stopping ffmpeg alone takes longer) is surely still running: a
+    // 300 ms gap let a quick save finish first, and the repeat then met no "still saving" state
+    await sleep(30);
     let isRepeated = true;
     try {
       process.kill(-rec.pid, 'SIGINT');
