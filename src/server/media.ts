@@ -104,13 +104,13 @@ export async function serveMedia(
     sendError(res, 404, 'NOT_FOUND', 'No such media', { recordingId: parsed.recordingId });
     return;
   }
-  let stat: fs.Stats;
+  let stat: fs.Stats | null;
   try {
     stat = await fs.promises.stat(file);
   } catch {
-    stat = new fs.Stats();
+    stat = null;
   }
-  if (!stat.isFile()) {
+  if (stat === null || !stat.isFile()) {
     sendError(res, 404, 'NOT_FOUND', 'No such media', { recordingId: parsed.recordingId });
     return;
   }

@@ -4,6 +4,7 @@
 // subscriptions and the org.a11y.Status.IsEnabled switch. docs/platform-linux.md §4.
 import { DBusError, Message, MessageType, Variant, sessionBus } from 'dbus-next';
 import type { MessageBus } from 'dbus-next';
+import { netSocketAddress } from './dbus-address';
 import { AppError } from '../../../shared/errors';
 
 /** A D-Bus object: (bus name, object path), as AT-SPI passes references (`(so)`). */
@@ -166,7 +167,7 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
     );
   }
 
-  const session = sessionBus({ busAddress: sessionAddress });
+  const session = sessionBus({ busAddress: netSocketAddress(sessionAddress) });
   // an 'error' event without a listener would crash the process
   session.on('error', () => undefined);
   let a11yBus: MessageBus | null = null;
@@ -199,7 +200,7 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
       previousIsEnabled = await setIsEnabled(session, true, callTimeoutMs);
     }
 
-    a11yBus = sessionBus({ busAddress: address });
+    a11yBus = sessionBus({ busAddress: netSocketAddress(address) });
     const bus = a11yBus;
     const errorListeners: ((error: AppError) => void)[] = [];
     let brokenError: AppError | null = null;
