@@ -192,6 +192,26 @@ export type UploadProgressDto = {
   detail: string;
 };
 
+/** Phases of a `keyframes:progress` event (a recording's background keyframe job). */
+export const KEYFRAME_JOB_PHASES = [
+  'queued',
+  'decoding',
+  'storing',
+  'done',
+  'failed',
+  'cancelled',
+] as const;
+
+/** The `keyframes:progress` payload. */
+export type KeyframesProgressDto = {
+  recordingId: string;
+  phase: (typeof KEYFRAME_JOB_PHASES)[number];
+  /** Steps whose keyframe the job computes (0 when every stored keyframe was fresh). */
+  steps: number;
+  /** Why the job failed (`failed` only). */
+  error: { code: string; message: string } | null;
+};
+
 /** The request/response map of every method. */
 export type ApiMethods = {
   'recordings:list': {
@@ -305,6 +325,7 @@ export type ApiMethod = keyof ApiMethods;
 export type ApiEvents = {
   'exports:progress': { done: number; total: number; recordingId: string; phase: string };
   'recordings:changed': { id: string };
+  'keyframes:progress': KeyframesProgressDto;
   'uploads:progress': UploadProgressDto;
 };
 
@@ -312,6 +333,7 @@ export type ApiEvents = {
 export const API_EVENTS = [
   'exports:progress',
   'recordings:changed',
+  'keyframes:progress',
   'uploads:progress',
 ] as const satisfies readonly (keyof ApiEvents)[];
 

@@ -6,7 +6,13 @@ import { ACTION_NAMES, RECORDING_STATUSES, REVIEW_STATUSES } from '../domain';
 import type { ActionCall, ActionName, PyValue } from '../domain';
 import { EDIT_OPS, STEP_MARKS } from './edits';
 import type { StepEdit } from './edits';
-import { API_EVENTS, API_METHODS, RECORDING_PAGE_MAX_LIMIT, UPLOAD_PHASES } from './methods';
+import {
+  API_EVENTS,
+  API_METHODS,
+  KEYFRAME_JOB_PHASES,
+  RECORDING_PAGE_MAX_LIMIT,
+  UPLOAD_PHASES,
+} from './methods';
 import type {
   ApiEvent,
   ApiEvents,
@@ -689,6 +695,22 @@ const EVENT_CHECKS: { [E in ApiEvent]: (payload: unknown) => ApiEvents[E] } = {
     };
   },
   'recordings:changed': idOnly,
+  'keyframes:progress': (v) => {
+    const o = object(v, '', ['recordingId', 'phase', 'steps', 'error']);
+    const error = nullable((e, path) => {
+      const eo = object(e, path, ['code', 'message']);
+      return {
+        code: text(required(eo, 'code', path), join(path, 'code'), { min: 1, max: 100 }),
+        message: text(required(eo, 'message', path), join(path, 'message'), { max: 10_000 }),
+      };
+    })(required(o, 'error', ''), 'error');
+    return {
+      recordingId: id(required(o, 'recordingId', ''), 'recordingId'),
+      phase: oneOf(required(o, 'phase', ''), 'phase', KEYFRAME_JOB_PHASES),
+      steps: integer(required(o, 'steps', ''), 'steps', 0, Number.MAX_SAFE_INTEGER),
+      error,
+    };
+  },
   'uploads:progress': (v) => {
     const o = object(v, '', [
       'uploadId',
