@@ -51,6 +51,9 @@ export const ERROR_CODES = [
   'INTEGRITY_FAILED',
   // lifecycle objects called in the wrong state (src/recorder/screen: "call stop() before start()")
   'INVALID_STATE',
+  // recording on an operating system whose capture parts are not written yet
+  // (src/recorder/platform: Linux only so far)
+  'PLATFORM_UNSUPPORTED',
   // accessibility capture (src/axtree, src/recorder/accessibility)
   'ACCESSIBILITY_UNAVAILABLE',
   'ACCESSIBILITY_TIMEOUT',
