@@ -32,6 +32,11 @@ export const ERROR_CODES = [
   'IO_ERROR',
   'FFMPEG_NOT_FOUND',
   'FFMPEG_FAILED',
+  // one-shot commands of the infrastructure layer (src/infra/run-command.ts): it could not start,
+  // it exited with a failure status, it outlived its time limit and was killed
+  'COMMAND_NOT_FOUND',
+  'COMMAND_FAILED',
+  'COMMAND_TIMEOUT',
   // the recorder stopped and saved because the library's disk is nearly full (before ffmpeg
   // would fail on a full disk; src/services/recording/disk-watch.ts)
   'DISK_SPACE_LOW',
