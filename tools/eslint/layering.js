@@ -31,7 +31,8 @@ const COMPOSITION_ROOTS = {
  */
 export const CHILD_PROCESS_TEMPORARY = [
   'src/pipeline/media/frame-decoder.ts',
-  'src/recorder/input/hook-process.ts',
+  'src/pipeline/media/frame-decoder/',
+  'src/recorder/input/',
 ];
 
 /** Bare modules that only one adapter (file or folder prefix) may import. */
