@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // CLI children (bin/cua-annotator.mjs) run the sources under test, not the last build of
+    // out/node (tests/e2e/built-cli.test.ts tests a fresh build)
+    env: { CUA_ANNOTATOR_FROM_SOURCE: '1' },
   },
 });

@@ -1,7 +1,34 @@
 #!/usr/bin/env node
-// CLI entry: runs the TypeScript sources through tsx so `npx cua-annotator` works after `npm ci`.
-import { register } from 'tsx/esm/api';
+// CLI entry: runs the built CLI, out/node/cli.js (`prepare` builds it during `npm ci`; rebuild with
+// `npm run build:node`). CUA_ANNOTATOR_FROM_SOURCE=1 runs the TypeScript sources through tsx
+// instead: for development and the test suite, which must exercise the code as it is now, not the
+// last build. tsx is a development dependency, so an install never depends on it.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const BUILT_CLI = fileURLToPath(new URL('../out/node/cli.js', import.meta.url));
+
+if (process.env.CUA_ANNOTATOR_FROM_SOURCE === '1') {
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    process.stderr.write(
+      'error: CUA_ANNOTATOR_FROM_SOURCE=1 needs tsx (a development dependency), which is not installed\n' +
+        'fix: install the development dependencies (npm ci), or unset CUA_ANNOTATOR_FROM_SOURCE to run the build\n',
+    );
+    process.exit(2);
+  }
+  register();
+  const { main } = await import('../src/cli/main.ts');
+  process.exitCode = await main(process.argv.slice(2));
+} else if (existsSync(BUILT_CLI)) {
+  // the bundle runs main() itself
+  await import('../out/node/cli.js');
+} else {
+  process.stderr.write(
+    `error: the CLI is not built (${BUILT_CLI} is missing)\n` +
+      'fix: run `npm run build:node` in the cua-annotator folder (npm ci does it in its prepare step)\n',
+  );
+  process.exit(2);
+}

@@ -4,3 +4,4 @@ export { createEventHub, type EventHub } from './events';
 export { mediaPath } from './media';
 export { bindPolicyError, isLoopbackHost, PASSWORD_ENV } from './security';
 export { statusForResult } from './status';
+export { defaultRendererDir } from './static';

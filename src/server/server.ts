@@ -18,7 +18,7 @@ import {
   secretEquals,
   TOKEN_COOKIE,
 } from './security';
-import { serveStatic } from './static';
+import { defaultRendererDir, serveStatic } from './static';
 
 /** Default interface: loopback only. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -47,7 +47,7 @@ export type ServerOptions = {
   allowRemote?: boolean;
   /** Password every request must carry as HTTP Basic when `allowRemote` (any user name). */
   password?: string;
-  /** Folder of the built renderer (index.html + assets/); default `out/renderer` (cwd-relative). */
+  /** Folder of the built renderer (index.html + assets/); default: defaultRendererDir(). */
   staticDir?: string;
   /** Largest accepted request body, bytes; default 1 MiB. */
   bodyLimitBytes?: number;
@@ -114,7 +114,7 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
   // a password is only enforced when remote access was asked for and configured
   const password = allowRemote ? options.password : undefined;
   const token = createToken();
-  const staticDir = options.staticDir ?? 'out/renderer';
+  const staticDir = options.staticDir ?? defaultRendererDir();
   const limitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const sse = createSseStreams(options.events, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   const log = options.log ?? (() => undefined);

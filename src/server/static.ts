@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
 import { sendHtml } from './respond';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -25,6 +26,19 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.wasm': 'application/wasm',
 };
+
+/**
+ * The built renderer of this install: out/renderer beside the bundle (out/node/*.js, built by
+ * `prepare` after `npm ci`), or the repository's out/renderer when running from sources
+ * (src/server/static.ts through tsx or vitest). Not the working directory: `serve` works from
+ * any folder.
+ */
+export function defaultRendererDir(moduleUrl: string = import.meta.url): string {
+  const moduleDir = path.dirname(fileURLToPath(moduleUrl));
+  return moduleUrl.endsWith('.ts')
+    ? path.resolve(moduleDir, '..', '..', 'out', 'renderer')
+    : path.resolve(moduleDir, '..', 'renderer');
+}
 
 /** Where a static request path leads. */
 export type StaticTarget =
@@ -78,7 +92,8 @@ function sendNotBuilt(res: http.ServerResponse, root: string): void {
     503,
     'The review UI is not built yet',
     `<p>No <code>index.html</code> in <code>${escapeHtml(root)}</code>.</p>` +
-      '<p>Build the renderer, then reload this page:</p>' +
+      '<p>Build the renderer (<code>npm ci</code> does it in its <code>prepare</code> step), ' +
+      'then reload this page:</p>' +
       '<pre>npm run build:renderer</pre>' +
       '<p>The API under <code>/api/</code> works meanwhile.</p>',
   );

@@ -12,5 +12,7 @@ export default defineConfig({
     pool: 'forks',
     // one file at a time: the first one builds out/renderer when it is missing
     fileParallelism: false,
+    // `serve` children run the sources under test; built-cli.test.ts builds and runs the bundle
+    env: { CUA_ANNOTATOR_FROM_SOURCE: '1' },
   },
 });

@@ -6,6 +6,7 @@ import {
   createEventHub,
   createServer,
   DEFAULT_HOST,
+  defaultRendererDir,
   isLoopbackHost,
   mediaPath,
   PASSWORD_ENV,
@@ -15,9 +16,6 @@ import type { Command } from '../command';
 import { withLibrary } from '../context';
 import { errLine, out } from '../output';
 import { APP_VERSION } from '../version';
-
-/** The renderer build output (Vite), relative to this package. */
-const DEFAULT_RENDERER_DIR = path.resolve(import.meta.dirname, '..', '..', '..', 'out', 'renderer');
 
 const HELP = `Usage: cua-annotator serve [--host 127.0.0.1] [--port 0] [--library DIR] [--allow-remote] [--open]
 
@@ -89,7 +87,7 @@ export const serveCommand: Command = {
     if (refused) {
       throw new UsageError(refused);
     }
-    const staticDir = values.renderer ? path.resolve(values.renderer) : DEFAULT_RENDERER_DIR;
+    const staticDir = values.renderer ? path.resolve(values.renderer) : defaultRendererDir();
 
     return await withLibrary(values.library, async (lib) => {
       const events = createEventHub();

@@ -1,0 +1,82 @@
+// Vite build of the Node side (`npm run build:node`, part of `prepare`): the CLI as out/node/cli.js
+// and each child-process entry beside it (out/node/<entry>.js, started by the bundled child
+// launcher with process.execPath), so an install runs JavaScript and needs no tsx
+// (docs/platform-linux.md §6). SSR (library) mode: every runtime dependency of package.json stays
+// an import from node_modules (native modules, the AWS SDK, execa…); only our sources are bundled.
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+import pkg from './package.json' with { type: 'json' };
+
+const src = (file: string): string => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+
+/** The CLI entry module: runs main() with the process arguments (the sources export main only). */
+const CLI_ENTRY_ID = '\0cua-annotator-cli-entry';
+
+function cliEntry(): Plugin {
+  return {
+    name: 'cua-annotator-cli-entry',
+    resolveId: (id) => (id === CLI_ENTRY_ID ? id : null),
+    load: (id) =>
+      id === CLI_ENTRY_ID
+        ? `import { main } from ${JSON.stringify(src('cli/main.ts'))};\n` +
+          'process.exitCode = await main(process.argv.slice(2));\n'
+        : null,
+  };
+}
+
+/**
+ * Entries written to out/node/<name>.js. Child-process entries are started by file name, so
+ * their names are part of the contract with src/infra/child-launcher.ts.
+ */
+export const NODE_ENTRIES: Record<string, string> = {
+  cli: CLI_ENTRY_ID,
+  'hook-child': src('recorder/input/hook-child.ts'),
+};
+
+/** Packages installed at run time: imported, never bundled (native addons need their own files). */
+const RUNTIME_PACKAGES = [
+  ...Object.keys(pkg.dependencies),
+  ...Object.keys(pkg.optionalDependencies),
+];
+
+function isExternal(id: string): boolean {
+  if (id.startsWith('node:') || builtinModules.includes(id)) {
+    return true;
+  }
+  return RUNTIME_PACKAGES.some((name) => id === name || id.startsWith(`${name}/`));
+}
+
+export default defineConfig({
+  // no index.html, no public/ folder: this is a Node build
+  publicDir: false,
+  logLevel: 'warn',
+  plugins: [cliEntry()],
+  ssr: {
+    target: 'node',
+    // bundle everything that is not a runtime package (isExternal decides; nothing is resolved
+    // from devDependencies at run time)
+    noExternal: true,
+  },
+  build: {
+    ssr: true,
+    outDir: fileURLToPath(new URL('./out/node', import.meta.url)),
+    emptyOutDir: true,
+    target: 'node22',
+    minify: false,
+    sourcemap: true,
+    reportCompressedSize: false,
+    rolldownOptions: {
+      input: NODE_ENTRIES,
+      external: isExternal,
+      output: {
+        format: 'esm',
+        entryFileNames: '[name].js',
+        // commands stay lazy: each dynamic import in src/cli/main.ts becomes a chunk. Chunks sit
+        // beside the entries, so `import.meta.dirname` is out/node/ in every bundled module (the
+        // child launcher and the renderer lookup rely on it).
+        chunkFileNames: '[name]-[hash].js',
+      },
+    },
+  },
+});
