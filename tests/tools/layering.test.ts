@@ -31,6 +31,7 @@ describe('layering rule', () => {
     ['src/pipeline/code/parse-code.ts', `import { AppError } from '../../shared/errors';`],
     ['src/main/index.ts', `import { openDatabase } from '../store';`],
     ['src/renderer/App.ts', `import { RAW_EVENT_KINDS } from '../shared/domain';`],
+    ['src/shared/contract/methods.ts', `import * as v from 'valibot';`],
   ])('allows %s: %s', (file, code) => {
     expect(lint(file, code)).toEqual([]);
   });
@@ -40,6 +41,11 @@ describe('layering rule', () => {
       'src/shared/x.ts',
       `import fs from 'node:fs';`,
       /node builtins are not allowed in src\/shared/,
+    ],
+    [
+      'src/shared/contract/a.ts',
+      `import { z } from 'zod';`,
+      /src\/shared may import no package but valibot/,
     ],
     [
       'src/store/queries/a.ts',

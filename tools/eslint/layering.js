@@ -52,6 +52,9 @@ export const ADAPTER_ONLY = {
 const NO_NODE = ['shared', 'renderer', 'preload'];
 /** pipeline may use node: only in these sub-folders. */
 const PIPELINE_NODE_OK = ['src/pipeline/io/', 'src/pipeline/media/'];
+/** Folders limited to these packages: shared's one dependency is valibot (the contract's
+ * schemas, docs/architecture.md §3). */
+const PACKAGES_ONLY = { shared: ['valibot'] };
 
 function srcFolder(rel) {
   const m = /^src\/([^/]+)\//.exec(rel);
@@ -69,6 +72,7 @@ export const layeringRule = {
       layer: "'{{from}}' must not import from '{{to}}' (allowed: {{allowed}}).",
       adapter: "'{{module}}' may only be imported in {{where}}.",
       node: "'{{module}}': node builtins are not allowed in src/{{from}}{{hint}}.",
+      package: "'{{module}}': src/{{from}} may import no package but {{allowed}}.",
     },
   },
   create(context) {
@@ -122,6 +126,15 @@ export const layeringRule = {
         return;
       }
       const isNode = spec.startsWith('node:');
+      const onlyPackages = PACKAGES_ONLY[from];
+      if (!isNode && onlyPackages && !onlyPackages.includes(bare)) {
+        context.report({
+          node,
+          messageId: 'package',
+          data: { module: bare, from, allowed: onlyPackages.join(', ') },
+        });
+        return;
+      }
       if (isNode && NO_NODE.includes(from)) {
         context.report({ node, messageId: 'node', data: { module: spec, from, hint: '' } });
       } else if (

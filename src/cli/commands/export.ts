@@ -1,6 +1,7 @@
 // `cua-annotator export`: AgentNet/OpenCUA formats into a folder, all-or-nothing.
-import { EXPORT_FORMATS, runExport, type ExportFormat } from '../../services/export/export-service';
+import { runExport } from '../../services/export/export-service';
 import { listLibrary } from '../../services/recordings';
+import { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
 import { exportToStore } from '../../services/upload/export-s3';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';

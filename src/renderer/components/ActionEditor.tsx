@@ -2,7 +2,7 @@
 // possible for a valid draft, so only well-formed ActionCalls ever leave it. Points are set by
 // clicking the keyframe (the page routes those clicks here) or typed as normalised x/y.
 import { useState } from 'react';
-import type { ActionCall } from '../../shared/domain';
+import { TERMINATE_STATUSES, type ActionCall } from '../../shared/domain';
 import {
   DRAG_BUTTONS,
   EDITABLE_KINDS,
@@ -282,7 +282,7 @@ export function ActionEditor({
       )}
       {draft.kind === 'terminate' && (
         <div className="segmented" role="radiogroup" aria-label="Outcome">
-          {(['success', 'failure'] as const).map((st) => (
+          {TERMINATE_STATUSES.map((st) => (
             <label key={st} className={draft.status === st ? 'is-active' : ''}>
               <input
                 type="radio"

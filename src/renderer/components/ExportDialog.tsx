@@ -9,7 +9,8 @@ import {
   type ExportFormat,
 } from '../store/export';
 
-const FORMATS: ExportFormat[] = ['standardized', 'agentnet-jsonl', 'agentnet-raw'];
+// every domain format, in the order of their labels (a Record over the format type)
+const FORMATS = Object.keys(EXPORT_FORMAT_LABELS) as ExportFormat[];
 
 /** Props of {@link ExportDialog}. */
 export type ExportDialogProps = {

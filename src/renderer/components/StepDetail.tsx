@@ -2,6 +2,7 @@
 // every step edit (mark, action, merge, split, insert, delete).
 import { useState } from 'react';
 import type { RecordingDto, StepDto, StepEdit, StepMark } from '../../shared/contract';
+import { TERMINATE_STATUSES } from '../../shared/domain';
 import {
   draftFromCalls,
   draftOverlay,
@@ -272,7 +273,7 @@ export function StepDetail({
         >
           + Wait after
         </button>
-        {(['success', 'failure'] as const).map((status) => (
+        {TERMINATE_STATUSES.map((status) => (
           <button
             key={status}
             type="button"

@@ -1,7 +1,7 @@
 // The structured action editor's model: a draft with every field of every action kind, its
 // validation, and its conversion to ActionCalls. Only a valid draft converts, so the editor can
 // only ever produce well-formed actions (docs/pyautogui-code.md §1).
-import type { ActionCall, PyValue } from '../../shared/domain';
+import { CALL_BUTTONS, type ActionCall, type PyValue } from '../../shared/domain';
 import { callArg, callKeys, callPoint, pyNumberOf, pyStringOf } from './py-value';
 import { round4, type OverlayModel } from './overlay';
 
@@ -45,7 +45,7 @@ export const KIND_LABELS: Record<EditableKind, string> = {
 export type NormPoint = { x: number; y: number };
 
 /** Mouse buttons a drag may use. */
-export const DRAG_BUTTONS = ['left', 'right', 'middle'] as const;
+export const DRAG_BUTTONS = CALL_BUTTONS;
 
 /** Every field of every kind, so switching kinds keeps what was typed. */
 export type ActionDraft = {

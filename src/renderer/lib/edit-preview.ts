@@ -2,7 +2,7 @@
 // edit, so the UI answers at once. The service's answer replaces the preview (it is the truth:
 // ids of split/inserted steps, merged labels and codes come from there).
 import type { RecordingDto, StepDto, StepEdit } from '../../shared/contract';
-import type { ActionCall } from '../../shared/domain';
+import type { ActionCall, StepKind } from '../../shared/domain';
 import { assertNever } from '../../shared/assert';
 import { callsPreview } from './code-preview';
 import { callArg, pyStringOf } from './py-value';
@@ -14,7 +14,7 @@ function reindex(steps: StepDto[]): StepDto[] {
   return steps.map((s, index) => (s.index === index ? s : { ...s, index }));
 }
 
-function kindOf(calls: readonly ActionCall[]): string {
+function kindOf(calls: readonly ActionCall[]): StepKind {
   const main = calls.find((c) => c.name !== 'moveTo') ?? calls[0];
   if (!main) {
     return 'unknown';

@@ -1,303 +1,343 @@
-// The one service contract: every method with its input and output, served over Electron IPC
-// and HTTP alike (docs/architecture.md §3).
-import type {
-  RecordingStatus,
-  RecordingSummary,
-  ReviewStatus,
-  ScreenInfo,
-  PlatformInfo,
-  EventCounts,
-  ActionCall,
-  PreMove,
+// The one service contract: every method with the schema of its input and of its output, and
+// every event with the schema of its payload, served over Electron IPC and HTTP alike
+// (docs/architecture.md §3). The TypeScript types are inferred from the schemas.
+import * as v from 'valibot';
+import {
+  ActionCallSchema,
+  EventCountsSchema,
+  EXPORT_FORMATS,
+  KEYFRAME_JOB_PHASES,
+  PlatformInfoSchema,
+  PreMoveSchema,
+  RECORDING_STATUSES,
+  RecordingStatusSchema,
+  RecordingSummarySchema,
+  REVIEW_STATUSES,
+  ReviewStatusSchema,
+  ScreenInfoSchema,
+  StepKindSchema,
+  UPLOAD_PHASES,
+  UploadStatusSchema,
+  type UploadStatus,
 } from '../domain';
-import type { SkippedEdit, StepEdit, StepMark } from './edits';
+import { SkippedEditSchema, StepEditSchema, StepMarkSchema } from './edits';
+import {
+  absolutePathField,
+  boolField,
+  finiteField,
+  got,
+  idField,
+  idList,
+  integer,
+  obj,
+  oneOf,
+  text,
+} from './fields';
+
+const id = idField;
+const num = v.number();
+const nullableNum = v.nullable(v.number());
+const nullableStr = v.nullable(v.string());
+
+// ---- results --------------------------------------------------------------------------------
 
 /** A step as the UI shows it (edits applied). */
-export type StepDto = {
-  id: string;
-  index: number;
-  kind: string;
-  label: string;
-  description: string;
-  calls: ActionCall[];
-  code: string;
-  startMs: number;
-  endMs: number;
-  coordinate: { x: number; y: number } | null;
-  preMove: PreMove | null;
+export const StepDtoSchema = v.strictObject({
+  id: v.string(),
+  index: num,
+  kind: StepKindSchema,
+  label: v.string(),
+  description: v.string(),
+  calls: v.array(ActionCallSchema),
+  code: v.string(),
+  startMs: num,
+  endMs: num,
+  coordinate: v.nullable(v.strictObject({ x: num, y: num })),
+  preMove: v.nullable(PreMoveSchema),
   /** Keyframe time, ms on the recording clock (null until computed). */
-  keyframeMs: number | null;
+  keyframeMs: nullableNum,
   /** URL of the keyframe image (null until computed). */
-  keyframeUrl: string | null;
+  keyframeUrl: nullableStr,
   /**
    * Element under the pointer at the step's start (pointer steps only), outermost ancestor first
    * and the element itself last; null when none was captured.
    */
-  element: { role: string; name: string }[] | null;
+  element: v.nullable(v.array(v.strictObject({ role: v.string(), name: v.string() }))),
   /** Active window at the step's start: its title, else its application name (AgentNet). */
-  windowTitle: string | null;
-  mark: StepMark | null;
+  windowTitle: nullableStr,
+  mark: v.nullable(StepMarkSchema),
   /** True when an edit changed or inserted the step. */
-  isEdited: boolean;
-  diagnostics: string[];
+  isEdited: v.boolean(),
+  diagnostics: v.array(v.string()),
   /** Kind-specific overlay data: drag path, scroll ticks, typed text (pixel coordinates). */
-  overlay: {
+  overlay: v.strictObject({
     /** Pointer positions while the button was held (raw events, screen px). */
-    dragPath?: [number, number][];
+    dragPath: v.optional(v.array(v.tuple([num, num]))),
     /** Notches of the step's scroll/hscroll calls: dy > 0 = up, dx > 0 = right. */
-    scroll?: { dx: number; dy: number };
+    scroll: v.optional(v.strictObject({ dx: num, dy: num })),
     /** Text of the step's write calls. */
-    text?: string;
+    text: v.optional(v.string()),
     /** Keys of press calls, one entry per key; hotkeys as one `ctrl+c` entry. */
-    keys?: string[];
-  };
-};
+    keys: v.optional(v.array(v.string())),
+  }),
+});
+/** A step as the UI shows it (edits applied). */
+export type StepDto = v.InferOutput<typeof StepDtoSchema>;
+
+const score = v.nullable(integer(0, 10));
 
 /** Task labels of a recording (scores are ints 0–10, docs/pyautogui-code.md §5). */
-export type TaskLabels = {
-  taskCompleted: boolean | null;
-  taskDifficulty: number | null;
-  alignmentScore: number | null;
-  efficiencyScore: number | null;
-};
+export const TaskLabelsSchema = obj({
+  taskCompleted: v.nullable(boolField),
+  taskDifficulty: score,
+  alignmentScore: score,
+  efficiencyScore: score,
+});
+/** Task labels of a recording (scores are ints 0–10, docs/pyautogui-code.md §5). */
+export type TaskLabels = v.InferOutput<typeof TaskLabelsSchema>;
 
 /** One verdict in the review history. */
-export type ReviewEntry = {
-  atMs: number;
-  reviewer: string | null;
-  status: ReviewStatus;
-  grade: string | null;
-  comment: string | null;
-};
+export const ReviewEntrySchema = v.strictObject({
+  atMs: num,
+  reviewer: nullableStr,
+  status: ReviewStatusSchema,
+  grade: nullableStr,
+  comment: nullableStr,
+});
+/** One verdict in the review history. */
+export type ReviewEntry = v.InferOutput<typeof ReviewEntrySchema>;
 
 /** Everything the recording page needs. */
-export type RecordingDto = {
-  id: string;
-  task: string;
-  description: string;
-  status: RecordingStatus;
-  reviewStatus: ReviewStatus;
-  source: string;
-  platform: PlatformInfo;
-  screen: ScreenInfo;
-  createdAtMs: number;
-  durationMs: number | null;
-  eventCounts: EventCounts;
-  video: {
-    url: string;
-    width: number;
-    height: number;
-    fps: number;
-    durationMs: number;
-    /** Recording-clock ms of video frame 0: video time = (t − startMs) / 1000. */
-    startMs: number;
-  } | null;
-  trim: { startMs: number | null; endMs: number | null };
-  steps: StepDto[];
-  labels: TaskLabels;
-  reviews: ReviewEntry[];
+export const RecordingDtoSchema = v.strictObject({
+  id: v.string(),
+  task: v.string(),
+  description: v.string(),
+  status: RecordingStatusSchema,
+  reviewStatus: ReviewStatusSchema,
+  source: v.string(),
+  platform: PlatformInfoSchema,
+  screen: ScreenInfoSchema,
+  createdAtMs: num,
+  durationMs: nullableNum,
+  eventCounts: EventCountsSchema,
+  video: v.nullable(
+    v.strictObject({
+      url: v.string(),
+      width: num,
+      height: num,
+      fps: num,
+      durationMs: num,
+      /** Recording-clock ms of video frame 0: video time = (t − startMs) / 1000. */
+      startMs: num,
+    }),
+  ),
+  trim: v.strictObject({ startMs: nullableNum, endMs: nullableNum }),
+  steps: v.array(StepDtoSchema),
+  labels: TaskLabelsSchema,
+  reviews: v.array(ReviewEntrySchema),
   /** Edit log position for undo/redo: id of the latest applied edit (0 = none). */
-  editVersion: number;
-  canUndo: boolean;
-  canRedo: boolean;
+  editVersion: num,
+  canUndo: v.boolean(),
+  canRedo: v.boolean(),
   /** Applied edits that no longer fit the steps (e.g. after a re-reduction); shown, not fatal. */
-  skippedEdits: SkippedEdit[];
-};
+  skippedEdits: v.array(SkippedEditSchema),
+});
+/** Everything the recording page needs. */
+export type RecordingDto = v.InferOutput<typeof RecordingDtoSchema>;
 
-/** Library page query. */
-export type RecordingQuery = {
-  /** Case-insensitive substring of the task or description, or a recording id prefix. */
-  search?: string;
-  status?: RecordingStatus;
-  reviewStatus?: ReviewStatus;
-  os?: string;
-  /** Created at or after (epoch ms). */
-  fromMs?: number;
-  /** Created before (epoch ms). */
-  toMs?: number;
-  sort?: 'created' | 'task' | 'duration' | 'steps' | 'status';
-  order?: 'asc' | 'desc';
-  offset?: number;
-  /** Page size; default 200, at most 5000. */
-  limit?: number;
-};
+/** An upload as the uploads view lists it. */
+export const UploadViewDtoSchema = v.strictObject({
+  uploadId: num,
+  recordingId: v.string(),
+  task: v.string(),
+  /** `s3://bucket/prefix` of the target. */
+  target: v.string(),
+  /** Endpoint URL (null = AWS). */
+  endpoint: nullableStr,
+  annotator: v.string(),
+  /** `s3://bucket/<prefix>/<annotator>/<recording-id>/`. */
+  location: v.string(),
+  status: UploadStatusSchema,
+  /** Bytes acknowledged by the server / all bytes of the submission. */
+  bytesDone: num,
+  bytesTotal: num,
+  objectsVerified: num,
+  objectsTotal: num,
+  error: nullableStr,
+  partRequests: num,
+  retries: num,
+  /** Epoch ms. */
+  createdAtMs: num,
+  updatedAtMs: num,
+  submittedAtMs: nullableNum,
+});
+/** An upload as the uploads view lists it. */
+export type UploadViewDto = v.InferOutput<typeof UploadViewDtoSchema>;
+/** An upload's status as the uploads view shows it (the domain's {@link UploadStatus}). */
+export type UploadViewStatus = UploadStatus;
+
+// ---- payloads -------------------------------------------------------------------------------
 
 /** Default and largest page size of {@link RecordingQuery}. */
 export const RECORDING_PAGE_DEFAULT_LIMIT = 200;
 export const RECORDING_PAGE_MAX_LIMIT = 5000;
+/** Sort keys and orders of the library page. */
+export const RECORDING_SORTS = ['created', 'task', 'duration', 'steps', 'status'] as const;
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+/** Most recordings in one export run. */
+const MAX_EXPORT_IDS = 10_000;
+/** Most recordings in one upload request. */
+const MAX_UPLOAD_IDS = 10_000;
 
-/** Lifecycle of an upload (the `uploads` table's statuses). */
-export const UPLOAD_VIEW_STATUSES = [
-  'queued',
-  'preparing',
-  'uploading',
-  'verifying',
-  'uploaded',
-  'paused',
-  'failed',
-  'cancelled',
-] as const;
-/** One of {@link UPLOAD_VIEW_STATUSES}. */
-export type UploadViewStatus = (typeof UPLOAD_VIEW_STATUSES)[number];
+/** Library page query (an absent or null payload is the empty query). */
+export const RecordingQuerySchema = v.nullish(
+  obj({
+    /** Case-insensitive substring of the task or description, or a recording id prefix. */
+    search: v.optional(text(500)),
+    status: v.optional(oneOf(RECORDING_STATUSES)),
+    reviewStatus: v.optional(oneOf(REVIEW_STATUSES)),
+    os: v.optional(text(50, 1)),
+    /** Created at or after (epoch ms). */
+    fromMs: v.optional(finiteField),
+    /** Created before (epoch ms). */
+    toMs: v.optional(finiteField),
+    sort: v.optional(oneOf(RECORDING_SORTS)),
+    order: v.optional(oneOf(SORT_ORDERS)),
+    offset: v.optional(integer(0)),
+    /** Page size; default 200, at most 5000. */
+    limit: v.optional(integer(1, RECORDING_PAGE_MAX_LIMIT)),
+  }),
+  {},
+);
+/** Library page query. */
+export type RecordingQuery = v.InferOutput<typeof RecordingQuerySchema>;
 
-/** An upload as the uploads view lists it. */
-export type UploadViewDto = {
-  uploadId: number;
-  recordingId: string;
-  task: string;
-  /** `s3://bucket/prefix` of the target. */
-  target: string;
-  /** Endpoint URL (null = AWS). */
-  endpoint: string | null;
-  annotator: string;
-  /** `s3://bucket/<prefix>/<annotator>/<recording-id>/`. */
-  location: string;
-  status: UploadViewStatus;
-  /** Bytes acknowledged by the server / all bytes of the submission. */
-  bytesDone: number;
-  bytesTotal: number;
-  objectsVerified: number;
-  objectsTotal: number;
-  error: string | null;
-  partRequests: number;
-  retries: number;
-  /** Epoch ms. */
-  createdAtMs: number;
-  updatedAtMs: number;
-  submittedAtMs: number | null;
-};
+const idOnly = obj({ id });
+/** `force` (here and in the edit methods): edit an accepted recording, which returns it to
+ * review; without it such a call fails with REVIEW_LOCKED. */
+const force = v.optional(boolField);
+const idAndForce = obj({ id, force });
+const uploadIdOnly = obj({ uploadId: integer(1) });
+const nothing = obj({});
 
-/** Phases of an `uploads:progress` event. */
-export const UPLOAD_PHASES = [
-  'preparing',
-  'uploading',
-  'verifying',
-  'manifest',
-  'uploaded',
-  'paused',
-  'failed',
-] as const;
+const updateTask = v.pipe(
+  obj({ id, task: v.optional(text(10_000)), description: v.optional(text()), force }),
+  v.forward(
+    v.check(
+      (p) => p.task !== undefined || p.description !== undefined,
+      'give task or description (or both)',
+    ),
+    ['task'],
+  ),
+  v.forward(
+    v.check((p) => p.task === undefined || p.task.trim() !== '', 'must not be blank'),
+    ['task'],
+  ),
+);
 
-/** The `uploads:progress` payload. */
-export type UploadProgressDto = {
-  uploadId: number;
-  recordingId: string;
-  phase: (typeof UPLOAD_PHASES)[number];
-  /** Bytes acknowledged by the server so far / all bytes. */
-  bytesDone: number;
-  bytesTotal: number;
-  objectsDone: number;
-  objectsTotal: number;
-  /** What just happened, e.g. `part 3/12 video/x.mp4`. */
-  detail: string;
-};
+const exportResult = v.strictObject({
+  outDir: v.string(),
+  /** `outputs`: top-level names written (folders or files); `files`: every file written. */
+  recordings: v.array(
+    v.strictObject({
+      id: v.string(),
+      episodeId: v.string(),
+      outputs: v.array(v.string()),
+      files: v.optional(num),
+      warnings: v.array(v.string()),
+    }),
+  ),
+  /** Damaged recordings left out (only with `skipDamaged`). */
+  skipped: v.array(v.strictObject({ id: v.string(), code: v.string(), message: v.string() })),
+});
 
-/** Phases of a `keyframes:progress` event (a recording's background keyframe job). */
-export const KEYFRAME_JOB_PHASES = [
-  'queued',
-  'decoding',
-  'storing',
-  'done',
-  'failed',
-  'cancelled',
-] as const;
-
-/** The `keyframes:progress` payload. */
-export type KeyframesProgressDto = {
-  recordingId: string;
-  phase: (typeof KEYFRAME_JOB_PHASES)[number];
-  /** Steps whose keyframe the job computes (0 when every stored keyframe was fresh). */
-  steps: number;
-  /** Why the job failed (`failed` only). */
-  error: { code: string; message: string } | null;
-};
-
-/** The request/response map of every method. */
-export type ApiMethods = {
+/** The schemas of every method: `input` checks the payload, `output` describes the result. */
+export const METHOD_SCHEMAS = {
   'recordings:list': {
-    input: RecordingQuery;
-    output: { total: number; items: RecordingSummary[] };
-  };
-  'recordings:get': { input: { id: string }; output: RecordingDto };
-  /** `force` (here and in the edit methods): edit an accepted recording, which returns it to
-   * review; without it such a call fails with REVIEW_LOCKED. */
-  'recordings:update-task': {
-    input: { id: string; task?: string; description?: string; force?: boolean };
-    output: RecordingDto;
-  };
-  'recordings:delete': { input: { id: string }; output: { id: string } };
-  'edits:apply': { input: { id: string; edit: StepEdit; force?: boolean }; output: RecordingDto };
-  'edits:undo': { input: { id: string; force?: boolean }; output: RecordingDto };
-  'edits:redo': { input: { id: string; force?: boolean }; output: RecordingDto };
+    input: RecordingQuerySchema,
+    output: v.strictObject({ total: num, items: v.array(RecordingSummarySchema) }),
+  },
+  'recordings:get': { input: idOnly, output: RecordingDtoSchema },
+  'recordings:update-task': { input: updateTask, output: RecordingDtoSchema },
+  'recordings:delete': { input: idOnly, output: v.strictObject({ id: v.string() }) },
+  'edits:apply': {
+    input: obj({ id, edit: StepEditSchema, force }),
+    output: RecordingDtoSchema,
+  },
+  'edits:undo': { input: idAndForce, output: RecordingDtoSchema },
+  'edits:redo': { input: idAndForce, output: RecordingDtoSchema },
   'labels:save': {
-    input: { id: string; labels: TaskLabels; force?: boolean };
-    output: RecordingDto;
-  };
+    input: obj({ id, labels: TaskLabelsSchema, force }),
+    output: RecordingDtoSchema,
+  },
   'reviews:set-status': {
-    input: {
-      id: string;
-      status: ReviewStatus;
-      comment?: string;
-      grade?: string;
-      reviewer?: string;
-    };
-    output: RecordingDto;
-  };
-  'keyframes:compute': { input: { id: string }; output: RecordingDto };
+    input: obj({
+      id,
+      status: oneOf(REVIEW_STATUSES),
+      comment: v.optional(text(20_000)),
+      grade: v.optional(text(100)),
+      reviewer: v.optional(text(200)),
+    }),
+    output: RecordingDtoSchema,
+  },
+  'keyframes:compute': { input: idOnly, output: RecordingDtoSchema },
   /** The window snapshot (tree, recording-clock tMs) at or before the step's start and the
    * element record nearest to it (null/null when none). */
   'axtree:get': {
-    input: { id: string; stepId: string };
-    output: { tMs: number | null; tree: unknown; element: unknown };
-  };
+    input: obj({ id, stepId: id }),
+    output: v.strictObject({ tMs: nullableNum, tree: v.unknown(), element: v.unknown() }),
+  },
   'exports:run': {
-    input: {
-      ids: string[];
-      format: 'agentnet-raw' | 'agentnet-jsonl' | 'standardized';
+    input: obj({
+      ids: idList(MAX_EXPORT_IDS),
+      format: oneOf(EXPORT_FORMATS),
       /** Absolute output folder on the machine running the services. */
-      outDir: string;
+      outDir: absolutePathField,
       /** Export the others when some recordings are damaged (listed in `skipped`). */
-      skipDamaged?: boolean;
+      skipDamaged: v.optional(boolField),
       /** Replace existing outputs of the same names (else EXPORT_TARGET_EXISTS). */
-      overwrite?: boolean;
-    };
-    output: {
-      outDir: string;
-      /** `outputs`: top-level names written (folders or files); `files`: every file written. */
-      recordings: {
-        id: string;
-        episodeId: string;
-        outputs: string[];
-        files?: number;
-        warnings: string[];
-      }[];
-      /** Damaged recordings left out (only with `skipDamaged`). */
-      skipped: { id: string; code: string; message: string }[];
-    };
-  };
+      overwrite: v.optional(boolField),
+    }),
+    output: exportResult,
+  },
   /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */
   'uploads:defaults': {
-    input: Record<string, never>;
-    output: { to: string | null; endpoint: string | null; annotator: string | null };
-  };
+    input: nothing,
+    output: v.strictObject({ to: nullableStr, endpoint: nullableStr, annotator: nullableStr }),
+  },
   /** Queues recordings for upload and starts them in the background (progress by event). */
   'uploads:enqueue': {
-    input: {
-      ids: string[];
+    input: obj({
+      ids: idList(MAX_UPLOAD_IDS),
       /** `s3://bucket/prefix`; default: the saved target. */
-      to?: string;
+      to: v.optional(
+        v.pipe(text(1024, 1), v.startsWith('s3://', got('must be an s3://bucket/prefix URL'))),
+      ),
       /** Annotator folder; default: the saved annotator. */
-      annotator?: string;
-    };
-    output: UploadViewDto[];
-  };
-  'uploads:list': { input: Record<string, never>; output: UploadViewDto[] };
+      annotator: v.optional(text(64, 1)),
+    }),
+    output: v.array(UploadViewDtoSchema),
+  },
+  'uploads:list': { input: nothing, output: v.array(UploadViewDtoSchema) },
   /** Runs an unfinished (failed, paused, queued) upload again in the background. */
-  'uploads:retry': { input: { uploadId: number }; output: UploadViewDto };
-  'uploads:cancel': { input: { uploadId: number }; output: UploadViewDto };
+  'uploads:retry': { input: uploadIdOnly, output: UploadViewDtoSchema },
+  'uploads:cancel': { input: uploadIdOnly, output: UploadViewDtoSchema },
+} satisfies Record<string, { input: v.GenericSchema; output: v.GenericSchema }>;
+
+/** A method name. */
+export type ApiMethod = keyof typeof METHOD_SCHEMAS;
+
+/** The request/response map of every method, inferred from {@link METHOD_SCHEMAS}. */
+export type ApiMethods = {
+  [M in ApiMethod]: {
+    input: v.InferOutput<(typeof METHOD_SCHEMAS)[M]['input']>;
+    output: v.InferOutput<(typeof METHOD_SCHEMAS)[M]['output']>;
+  };
 };
 
-/** Runtime allow-list of methods (the preload and the HTTP server accept exactly these). */
+/** Runtime allow-list of methods (the preload and the HTTP server accept exactly these). Kept as
+ * its own list so that a host can check names without loading the schemas; validators.ts proves
+ * it names exactly the methods of {@link METHOD_SCHEMAS}. */
 export const API_METHODS = [
   'recordings:list',
   'recordings:get',
@@ -316,26 +356,58 @@ export const API_METHODS = [
   'uploads:list',
   'uploads:retry',
   'uploads:cancel',
-] as const satisfies readonly (keyof ApiMethods)[];
+] as const satisfies readonly ApiMethod[];
 
-/** A method name. */
-export type ApiMethod = keyof ApiMethods;
+// ---- events ---------------------------------------------------------------------------------
 
-/** Push events and their payloads. */
-export type ApiEvents = {
-  'exports:progress': { done: number; total: number; recordingId: string; phase: string };
-  'recordings:changed': { id: string };
-  'keyframes:progress': KeyframesProgressDto;
-  'uploads:progress': UploadProgressDto;
-};
+const count = integer(0);
 
-/** Runtime allow-list of events. */
-export const API_EVENTS = [
-  'exports:progress',
-  'recordings:changed',
-  'keyframes:progress',
-  'uploads:progress',
-] as const satisfies readonly (keyof ApiEvents)[];
+/** The `uploads:progress` payload. */
+export const UploadProgressDtoSchema = obj({
+  uploadId: integer(1),
+  recordingId: id,
+  phase: oneOf(UPLOAD_PHASES),
+  /** Bytes acknowledged by the server so far / all bytes. */
+  bytesDone: count,
+  bytesTotal: count,
+  objectsDone: count,
+  objectsTotal: count,
+  /** What just happened, e.g. `part 3/12 video/x.mp4`. */
+  detail: text(2000),
+});
+/** The `uploads:progress` payload. */
+export type UploadProgressDto = v.InferOutput<typeof UploadProgressDtoSchema>;
+
+/** The `keyframes:progress` payload: a background keyframe job of one recording. */
+export const KeyframesProgressDtoSchema = obj({
+  recordingId: id,
+  phase: oneOf(KEYFRAME_JOB_PHASES),
+  /** Steps being computed (0 while queued and after a failure or cancel). */
+  steps: count,
+  /** Why the job failed (phase `failed`), else null. */
+  error: v.nullable(obj({ code: text(100, 1), message: text(2000) })),
+});
+/** The `keyframes:progress` payload. */
+export type KeyframesProgressDto = v.InferOutput<typeof KeyframesProgressDtoSchema>;
+
+/** The payload schema of every push event. */
+export const EVENT_SCHEMAS = {
+  'exports:progress': obj({ done: count, total: count, recordingId: id, phase: text(100, 1) }),
+  'keyframes:progress': KeyframesProgressDtoSchema,
+  'recordings:changed': idOnly,
+  'uploads:progress': UploadProgressDtoSchema,
+} satisfies Record<string, v.GenericSchema>;
 
 /** An event name. */
-export type ApiEvent = keyof ApiEvents;
+export type ApiEvent = keyof typeof EVENT_SCHEMAS;
+
+/** Push events and their payloads, inferred from {@link EVENT_SCHEMAS}. */
+export type ApiEvents = { [E in ApiEvent]: v.InferOutput<(typeof EVENT_SCHEMAS)[E]> };
+
+/** Runtime allow-list of events (validators.ts proves it names every event of the schemas). */
+export const API_EVENTS = [
+  'exports:progress',
+  'keyframes:progress',
+  'recordings:changed',
+  'uploads:progress',
+] as const satisfies readonly ApiEvent[];

@@ -1,8 +1,9 @@
-// Domain types shared by every layer.
-export type * from './raw-event';
-export type * from './action';
-export type * from './recording';
-export type * from './step';
-export { RAW_EVENT_KINDS, MOUSE_BUTTONS, MODIFIER_BITS, EVENT_FLAGS } from './raw-event';
-export { ACTION_NAMES } from './action';
-export { RECORDING_STATUSES, REVIEW_STATUSES } from './recording';
+// Domain types shared by every layer, with the enums and schemas they are inferred from
+// (docs/architecture.md §3: each list is written once, here).
+export * from './raw-event';
+export * from './action';
+export * from './recording';
+export * from './step';
+export * from './export';
+export * from './upload';
+export * from './keyframe';

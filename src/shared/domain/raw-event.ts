@@ -1,4 +1,5 @@
 // Raw input events on the recording clock: the immutable capture layer.
+import * as v from 'valibot';
 
 /** Kinds of raw input event, stored as small integers in the database. */
 export const RAW_EVENT_KINDS = [
@@ -58,16 +59,28 @@ export type RawEvent = {
   flags: number;
 };
 
+const count = v.number();
+
 /** Counts of raw events as reported by `show`. */
-export type EventCounts = {
-  total: number;
-  move: number;
+export const EventCountsSchema = v.strictObject({
+  total: count,
+  move: count,
   /** Button presses + releases. */
-  button: number;
+  button: count,
   /** Wheel ticks. */
-  scroll: number;
+  scroll: count,
   /** Key downs + ups. */
-  key: number;
-  other: number;
-  byKind: Record<RawEventKind, number>;
-};
+  key: count,
+  other: count,
+  byKind: v.strictObject({
+    move: count,
+    down: count,
+    up: count,
+    wheel: count,
+    keydown: count,
+    keyup: count,
+    other: count,
+  } satisfies Record<RawEventKind, typeof count>),
+});
+/** Counts of raw events as reported by `show`. */
+export type EventCounts = v.InferOutput<typeof EventCountsSchema>;

@@ -1,13 +1,20 @@
 // Recordings, their video, and the other capture streams.
+import * as v from 'valibot';
 import type { EventCounts } from './raw-event';
 
 /** Where a recording came from. */
-export type RecordingSource = 'recorder' | 'agentnet-import' | 'pull';
+export const RECORDING_SOURCES = ['recorder', 'agentnet-import', 'pull'] as const;
+/** One of {@link RECORDING_SOURCES}. */
+export const RecordingSourceSchema = v.picklist(RECORDING_SOURCES);
+/** Where a recording came from. */
+export type RecordingSource = v.InferOutput<typeof RecordingSourceSchema>;
 
 /** Capture status: `active` while capturing; later commands turn a left-over `active` into `recovered`. */
 export const RECORDING_STATUSES = ['active', 'complete', 'recovered', 'corrupt', 'failed'] as const;
 /** One of {@link RECORDING_STATUSES}. */
-export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+export const RecordingStatusSchema = v.picklist(RECORDING_STATUSES);
+/** One of {@link RECORDING_STATUSES}. */
+export type RecordingStatus = v.InferOutput<typeof RecordingStatusSchema>;
 
 /** Review workflow status (Review issue). */
 export const REVIEW_STATUSES = [
@@ -18,30 +25,44 @@ export const REVIEW_STATUSES = [
   'rejected',
 ] as const;
 /** One of {@link REVIEW_STATUSES}. */
-export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+export const ReviewStatusSchema = v.picklist(REVIEW_STATUSES);
+/** One of {@link REVIEW_STATUSES}. */
+export type ReviewStatus = v.InferOutput<typeof ReviewStatusSchema>;
 
 /** Operating system facts of the capturing machine. */
-export type PlatformInfo = {
+export const PlatformInfoSchema = v.strictObject({
   /** `linux` | `win32` | `darwin` (AgentNet `system` mapped). */
-  os: string;
+  os: v.string(),
   /** Free-form OS name as reported (AgentNet `system`, e.g. `Windows`). */
-  system: string;
-  release: string;
-  version: string;
-  machine: string;
-  model: string | null;
-};
+  system: v.string(),
+  release: v.string(),
+  version: v.string(),
+  machine: v.string(),
+  model: v.nullable(v.string()),
+});
+/** Operating system facts of the capturing machine. */
+export type PlatformInfo = v.InferOutput<typeof PlatformInfoSchema>;
 
 /** Geometry of the captured screen; every event coordinate lives in this space. */
-export type ScreenInfo = {
+export const ScreenInfoSchema = v.strictObject({
   /** Physical pixels. */
-  width: number;
-  height: number;
+  width: v.number(),
+  height: v.number(),
   /** Physical / logical pixels. */
-  scale: number;
+  scale: v.number(),
   /** Monitor layout when known: physical-pixel rectangles. */
-  monitors: { x: number; y: number; width: number; height: number; primary: boolean }[];
-};
+  monitors: v.array(
+    v.strictObject({
+      x: v.number(),
+      y: v.number(),
+      width: v.number(),
+      height: v.number(),
+      primary: v.boolean(),
+    }),
+  ),
+});
+/** Geometry of the captured screen; every event coordinate lives in this space. */
+export type ScreenInfo = v.InferOutput<typeof ScreenInfoSchema>;
 
 /** One video file of a recording. */
 export type VideoInfo = {
@@ -62,18 +83,20 @@ export type VideoInfo = {
 };
 
 /** A recording as listed. */
-export type RecordingSummary = {
-  id: string;
-  task: string;
-  status: RecordingStatus;
-  reviewStatus: ReviewStatus;
-  source: RecordingSource;
-  os: string;
-  createdAtMs: number;
-  durationMs: number | null;
-  stepCount: number;
-  eventCount: number;
-};
+export const RecordingSummarySchema = v.strictObject({
+  id: v.string(),
+  task: v.string(),
+  status: RecordingStatusSchema,
+  reviewStatus: ReviewStatusSchema,
+  source: RecordingSourceSchema,
+  os: v.string(),
+  createdAtMs: v.number(),
+  durationMs: v.nullable(v.number()),
+  stepCount: v.number(),
+  eventCount: v.number(),
+});
+/** A recording as listed. */
+export type RecordingSummary = v.InferOutput<typeof RecordingSummarySchema>;
 
 /** A recording with everything `show` reports. */
 export type RecordingDetail = RecordingSummary & {

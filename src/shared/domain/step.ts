@@ -1,31 +1,23 @@
 // Reduced steps: derived from raw events, kept apart from them.
-import type { ActionCall } from './action';
+import * as v from 'valibot';
+import { ACTION_NAMES, type ActionCall } from './action';
 
+/** Every step kind: the main action of the step, or `unknown`. */
+export const STEP_KINDS = [...ACTION_NAMES, 'unknown'] as const;
+/** One of {@link STEP_KINDS}. */
+export const StepKindSchema = v.picklist(STEP_KINDS);
 /** A step kind = the main action of the step. */
-export type StepKind =
-  | 'click'
-  | 'doubleClick'
-  | 'tripleClick'
-  | 'rightClick'
-  | 'middleClick'
-  | 'moveTo'
-  | 'dragTo'
-  | 'scroll'
-  | 'hscroll'
-  | 'write'
-  | 'press'
-  | 'hotkey'
-  | 'wait'
-  | 'terminate'
-  | 'unknown';
+export type StepKind = v.InferOutput<typeof StepKindSchema>;
 
 /** Moves that led up to a pointer action. */
-export type PreMove = {
-  startMs: number;
-  endMs: number;
-  eventStartIdx: number;
-  count: number;
-};
+export const PreMoveSchema = v.strictObject({
+  startMs: v.number(),
+  endMs: v.number(),
+  eventStartIdx: v.number(),
+  count: v.number(),
+});
+/** Moves that led up to a pointer action. */
+export type PreMove = v.InferOutput<typeof PreMoveSchema>;
 
 /** One reduced step. */
 export type Step = {

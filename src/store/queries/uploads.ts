@@ -1,13 +1,10 @@
 // Uploads: the queue/history rows, the objects of each submission with their completed parts,
 // pull provenance, and the upload settings (target defaults, the encrypted credentials blob).
-import { UPLOAD_VIEW_STATUSES, type UploadViewStatus } from '../../shared/contract/methods';
+import { UPLOAD_STATUSES, type UploadStatus } from '../../shared/domain';
 import type { Db } from '../db';
 
-/** Lifecycle of an upload row (the contract's list). `uploaded` only after every object and the
- * manifest verified. */
-export const UPLOAD_STATUSES = UPLOAD_VIEW_STATUSES;
-/** One of {@link UPLOAD_STATUSES}. */
-export type UploadStatus = UploadViewStatus;
+/** Lifecycle of an upload row (the domain's list). */
+export { UPLOAD_STATUSES, type UploadStatus };
 
 /** Statuses an upload can be resumed from. */
 export const RESUMABLE_UPLOAD_STATUSES: readonly UploadStatus[] = [

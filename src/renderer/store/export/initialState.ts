@@ -1,8 +1,9 @@
 // State of an export run started from the UI.
 import type { ApiMethods } from '../../../shared/contract';
+import type { ExportFormat } from '../../../shared/domain';
 
-/** Export formats (the Pipeline's). */
-export type ExportFormat = ApiMethods['exports:run']['input']['format'];
+/** Export formats (the domain's). */
+export type { ExportFormat };
 
 /** The result of a finished export. */
 export type ExportResult = ApiMethods['exports:run']['output'];
