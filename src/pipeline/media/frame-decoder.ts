@@ -2,265 +2,42 @@
 // streams them as raw RGB24 frames, bit-exact with the OpenCV frames the OpenCUA reference uses
 // (docs/keyframes.md §3). Lifecycle object per docs/architecture.md §5: start() resolves on
 // readiness, start timeout, abort and stop() kill the child, failures carry a code and ffmpeg's
-// stderr tail.
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
-import { closeSync, constants as fsConstants, openSync } from 'node:fs';
+// stderr tail. Its parts live in decoder/: the ffmpeg arguments, the buffer pool, the named-pipe
+// and stdout transports, the stderr monitor and the exit outcome; this module re-exports their
+// public names.
 import { writeFile } from 'node:fs/promises';
-import { Socket } from 'node:net';
-import type { OnReadOpts, SocketConstructorOpts } from 'node:net';
 import path from 'node:path';
+import { spawnChild } from '../../infra/spawn-child';
+import type { ChildProcess } from '../../infra/spawn-child';
 import { AppError } from '../../shared/errors';
-import { tailLines } from './run-process';
-import {
-  killOnExit,
-  makeTempDir,
-  removeTempDir,
-  sweepStaleTempDirs,
-  withParentDeathSignal,
-} from './child-guard';
+import { makeTempDir, removeTempDir, sweepStaleTempDirs } from './child-guard';
+import { buildFrameDecoderArgs, buildFrameFilterScript } from './decoder/ffmpeg-args';
+import { decodeExitOutcome } from './decoder/exit-outcome';
+import { openFrameFifo, readFramesFromFifo } from './decoder/fifo-transport';
+import type { FrameSink } from './decoder/frame-sink';
+import { DecoderStderrMonitor } from './decoder/stderr-monitor';
+import { readFramesFromStream } from './decoder/stdout-transport';
+import { DEFAULT_DECODER_KILL_GRACE_MS, DEFAULT_DECODER_START_TIMEOUT_MS } from './decoder/types';
+import type { FrameCallbackResult, FrameDecodeResult, FrameDecoderOptions } from './decoder/types';
 
-/** Default limit between spawning ffmpeg and its readiness line, in ms. */
-export const DEFAULT_DECODER_START_TIMEOUT_MS = 30_000;
-/** Default delay between SIGTERM and SIGKILL when the decoder kills ffmpeg, in ms. */
-export const DEFAULT_DECODER_KILL_GRACE_MS = 1_000;
-/** The colour conversion OpenCV applies: BT.601 matrix, bicubic flags, file tags ignored (§3). */
-export const OPENCV_SCALE_FILTER = 'scale=in_color_matrix=bt601:flags=bicubic';
-
-/** Characters of stderr kept for error messages. */
-const STDERR_TAIL_CHARS = 16 * 1024;
-/** Lines of stderr quoted in error messages. */
-const ERROR_TAIL_LINES = 8;
-
-/** The ffmpeg executable to run (structurally a subset of the recorder's `FfmpegBinary`). */
-export type FfmpegExecutable = {
-  /** Path of the ffmpeg executable. */
-  path: string;
-};
-
-/** One decoded frame handed to {@link FrameDecoderOptions.onFrame}. */
-export type DecodedFrame = {
-  /** Frame index n (presentation order from 0, docs/keyframes.md §2). */
-  index: number;
-  /** Position of this frame among the requested frames (0-based). */
-  ordinal: number;
-  /** Packed RGB24 pixels, width · height · 3 bytes; the callback may keep the buffer. */
-  rgb: Buffer;
-  /** Frame width in px. */
-  width: number;
-  /** Frame height in px. */
-  height: number;
-};
-
-/** Return 'stop' from the frame callback to end decoding early (the result is still success). */
-export type FrameCallbackResult = void | 'stop';
-
-/** Options of {@link FrameDecoder} and {@link decodeFrames}. */
-export type FrameDecoderOptions = {
-  /** ffmpeg to run (the caller resolves it; pipeline code cannot import the recorder). */
-  ffmpeg: FfmpegExecutable;
-  /** Video file to decode. */
-  videoPath: string;
-  /** Frame indices to decode (any order, duplicates ignored; each ≥ 0). */
-  frames: Iterable<number>;
-  /** Video width in px (output frames have the video's resolution). */
-  width: number;
-  /** Video height in px. */
-  height: number;
-  /** Start at a keyframe instead of frame 0: ffmpeg seeks there (input seek) and frames are
-   * picked by their exact timestamps, so indices stay those of the whole video (§2). */
-  seek?: FrameSeek;
-  /** Read the frames from a piped Matroska stream instead (exclusive with `seek`). */
-  stream?: FrameStream;
-  /** How frames travel from ffmpeg: 'auto' (default) a named pipe where the OS has them, else
-   * stdout; 'stdout' always stdout. */
-  transport?: 'auto' | 'stdout';
-  /** Decoder threads for ffmpeg (`-threads`); default: ffmpeg's choice. Use 1 when several
-   * decodes run at once: frame threading then only adds overhead. */
-  decoderThreads?: number;
-  /** Where frame buffers come from (default: a new buffer per frame). With a pool, a frame
-   * buffer belongs to the callback until it gives it back with `pool.release`. */
-  pool?: FrameBufferPool;
-  /** Called once per decoded frame, in ascending index order (descending with seek.reverse);
-   * awaited before the next frame. */
-  onFrame: (frame: DecodedFrame) => FrameCallbackResult | Promise<FrameCallbackResult>;
-  /** Aborts decoding: ffmpeg is killed and `done` rejects with code ABORTED. */
-  signal?: AbortSignal;
-  /** ms until ffmpeg must have opened the video; default {@link DEFAULT_DECODER_START_TIMEOUT_MS}. */
-  startTimeoutMs?: number;
-  /** ms between SIGTERM and SIGKILL; default {@link DEFAULT_DECODER_KILL_GRACE_MS}. */
-  killGraceMs?: number;
-  /** Debug logger (`pipeline:frames`): spawn arguments, readiness, kills and the exit status. */
-  log?: (message: string) => void;
-};
-
-/** Where a decode starts and how frame indices map to timestamps (see frame-timeline.ts). */
-export type FrameSeek = {
-  /** `-ss` value in seconds on the file's own timestamps (`-seek_timestamp 1`): a keyframe's
-   * pts, rounded up to the microsecond. Every requested frame lies at or after that keyframe. */
-  seconds: string;
-  /** pts (stream time base) of frame n. */
-  ptsOf: (frame: number) => number;
-  /** Deliver the frames in descending index order: ffmpeg reads the input only up to
-   * `stopSeconds` (file timestamps, just past the last requested frame), keeps the selected
-   * frames (still undecoded to RGB) and converts them last first, so a consumer that stops early
-   * spares the conversion of the rest. */
-  reverse?: { stopSeconds: string | null };
-};
-
-/** Input written to ffmpeg's stdin instead of reading `videoPath`: a Matroska stream whose
- * blocks carry their frame index n as timestamp (see mkv-stream.ts), so frames are selected by
- * that pts. Frames must still come out in ascending index order (send the parts in order). */
-export type FrameStream = {
-  /** Writes the whole stream to `stdin` (honouring backpressure) and ends it; rejects on a read
-   * error. After `signal` aborts (the decode ended), it should stop writing and resolve. */
-  feed: (stdin: Writable, signal: AbortSignal) => Promise<void>;
-};
-
-/** Reusable frame buffers (all of one size), to spare the allocator and the garbage collector. */
-export class FrameBufferPool {
-  private readonly free: Buffer[] = [];
-
-  constructor(
-    /** Bytes per buffer (width · height · 3). */
-    readonly frameBytes: number,
-    /** Free buffers kept for reuse at most. */
-    private readonly maxFree = 8,
-  ) {}
-
-  /** A buffer of frameBytes bytes (contents undefined). */
-  acquire(): Buffer {
-    return this.free.pop() ?? Buffer.allocUnsafe(this.frameBytes);
-  }
-
-  /** Gives a buffer back; the caller must not use it afterwards. */
-  release(buffer: Buffer): void {
-    if (buffer.length === this.frameBytes && this.free.length < this.maxFree) {
-      this.free.push(buffer);
-    }
-  }
-}
-
-/** Outcome of a finished decode. */
-export type FrameDecodeResult = {
-  /** The requested frame indices, ascending and unique. */
-  frames: number[];
-  /** Number of frames delivered to the callback. */
-  decodedCount: number;
-  /** Requested frames the video did not have (past its last frame); [] when stopped early. */
-  missingFrames: number[];
-  /** True when the callback returned 'stop' or stop() was called before the end. */
-  isStoppedEarly: boolean;
-  /** Wall-clock time from spawn to exit, in ms (0 when nothing had to be decoded). */
-  durationMs: number;
-};
-
-/** Options of {@link buildFrameDecoderArgs}. */
-export type FrameDecoderArgsOptions = {
-  /** Video file to decode. */
-  videoPath: string;
-  /** File holding the filtergraph (see {@link buildFrameFilterScript}). */
-  filterScriptPath: string;
-  /** Number of frames selected; ffmpeg stops after emitting that many. */
-  frameCount: number;
-  /** Input seek in seconds (file timestamps); the filter then selects by pts. */
-  seekSeconds?: string;
-  /** With a seek: stop reading the input here and emit the selected frames in reverse order. */
-  reverseStopSeconds?: string;
-  /** Read a Matroska stream from stdin (frames selected by pts = frame index) instead. */
-  isStdinStream?: boolean;
-  /** Write the frames to this file (a named pipe) instead of stdout. */
-  outputPath?: string;
-  /** `-threads` of the decoder; absent: ffmpeg's default. */
-  decoderThreads?: number;
-};
-
-// Builds the select expression matching exactly `frames` (ascending, unique) on the variable
-// `n` (frame index) or `pts`, as a balanced if/lt tree over runs, so that thousands of values
-// cost O(log n) per decoded frame.
-export function buildSelectExpression(
-  frames: readonly number[],
-  variable: 'n' | 'pts' = 'n',
-): string {
-  const v = variable;
-  const runs: { first: number; last: number }[] = [];
-  for (const frame of frames) {
-    const run = runs.at(-1);
-    if (run !== undefined && frame === run.last + 1) {
-      run.last = frame;
-    } else {
-      runs.push({ first: frame, last: frame });
-    }
-  }
-  if (runs.length === 0) {
-    return '0';
-  }
-  const build = (from: number, to: number): string => {
-    if (from === to) {
-      const run = runs[from] as { first: number; last: number };
-      return run.first === run.last
-        ? `eq(${v},${run.first})`
-        : `between(${v},${run.first},${run.last})`;
-    }
-    const middle = Math.ceil((from + to) / 2);
-    const pivot = (runs[middle] as { first: number }).first;
-    return `if(lt(${v},${pivot}),${build(from, middle - 1)},${build(middle, to)})`;
-  };
-  return build(0, runs.length - 1);
-}
-
-// The filtergraph of a decode: select the frames (by index, or by pts when `ptsOf` is given, for
-// decodes that start at a seek), then OpenCV's BT.601/bicubic conversion (§3).
-export function buildFrameFilterScript(
-  frames: readonly number[],
-  ptsOf?: (frame: number) => number,
-  isReversed = false,
-): string {
-  const expression = ptsOf
-    ? buildSelectExpression(frames.map(ptsOf), 'pts')
-    : buildSelectExpression(frames);
-  // single quotes keep the expression's commas away from the filtergraph parser; `reverse`
-  // buffers the selected frames before the (costly) RGB conversion
-  return `select='${expression}',${isReversed ? 'reverse,' : ''}${OPENCV_SCALE_FILTER}`;
-}
-
-// The ffmpeg argument list of a decode (the filtergraph comes from a script file so that
-// hundreds of indices never hit the command-line length limit).
-export function buildFrameDecoderArgs(options: FrameDecoderArgsOptions): string[] {
-  return [
-    // no banner, never read stdin (we stop ffmpeg with signals), no progress lines
-    ...['-hide_banner', '-nostdin', '-nostats'],
-    // info level prints "Stream mapping:" once the input is open: our readiness signal
-    ...['-loglevel', 'info'],
-    // a seek starts at a keyframe (no accurate-seek trimming) and keeps the file's timestamps,
-    // so that the filter can select frames by their pts
-    ...(options.seekSeconds === undefined
-      ? []
-      : [
-          ...['-seek_timestamp', '1', '-noaccurate_seek', '-ss', options.seekSeconds, '-copyts'],
-          ...(options.reverseStopSeconds === undefined ? [] : ['-to', options.reverseStopSeconds]),
-        ]),
-    ...(options.decoderThreads === undefined ? [] : ['-threads', String(options.decoderThreads)]),
-    // a piped stream keeps its timestamps (the frame indices) for the selection
-    ...(options.isStdinStream
-      ? ['-copyts', '-f', 'matroska', '-i', 'pipe:0']
-      : ['-i', options.videoPath]),
-    // the first video stream only: audio is neither demuxed into a decoder nor converted
-    ...['-map', '0:v:0'],
-    // select + scale=in_color_matrix=bt601:flags=bicubic (docs/keyframes.md §3)
-    ...['-filter_script:v', options.filterScriptPath],
-    // keep selected frames back to back without duplicating or dropping (= -vsync 0, §3)
-    ...['-fps_mode', 'passthrough'],
-    // output timestamps in the input's time base (ms indices would collide in a guessed one)
-    ...(options.isStdinStream ? ['-enc_time_base:v', '-1'] : []),
-    // end right after the last selected frame instead of decoding to the end of the file
-    ...['-frames:v', String(options.frameCount)],
-    // raw RGB24 on stdout, 3·W·H bytes per frame, in index order
-    ...['-f', 'rawvideo', '-pix_fmt', 'rgb24'],
-    ...(options.outputPath === undefined ? ['-'] : ['-y', options.outputPath]),
-  ];
-}
+export { FrameBufferPool } from './decoder/buffer-pool';
+export {
+  OPENCV_SCALE_FILTER,
+  buildFrameDecoderArgs,
+  buildFrameFilterScript,
+  buildSelectExpression,
+} from './decoder/ffmpeg-args';
+export type { FrameDecoderArgsOptions } from './decoder/ffmpeg-args';
+export { DEFAULT_DECODER_KILL_GRACE_MS, DEFAULT_DECODER_START_TIMEOUT_MS } from './decoder/types';
+export type {
+  DecodedFrame,
+  FfmpegExecutable,
+  FrameCallbackResult,
+  FrameDecodeResult,
+  FrameDecoderOptions,
+  FrameSeek,
+  FrameStream,
+} from './decoder/types';
 
 // Decodes `options.frames` in one ffmpeg pass, calling onFrame for each; resolves when done.
 export async function decodeFrames(options: FrameDecoderOptions): Promise<FrameDecodeResult> {
@@ -294,15 +71,12 @@ export class FrameDecoder {
   private failure: unknown = null;
   private isStopRequested = false;
   private decodedCount = 0;
-  private stderrTail = '';
-  private stderrPartialLine = '';
-  private isInOutputBanner = false;
+  private readonly stderr = new DecoderStderrMonitor();
   private startTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
   /** The filter script and named pipe's folder until ffmpeg has opened both (or ended). */
   private tempDir: string | null = null;
-  private untrackChild: () => void = () => undefined;
 
   constructor(options: FrameDecoderOptions) {
     const { width, height } = options;
@@ -418,7 +192,6 @@ export class FrameDecoder {
     } catch (error) {
       // spawn() can throw synchronously (e.g. a NUL byte in a path)
       this.child?.kill('SIGKILL');
-      this.untrackChild();
       await this.releaseTempDir();
       this.finishWithError(error);
     }
@@ -439,10 +212,10 @@ export class FrameDecoder {
     });
     this.startedAt = performance.now();
     this.log(`spawn ${ffmpeg.path} ${args.join(' ')} (${this.frames.length} frames)`);
-    const [command, commandArgs] = withParentDeathSignal(ffmpeg.path, args);
-    const child = spawn(command, commandArgs, {
+    // parent-death signal and kill-on-exit: an ffmpeg blocked opening a named pipe whose reader
+    // is gone would otherwise wait forever (it ignores SIGTERM there)
+    const child = spawnChild(ffmpeg.path, args, {
       stdio: [this.options.stream ? 'pipe' : 'ignore', fifo ? 'ignore' : 'pipe', 'pipe'],
-      windowsHide: true,
     });
     this.child = child;
 
@@ -463,9 +236,6 @@ export class FrameDecoder {
         });
       },
     );
-    if (child.pid !== undefined) {
-      this.untrackChild = killOnExit(child);
-    }
 
     const onAbort = (): void => {
       this.failure ??= abortedError(videoPath);
@@ -485,8 +255,8 @@ export class FrameDecoder {
         this.failure ??= new AppError(
           'FFMPEG_START_TIMEOUT',
           `ffmpeg did not open '${videoPath}' within ${startTimeoutMs} ms (killed)` +
-            this.tailSuffix(),
-          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderrTailLines() },
+            this.stderr.tailSuffix(),
+          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderr.tailLines() },
         );
         this.terminate();
       }
@@ -494,10 +264,16 @@ export class FrameDecoder {
 
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (text: string) => this.onStderr(text));
+    const sink: FrameSink = {
+      frameBytes: this.frameBytes,
+      acquire: () => this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes),
+      onData: () => this.markReady(),
+      deliver: async (frame) => await this.deliverOrStop(frame),
+    };
     const pumped = fifo
-      ? this.pumpFifo(fifo)
+      ? readFramesFromFifo(fifo, sink)
       : child.stdout
-        ? this.pump(child.stdout)
+        ? readFramesFromStream(child.stdout, sink)
         : Promise.resolve(0);
     const feedEnd = new AbortController();
     const fed = this.feedStream(child, feedEnd.signal);
@@ -515,7 +291,6 @@ export class FrameDecoder {
     clearTimeout(this.startTimer);
     clearTimeout(this.killTimer);
     signal?.removeEventListener('abort', onAbort);
-    this.untrackChild();
     await this.releaseTempDir();
     this.settle(exit, pendingBytes);
   }
@@ -537,90 +312,6 @@ export class FrameDecoder {
         this.terminate();
       }
     }
-  }
-
-  /** Reads stdout (no named pipe: Windows, or mkfifo failed) into frames and hands them to the
-   * callback; returns leftover bytes. */
-  private async pump(stdout: NodeJS.ReadableStream): Promise<number> {
-    let current: Buffer | null = null;
-    let filled = 0;
-    try {
-      for await (const chunk of stdout as AsyncIterable<Buffer>) {
-        this.markReady();
-        let offset = 0;
-        while (offset < chunk.length) {
-          current ??= this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes);
-          const count = Math.min(this.frameBytes - filled, chunk.length - offset);
-          chunk.copy(current, filled, offset, offset + count);
-          filled += count;
-          offset += count;
-          if (filled < this.frameBytes) {
-            continue;
-          }
-          const frameBuffer: Buffer = current;
-          current = null;
-          filled = 0;
-          if (await this.deliver(frameBuffer)) {
-            return 0;
-          }
-        }
-      }
-    } catch {
-      // a broken pipe after a kill; the exit status decides what happened
-      return 0;
-    }
-    return filled;
-  }
-
-  /** Reads frames from the named pipe straight into frame buffers (no chunks, no copies). */
-  private pumpFifo(fifo: FrameFifo): Promise<number> {
-    return new Promise<number>((resolve) => {
-      let current: Buffer | null = null;
-      let filled = 0;
-      let isFinished = false;
-      const finish = (leftover: number): void => {
-        if (!isFinished) {
-          isFinished = true;
-          resolve(leftover);
-        }
-      };
-      // `onread` works for a Socket made from an fd (Node ≥ 12) but is typed for connect() only
-      const options: SocketConstructorOpts & { onread: OnReadOpts } = {
-        fd: fifo.readFd,
-        readable: true,
-        writable: false,
-        onread: {
-          buffer: () => {
-            current ??= this.options.pool?.acquire() ?? Buffer.allocUnsafe(this.frameBytes);
-            return current.subarray(filled);
-          },
-          callback: (bytes: number): boolean => {
-            this.markReady();
-            filled += bytes;
-            if (filled < this.frameBytes || current === null) {
-              return true;
-            }
-            const frame: Buffer = current;
-            current = null;
-            filled = 0;
-            void (async () => {
-              if (await this.deliverOrStop(frame)) {
-                // closing the reader makes ffmpeg's next write fail: it cannot block
-                socket.destroy();
-                finish(0);
-              } else {
-                socket.resume();
-              }
-            })();
-            return false; // paused until the frame is delivered
-          },
-        },
-      };
-      const socket = new Socket(options);
-      socket.once('end', () => finish(filled));
-      socket.once('error', () => finish(0));
-      socket.once('close', () => finish(filled));
-    });
   }
 
   /** {@link deliver}, and true (stop) should it ever throw. */
@@ -675,29 +366,17 @@ export class FrameDecoder {
   }
 
   private onStderr(text: string): void {
-    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
-    const lines = (this.stderrPartialLine + text).split(/\r?\n/);
-    this.stderrPartialLine = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line.startsWith('Stream mapping:')) {
+    for (const signal of this.stderr.push(text)) {
+      if (signal.kind === 'ready') {
         this.markReady();
-      } else if (line.startsWith('Output #0')) {
-        this.isInOutputBanner = true;
-      } else if (this.isInOutputBanner) {
-        this.checkOutputSize(line);
+      } else {
+        this.checkOutputSize(signal.width, signal.height);
       }
     }
   }
 
   /** The output stream line names the frame size ffmpeg writes; it must be the one we read. */
-  private checkOutputSize(line: string): void {
-    const match = /^\s*Stream #0:0.*: Video: rawvideo\b.*?, (\d+)x(\d+)\b/.exec(line);
-    if (!match) {
-      return;
-    }
-    this.isInOutputBanner = false;
-    const width = Number(match[1]);
-    const height = Number(match[2]);
+  private checkOutputSize(width: number, height: number): void {
     if (width !== this.options.width || height !== this.options.height) {
       this.failure ??= new AppError(
         'FFMPEG_FAILED',
@@ -757,7 +436,6 @@ export class FrameDecoder {
     exit: { code: number | null; signal: NodeJS.Signals | null },
     pendingBytes: number,
   ): void {
-    const { videoPath, ffmpeg } = this.options;
     if (this.failure !== null) {
       this.finishWithError(this.failure);
       return;
@@ -768,56 +446,23 @@ export class FrameDecoder {
       this.finishWithResult({ missingFrames: [], durationMs });
       return;
     }
-    if (exit.code !== 0) {
-      const status = exit.code === null ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-      const details = {
-        ffmpegPath: ffmpeg.path,
-        videoPath,
-        exitCode: exit.code,
-        signal: exit.signal,
-        stderrTail: this.stderrTailLines(),
-      };
-      // before readiness ffmpeg could not even open the input: the file is the problem
-      this.finishWithError(
-        this.isReady
-          ? new AppError(
-              'FFMPEG_FAILED',
-              `ffmpeg failed while decoding '${videoPath}' (${status})${this.tailSuffix()}`,
-              details,
-            )
-          : new AppError(
-              'VIDEO_UNREADABLE',
-              `Cannot decode video '${videoPath}': ffmpeg failed with ${status}${this.tailSuffix()}`,
-              details,
-            ),
-      );
-      return;
+    const outcome = decodeExitOutcome({
+      ...exit,
+      ffmpegPath: this.options.ffmpeg.path,
+      videoPath: this.options.videoPath,
+      isReady: this.isReady,
+      frames: this.frames,
+      decodedCount: this.decodedCount,
+      pendingBytes,
+      frameBytes: this.frameBytes,
+      isReversed: this.options.seek?.reverse !== undefined,
+      stderrTail: this.stderr.tailLines(),
+    });
+    if ('error' in outcome) {
+      this.finishWithError(outcome.error);
+    } else {
+      this.finishWithResult({ missingFrames: outcome.missingFrames, durationMs });
     }
-    if (pendingBytes !== 0) {
-      this.finishWithError(
-        new AppError(
-          'FFMPEG_FAILED',
-          `ffmpeg ended '${videoPath}' with a partial frame (${pendingBytes} of ` +
-            `${this.frameBytes} bytes)${this.tailSuffix()}`,
-          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderrTailLines() },
-        ),
-      );
-      return;
-    }
-    if (this.options.seek?.reverse !== undefined && this.decodedCount < this.frames.length) {
-      // reversed frames are labelled from the top of the list: a frame that did not come means
-      // every label was off by its place, so nothing of this decode can be trusted
-      this.finishWithError(
-        new AppError(
-          'FFMPEG_FAILED',
-          `a reversed decode of '${videoPath}' delivered ${this.decodedCount} of ` +
-            `${this.frames.length} frames; request only frames the video has (see its timeline)`,
-          { ffmpegPath: ffmpeg.path, videoPath, stderrTail: this.stderrTailLines() },
-        ),
-      );
-      return;
-    }
-    this.finishWithResult({ missingFrames: this.frames.slice(this.decodedCount), durationMs });
   }
 
   private finishWithResult(result: { missingFrames: number[]; durationMs: number }): void {
@@ -842,61 +487,6 @@ export class FrameDecoder {
 
   private log(message: string): void {
     this.options.log?.(message);
-  }
-
-  private stderrTailLines(): string {
-    return tailLines(this.stderrTail + this.stderrPartialLine, ERROR_TAIL_LINES);
-  }
-
-  private tailSuffix(): string {
-    const tail = this.stderrTailLines();
-    return tail === '' ? '.' : `:\n${tail}`;
-  }
-}
-
-/** A named pipe for the frames: ffmpeg writes it, we read it with a Socket whose reads land
- * in our frame buffers. Stdout would hand us ~50 freshly allocated chunks per 720p frame, and
- * their garbage collection and copying cost more CPU than the RGB conversion itself. */
-type FrameFifo = {
-  path: string;
-  readFd: number;
-  /** Closes our own write end (held so the pipe does not report its end before ffmpeg opens it). */
-  closeWriter: () => void;
-};
-
-// A named pipe in `dir`, open for reading; null where there are none (Windows) or mkfifo fails
-// (frames then come through stdout).
-async function openFrameFifo(dir: string): Promise<FrameFifo | null> {
-  if (process.platform === 'win32') {
-    return null;
-  }
-  const fifoPath = path.join(dir, 'frames.fifo');
-  const isMade = await new Promise<boolean>((resolve) => {
-    execFile('mkfifo', ['-m', '600', fifoPath], { timeout: 10_000 }, (error) => resolve(!error));
-  });
-  if (!isMade) {
-    return null;
-  }
-  let readFd: number | null = null;
-  try {
-    readFd = openSync(fifoPath, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-    const writeFd = openSync(fifoPath, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
-    let isOpen = true;
-    return {
-      path: fifoPath,
-      readFd,
-      closeWriter: () => {
-        if (isOpen) {
-          isOpen = false;
-          closeSync(writeFd);
-        }
-      },
-    };
-  } catch {
-    if (readFd !== null) {
-      closeSync(readFd);
-    }
-    return null;
   }
 }
 
