@@ -7,7 +7,7 @@ import type { RecordingDto } from '../../src/shared/contract';
 import { isAppError } from '../../src/shared/errors';
 import { dispatch } from '../../src/services/dispatch';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
-import { computeKeyframes, keyframesSettled } from '../../src/services/review/keyframes';
+import { computeKeyframes } from '../../src/services/review/keyframes';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { getRecordingDto, setReviewStatus } from '../../src/services/review-service';
 import { serviceContext } from '../helpers/context';
@@ -15,13 +15,16 @@ import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR } from '../helpers/paths';
 
 const t = tempLibrary();
-const { ctx, events } = serviceContext(t.lib);
+const { ctx, services, events } = serviceContext(t.lib);
 let id = '';
 
 beforeAll(async () => {
   id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
 });
-afterAll(() => t.cleanup());
+afterAll(async () => {
+  await services.close();
+  t.cleanup();
+});
 
 const dto = (): RecordingDto => getRecordingDto(t.lib, id, ctx);
 
@@ -80,7 +83,7 @@ describe('issue 10 item 14: review faults', () => {
       edit: { op: 'merge', stepIds: ['agentnet:8', 'agentnet:9'] },
     });
     expect(merged.ok).toBe(true);
-    await keyframesSettled(t.lib, id);
+    await ctx.keyframes.idle();
     const d = dto();
     const step = d.steps.find((s) => s.id === 'agentnet:8');
     expect(step?.keyframeUrl).not.toBeNull();
@@ -103,7 +106,7 @@ describe('issue 10 item 14: review faults', () => {
     });
     expect(split.ok, JSON.stringify(split)).toBe(true);
     expect(dto().steps.length).toBe(d.steps.length + 1);
-    await keyframesSettled(t.lib, id);
+    await ctx.keyframes.idle();
     expect(dto().steps.every((s) => s.keyframeUrl !== null)).toBe(true);
   }, 120_000);
 });

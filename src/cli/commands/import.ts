@@ -1,13 +1,17 @@
 // `cua-annotator import <folder...>`: AgentNet Tool recording folders → the library.
 import { importAgentNetFolder, type ImportResult } from '../../services/import/agentnet-import';
+import { KeyframeJobs, type KeyframeJobOutcome } from '../../services/review/keyframe-jobs';
 import { isAppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withLibraryOrCreate } from '../context';
+import type { Library } from '../../services/library/library';
+import type { ApiEvents } from '../../shared/contract';
 import { APP_VERSION } from '../version';
-import { createProgress, errLine, out, outJson } from '../output';
+import { createProgress, errLine, out, outJson, type Progress } from '../output';
 
-const HELP = `Usage: cua-annotator import <folder...> [--allow-duplicate] [--json] [--library DIR]
+const HELP = `Usage: cua-annotator import <folder...> [--allow-duplicate] [--no-keyframes] [--json]
+                              [--library DIR]
 
 Imports AgentNet Tool recording folders (events.jsonl, metadata.json, task_name.json, the .mp4,
 reduced_events_complete.jsonl / reduced_events_vis.jsonl, a11y/element/top_window streams).
@@ -16,17 +20,25 @@ names the file, the line and the problem, and the library is left exactly as it 
 A folder whose video is already in the library is refused (IMPORT_DUPLICATE, naming the
 existing recording) unless --allow-duplicate, which imports it again under a distinct
 episode name.
+Then the keyframe of every step is computed and stored (the review page shows them at once;
+exports and uploads reuse them); a keyframe failure is reported but keeps the import.
 
 Options:
   --allow-duplicate  import a folder already in the library again (distinct episode name)
+  --no-keyframes  import only; keyframes are computed when the recording is first opened
   --json          print one JSON object per folder for scripts
   --library DIR   library folder
   -h, --help      show this help
 
 Exit code 2 when any folder failed (the others are still imported).`;
 
+/** What the keyframe computation after an import stored, or why it failed. */
+type KeyframesOutcome =
+  | { ok: true; steps: number; files: number; diagnostics: string[]; ms: number }
+  | { ok: false; code: string; error: string };
+
 type Outcome =
-  | { folder: string; ok: true; result: ImportResult }
+  | { folder: string; ok: true; result: ImportResult; keyframes?: KeyframesOutcome }
   | { folder: string; ok: false; code: string; error: string; fix?: string };
 
 /** The `import` command. */
@@ -38,6 +50,7 @@ export const importCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, {
       json: { type: 'boolean' },
       'allow-duplicate': { type: 'boolean' },
+      'no-keyframes': { type: 'boolean' },
     });
     if (values.help) {
       out(HELP);
@@ -52,17 +65,21 @@ export const importCommand: Command = {
       Boolean(process.stderr.isTTY) && !values.json,
     );
     await withLibraryOrCreate(values.library, async (lib) => {
+      // keyframes are computed in the background while the next folder imports
+      const keyframes = values['no-keyframes'] ? null : new ImportKeyframes(lib, !values.json);
       for (const [i, folder] of positionals.entries()) {
         progress.update(i, folder);
         try {
           const result = await importAgentNetFolder(lib, folder, {
             appVersion: APP_VERSION,
             allowDuplicate: values['allow-duplicate'],
+            ...(keyframes ? { keyframes } : {}),
           });
           outcomes.push({ folder, ok: true, result });
         } catch (e) {
           if (!isAppError(e) || positionals.length === 1) {
             progress.finish();
+            await keyframes?.close();
             throw e;
           }
           outcomes.push({
@@ -76,6 +93,7 @@ export const importCommand: Command = {
       }
       progress.update(positionals.length);
       progress.finish();
+      await keyframes?.finish(outcomes);
     });
     if (values.json) {
       outJson(outcomes.length === 1 ? outcomes[0] : outcomes);
@@ -89,6 +107,17 @@ export const importCommand: Command = {
           for (const w of r.warnings) {
             out(`  warning: ${w}`);
           }
+          const k = o.keyframes;
+          if (k?.ok) {
+            out(`  keyframes: ${k.steps} steps, ${k.files} images (${Math.round(k.ms)} ms)`);
+            for (const d of k.diagnostics) {
+              out(`  keyframe warning: ${d}`);
+            }
+          } else if (k) {
+            errLine(
+              `  keyframes failed: [${k.code}] ${k.error} (the review page offers Recompute)`,
+            );
+          }
         } else {
           errLine(`failed ${o.folder}: [${o.code}] ${o.error}`);
           if (o.fix) {
@@ -100,3 +129,71 @@ export const importCommand: Command = {
     return outcomes.every((o) => o.ok) ? 0 : 2;
   },
 };
+
+// The keyframes of the imported recordings: queued by the import as each recording lands, then
+// awaited with a progress bar; each outcome joins its import's (a failure keeps the import).
+class ImportKeyframes {
+  private readonly jobs: KeyframeJobs;
+  private readonly pending = new Map<
+    string,
+    { started: number; done: Promise<KeyframeJobOutcome> }
+  >();
+  private progress: Progress | null = null;
+  private finished = 0;
+
+  constructor(
+    lib: Library,
+    private readonly showProgress: boolean,
+  ) {
+    this.jobs = new KeyframeJobs({
+      lib,
+      emit: (event, payload) => {
+        if (event === 'keyframes:progress') {
+          const p = payload as ApiEvents['keyframes:progress'];
+          this.progress?.update(this.finished, `keyframes ${p.phase}`);
+        }
+      },
+      log: () => undefined, // failures are reported with the import's outcome
+    });
+  }
+
+  enqueue(recordingId: string): void {
+    this.pending.set(recordingId, {
+      started: performance.now(),
+      done: this.jobs.enqueue(recordingId),
+    });
+  }
+
+  async finish(outcomes: Outcome[]): Promise<void> {
+    if (this.pending.size) {
+      this.progress = createProgress(
+        this.pending.size,
+        Boolean(process.stderr.isTTY) && this.showProgress,
+      );
+    }
+    try {
+      for (const o of outcomes) {
+        const job = o.ok ? this.pending.get(o.result.id) : undefined;
+        if (!o.ok || !job) {
+          continue;
+        }
+        const r = await job.done;
+        this.finished += 1;
+        this.progress?.update(this.finished, 'keyframes');
+        o.keyframes =
+          r.state === 'done'
+            ? { ok: true, ...r.result, ms: performance.now() - job.started }
+            : r.state === 'failed'
+              ? { ok: false, code: r.error.code, error: r.error.message }
+              : { ok: false, code: 'ABORTED', error: 'cancelled' };
+      }
+    } finally {
+      this.progress?.finish();
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.jobs.close();
+  }
+}

@@ -1,27 +1,25 @@
 // Exports recordings in the AgentNet/OpenCUA formats. A run is all-or-nothing: every recording
-// is read and its video verified first, everything is staged in a hidden folder inside the output
-// folder and committed at the end by journalled renames (export-stage.ts).
+// is read and its video verified first (export-load.ts), everything is staged in a hidden folder
+// inside the output folder and committed at the end by journalled renames (export-stage.ts). One
+// module per format writes a recording's files (format-*.ts); the keyframe images come from the
+// stored keyframes when they are fresh, else from one extraction (export-keyframes.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { msToSeconds } from '../../shared/clock';
-import type { RecordingDetail, Step, VideoInfo } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
-import { planKeptRange, type KeptRange, type TrimWindow } from '../../pipeline/export/kept-range';
-import { cutVideoFrames } from '../../pipeline/media/cut-video';
-import { buildAgentNetRecordLine, buildCotInputLine } from '../../pipeline/export/datasets';
-import { buildStandardizedJson, standardizedImageName } from '../../pipeline/export/standardized';
-import { buildTrajectory, type TrajectoryStep } from '../../pipeline/export/trajectory';
-import type { KeyframeStepInput } from '../../pipeline/keyframes/plan';
-import { extractKeyframes, type KeyframeExtraction } from '../../pipeline/media/keyframes-extract';
-import { encodePngRgb } from '../../pipeline/media/png';
-import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
-import { getLabels, getRecording, listAxRecords, listWindows, readEvents } from '../../store';
 import type { Library } from '../library/library';
-import { effectiveStepState } from '../steps';
-import type { StepMark } from '../../shared/contract';
-import { sha256File } from '../../pipeline/io/hash';
+import { resolveDecodeBinaries, type DecodeBinaries } from '../review/keyframe-extraction';
 import { acquireExportLock } from './export-lock';
+import type { ExportFormat } from './export-formats';
+import { exportKeyframeImages } from './export-keyframes';
+import {
+  assignEpisodeIds,
+  damagedError,
+  damageOf,
+  isDamage,
+  loadForExport,
+  type Loaded,
+  type SkippedRecording,
+} from './export-load';
 import {
   commitStage,
   createStage,
@@ -30,12 +28,20 @@ import {
   recoverStaleStages,
   type StageMove,
 } from './export-stage';
-import { errnoOf, exportFsError, prepareOutDir, rethrowExportFsError } from './export-target';
+import { exportFsError, prepareOutDir, rethrowExportFsError } from './export-target';
+import { folderWriter } from './export-writer';
+import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from './format-agentnet-jsonl';
+import { writeAgentNetRaw } from './format-agentnet-raw';
+import { writeStandardized } from './format-standardized';
 
-/** Export formats. */
-export const EXPORT_FORMATS = ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const;
-/** One of {@link EXPORT_FORMATS}. */
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat } from './export-formats';
+export { episodeIdOf, verifyVideo, type SkippedRecording } from './export-load';
+export {
+  extractStepKeyframes,
+  keyframeInputOf,
+  resolveDecodeBinaries,
+  type DecodeBinaries,
+} from '../review/keyframe-extraction';
 
 /** Progress of a run: one tick per phase of each recording. */
 export type ExportProgress = { done: number; total: number; recordingId: string; phase: string };
@@ -72,358 +78,8 @@ export type ExportedRecording = {
   warnings: string[];
 };
 
-/** The id that names a recording's outputs (AgentNet `episode_id`). */
-export function episodeIdOf(rec: RecordingDetail): string {
-  // a folder imported again with --allow-duplicate carries a distinct name
-  const episodeName = rec.sourceMetadata?.episodeName;
-  if (typeof episodeName === 'string' && episodeName) {
-    return episodeName;
-  }
-  const folder = rec.sourceMetadata?.folderName;
-  if (rec.source === 'agentnet-import' && typeof folder === 'string' && folder) {
-    return folder;
-  }
-  const stamp = new Date(rec.createdAtMs).toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `${stamp}_local_${rec.id}`;
-}
-
-const ACTION_WORD: Partial<Record<Step['kind'], string>> = {
-  click: 'click',
-  doubleClick: 'click',
-  tripleClick: 'click',
-  rightClick: 'click',
-  middleClick: 'click',
-  dragTo: 'drag',
-  scroll: 'scroll',
-  hscroll: 'scroll',
-  write: 'type',
-  press: 'type',
-  hotkey: 'press',
-};
-
-/** The keyframe search input of a step (its AgentNet row when imported). */
-export function keyframeInputOf(step: Step): KeyframeStepInput {
-  const complete = (step.extra.agentnet as { complete?: Record<string, unknown> } | undefined)
-    ?.complete;
-  const pressStartS = msToSeconds(step.startMs);
-  const endS = msToSeconds(step.endMs);
-  if (complete) {
-    const pre = complete.pre_move as { start_time?: unknown } | undefined;
-    return {
-      action: typeof complete.action === 'string' ? complete.action : '',
-      preMoveStartS: pre && typeof pre.start_time === 'number' ? pre.start_time : null,
-      pressStartS,
-      endS,
-    };
-  }
-  const action =
-    step.extra.longPress === true ? 'mouse_press' : (ACTION_WORD[step.kind] ?? step.kind);
-  return {
-    action,
-    preMoveStartS: step.preMove ? msToSeconds(step.preMove.startMs) : null,
-    pressStartS,
-    endS,
-  };
-}
-
-type Loaded = {
-  rec: RecordingDetail & { seq: number };
-  steps: Step[];
-  marks: Map<string, StepMark>;
-  episodeId: string;
-  videoPath: string;
-  /** The trim of the edit log (exports leave the trimmed-out time out: kept-range.ts). */
-  trim: TrimWindow;
-};
-
-/** A recording left out of an export (`skipDamaged`), with the reason. */
-export type SkippedRecording = { id: string; code: string; message: string };
-
 /** What {@link runExport} produced. */
 export type ExportRun = { recordings: ExportedRecording[]; skipped: SkippedRecording[] };
-
-// Errors that mean "this recording is damaged" (its rows, its video) rather than "the export
-// cannot be done": `export --all` names these up front, `--skip-damaged` leaves them out.
-const DAMAGE_CODES = new Set<string>([
-  'DB_CORRUPT',
-  'INTEGRITY_FAILED',
-  'VIDEO_MISSING',
-  'VIDEO_UNREADABLE',
-  'FFMPEG_FAILED',
-]);
-
-function isDamage(e: unknown): boolean {
-  // anything not coded while reading rows (SQLITE_CORRUPT, malformed JSON) is damage too
-  return !(e instanceof AppError) || DAMAGE_CODES.has(e.code);
-}
-
-function damageOf(id: string, e: unknown): SkippedRecording {
-  return e instanceof AppError
-    ? { id, code: e.code, message: e.message }
-    : {
-        id,
-        code: 'DB_CORRUPT',
-        message: `Recording ${id}: its rows cannot be read (${String((e as Error)?.message ?? e)}).`,
-      };
-}
-
-// The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows).
-function readRawLayer(lib: Library, seq: number) {
-  return {
-    events: readEvents(lib.db, seq),
-    a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
-      tS: msToSeconds(r.tMs),
-      tree: JSON.parse(r.treeJson) as unknown,
-      truncated: r.note?.startsWith('truncated') ?? false,
-    })),
-    elements: listAxRecords(lib.db, seq, 'element').map((r) => ({
-      tS: msToSeconds(r.tMs),
-      tree: JSON.parse(r.treeJson) as unknown,
-      x: r.x,
-      y: r.y,
-    })),
-    topWindows: listWindows(lib.db, seq).map((w) => ({
-      tS: msToSeconds(w.tMs),
-      name: w.app ?? w.title ?? '',
-    })),
-  };
-}
-
-/** Checks a library video against the SHA-256 stored when it entered the library. */
-export async function verifyVideo(
-  lib: Library,
-  recordingId: string,
-  video: { path: string; sha256: string | null },
-): Promise<string> {
-  const videoPath = lib.resolve(video.path);
-  let actual: string;
-  try {
-    actual = await sha256File(videoPath);
-  } catch (e) {
-    if (errnoOf(e) === 'ENOENT') {
-      throw new AppError(
-        'VIDEO_MISSING',
-        `Recording ${recordingId}: its video ${video.path} is missing from the library.`,
-        { recordingId, file: video.path },
-        `Put the video back or delete the recording (cua-annotator delete ${recordingId}).`,
-      );
-    }
-    throw e;
-  }
-  if (video.sha256 && actual !== video.sha256) {
-    throw new AppError(
-      'INTEGRITY_FAILED',
-      `Recording ${recordingId}: its video ${video.path} has changed since it entered the library ` +
-        `(SHA-256 ${actual.slice(0, 12)}…, stored ${video.sha256.slice(0, 12)}…); it is not exported.`,
-      { recordingId, file: video.path, expectedSha256: video.sha256, actualSha256: actual },
-      'Restore the video from a backup or re-import the recording from its source folder.',
-    );
-  }
-  return videoPath;
-}
-
-async function load(lib: Library, id: string, format: ExportFormat): Promise<Loaded> {
-  const rec = getRecording(lib.db, id);
-  const { steps, marks, trim } = effectiveStepState(lib, rec.seq);
-  const video = rec.videos[0];
-  if (!video) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${rec.id} has no video; nothing can be exported.`,
-    );
-  }
-  if (!steps.length) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${rec.id} has no steps; run \`cua-annotator reduce ${rec.id}\` first (zero events give zero steps).`,
-    );
-  }
-  // every row the export will read, so a damaged page stops the run before anything is written
-  if (format === 'agentnet-raw') {
-    readRawLayer(lib, rec.seq);
-  } else {
-    getLabels(lib.db, rec.seq);
-  }
-  const videoPath = await verifyVideo(lib, rec.id, video);
-  return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath, trim };
-}
-
-// The part of a trimmed recording an export keeps (null: untrimmed, everything is exported).
-function keptRangeOf(l: Loaded): KeptRange | null {
-  if (l.trim.startMs === null && l.trim.endMs === null) {
-    return null;
-  }
-  const video = l.rec.videos[0]!;
-  if (!video.frameCount) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${l.rec.id} is trimmed but its video's frame count is unknown, so the video cannot be cut.`,
-      { recordingId: l.rec.id },
-      'Re-import the recording with ffprobe installed, or remove the trim.',
-    );
-  }
-  return planKeptRange({ ...video, frameCount: video.frameCount }, l.steps, l.trim);
-}
-
-// Writes the kept frames of a trimmed recording's video (docs/agentnet-raw-export.md §3).
-async function cutKeptVideo(
-  l: Loaded,
-  kept: KeptRange,
-  outputPath: string,
-  ffmpegPath: string | undefined,
-): Promise<void> {
-  await cutVideoFrames({
-    ffmpegPath: ffmpegPath || (await resolveFfmpeg()).path,
-    inputPath: l.videoPath,
-    outputPath,
-    startFrame: kept.startFrame,
-    endFrame: kept.endFrame,
-  });
-}
-
-// Recordings that share an episode name get their own: the first (in library order) keeps it,
-// the others get `_<first 8 characters of their id>`.
-function assignEpisodeIds(loaded: Loaded[]): void {
-  const groups = new Map<string, Loaded[]>();
-  for (const l of loaded) {
-    groups.set(l.episodeId, [...(groups.get(l.episodeId) ?? []), l]);
-  }
-  const taken = new Set(groups.keys());
-  for (const [name, group] of groups) {
-    if (group.length < 2) {
-      continue;
-    }
-    group.sort((a, b) => a.rec.seq - b.rec.seq);
-    for (const l of group.slice(1)) {
-      let candidate = `${name}_${l.rec.id.slice(0, 8)}`;
-      for (let n = 2; taken.has(candidate); n += 1) {
-        candidate = `${name}_${l.rec.id.slice(0, 8)}_${n}`;
-      }
-      taken.add(candidate);
-      l.episodeId = candidate;
-    }
-  }
-}
-
-function damagedError(damaged: SkippedRecording[]): AppError {
-  return new AppError(
-    'EXPORT_DAMAGED',
-    `${damaged.length} recording(s) cannot be exported, so nothing was written:\n` +
-      damaged.map((d) => `  ${d.id}: [${d.code}] ${d.message}`).join('\n'),
-    { damaged },
-    'Pass --skip-damaged to export the others, or repair or delete the damaged recordings.',
-  );
-}
-
-/** ffmpeg, and ffprobe for seeking decodes (null: decode from frame 0), for keyframes. */
-export type DecodeBinaries = { ffmpegPath: string; ffprobePath: string | null };
-
-// The given binaries (an explicit ffmpeg comes with its ffprobe or none), else the resolved ones.
-export async function resolveDecodeBinaries(options: {
-  ffmpegPath?: string;
-  ffprobePath?: string | null;
-}): Promise<DecodeBinaries> {
-  if (options.ffmpegPath) {
-    return { ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath ?? null };
-  }
-  const binary = await resolveFfmpeg();
-  return { ffmpegPath: binary.path, ffprobePath: binary.ffprobePath };
-}
-
-// The keyframes of `steps` in a recording's video (frame count and rate must be known).
-export async function extractStepKeyframes(
-  videoPath: string,
-  video: VideoInfo & { frameCount: number },
-  steps: readonly Step[],
-  binaries: DecodeBinaries,
-): Promise<KeyframeExtraction> {
-  return await extractKeyframes({
-    videoPath,
-    ...binaries,
-    videoStartS: msToSeconds(video.startMs),
-    fps: video.fps,
-    frameCount: video.frameCount,
-    width: video.width,
-    height: video.height,
-    steps: steps.map(keyframeInputOf),
-  });
-}
-
-async function keyframes(
-  l: Loaded,
-  binaries: DecodeBinaries,
-  cutDir: string,
-): Promise<{ extraction: KeyframeExtraction; warnings: string[] }> {
-  const source = l.rec.videos[0]!;
-  if (!source.frameCount) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${l.rec.id}: the video's frame count is unknown; re-import it with ffprobe installed.`,
-    );
-  }
-  // a trimmed recording's frames come from its cut video, exactly as agentnet-raw writes it
-  const kept = keptRangeOf(l);
-  const video = kept
-    ? { ...source, startMs: kept.videoStartMs, frameCount: kept.endFrame - kept.startFrame }
-    : { ...source, frameCount: source.frameCount };
-  const videoPath = kept ? path.join(cutDir, `.cut-${l.rec.id}.mp4`) : l.videoPath;
-  if (kept) {
-    await cutKeptVideo(l, kept, videoPath, binaries.ffmpegPath);
-  }
-  const lastEndMs = Math.max(...l.steps.map((s) => s.endMs));
-  const videoEndMs = video.startMs + (video.frameCount / video.fps) * 1000;
-  const warnings: string[] = [];
-  if (lastEndMs > videoEndMs) {
-    warnings.push(
-      `VIDEO_SHORTER_THAN_STEPS: the last step ends ${((lastEndMs - videoEndMs) / 1000).toFixed(3)} s after the video`,
-    );
-  }
-  const extraction = await extractStepKeyframes(videoPath, video, l.steps, binaries).finally(() =>
-    kept ? fs.rm(videoPath, { force: true }) : undefined,
-  );
-  extraction.steps.forEach((k, i) => {
-    for (const d of k.diagnostics) {
-      warnings.push(`step ${l.steps[i]?.id}: ${d.code}: ${d.message}`);
-    }
-  });
-  for (const d of extraction.terminate?.diagnostics ?? []) {
-    warnings.push(`terminate: ${d.code}: ${d.message}`);
-  }
-  return { extraction, warnings };
-}
-
-function pngOf(
-  extraction: KeyframeExtraction,
-  imageIndex: number,
-  width: number,
-  height: number,
-): Buffer | null {
-  const k =
-    imageIndex < extraction.steps.length ? extraction.steps[imageIndex] : extraction.terminate;
-  return k?.rgb ? encodePngRgb(k.rgb, width, height) : null;
-}
-
-async function writeFile(
-  stage: string,
-  rel: string,
-  content: string | Buffer,
-  written: string[],
-): Promise<void> {
-  const full = path.join(stage, rel);
-  await fs.mkdir(path.dirname(full), { recursive: true });
-  await fs.writeFile(full, content);
-  written.push(rel);
-}
-
-function requireImage(png: Buffer | null, l: Loaded, imageIndex: number): Buffer {
-  if (!png) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${l.rec.id}: no frame could be read for image ${imageIndex} (outside the video?); the export was not written.`,
-    );
-  }
-  return png;
-}
 
 /** Exports recordings into `outDir`; nothing appears there unless every recording succeeded. */
 export async function exportRecordings(
@@ -461,7 +117,7 @@ export async function runExport(
   const skipped: SkippedRecording[] = [];
   for (const id of ids) {
     try {
-      loaded.push(await load(lib, id, options.format));
+      loaded.push(await loadForExport(lib, id, options.format));
     } catch (e) {
       if (!isDamage(e)) {
         throw e;
@@ -570,7 +226,7 @@ async function writeStage(
         ? l.episodeId
         : options.format === 'standardized'
           ? `${l.episodeId}.json`
-          : 'agentnet.jsonl',
+          : AGENTNET_JSONL_FILE,
     );
     await refuseExistingTargets([...new Set(mains)].map((name) => path.join(outDir, name)));
   }
@@ -604,11 +260,12 @@ async function writeStage(
     options.onProgress?.({ done: i + 1, total, recordingId: l.rec.id, phase: 'done' });
   }
   if (jsonlLines.length) {
-    await writeFile(stage, 'agentnet.jsonl', jsonlLines.join(''), allWritten);
+    await folderWriter(stage, allWritten).file(AGENTNET_JSONL_FILE, jsonlLines.join(''));
   }
   return { results, written: allWritten };
 }
 
+// Writes one recording's files in the run's format into the staging folder.
 async function writeRecording(
   lib: Library,
   l: Loaded,
@@ -619,114 +276,26 @@ async function writeRecording(
   jsonlLines: string[],
   tick: (phase: string) => void,
 ): Promise<ExportedRecording> {
-  const video = l.rec.videos[0]!;
+  const out = folderWriter(stage, written);
   const warnings: string[] = [];
-  let line: string | null = null;
   if (options.format === 'agentnet-raw') {
     tick('agentnet-raw');
-    const kept = keptRangeOf(l);
-    const raw = buildAgentNetRawFolder({
-      task: { taskName: l.rec.task, description: l.rec.description },
-      metadata: agentNetMetadata(l.rec),
-      provenance: {
-        app: 'cua-annotator',
+    warnings.push(
+      ...(await writeAgentNetRaw(lib, l, out, {
         appVersion: options.appVersion,
-        recordingId: l.rec.id,
-        clock: 'recording clock, seconds',
-        exportedAt: new Date().toISOString(),
-      },
-      videoStartS: msToSeconds(video.startMs),
-      steps: l.steps,
-      ...readRawLayer(lib, l.rec.seq),
-      kept,
-    });
-    warnings.push(...raw.warnings.map((w) => `step ${w.stepId}: ${w.message}`));
-    for (const [name, content] of raw.files) {
-      await writeFile(stage, `${l.episodeId}/${name}`, content, written);
-    }
-    // a cut video is named video.mp4, as AgentNet Tool names its cut recordings
-    // (docs/agentnet-raw-format.md §7)
-    const videoRel = `${l.episodeId}/${kept ? 'video.mp4' : path.basename(video.path)}`;
-    if (kept) {
-      await cutKeptVideo(l, kept, path.join(stage, videoRel), options.ffmpegPath);
-    } else {
-      await fs.copyFile(l.videoPath, path.join(stage, videoRel));
-    }
-    written.push(videoRel);
+        ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
+      })),
+    );
   } else {
     tick('keyframes');
-    const kf = await keyframes(l, binaries, stage);
-    warnings.push(...kf.warnings);
-    const traj: TrajectoryStep[] = buildTrajectory(l.steps);
+    const images = await exportKeyframeImages(lib, l, binaries, stage);
+    warnings.push(...images.warnings);
     tick(options.format);
     if (options.format === 'standardized') {
-      const images = new Map<number, Buffer>();
-      for (const s of traj) {
-        images.set(
-          s.imageIndex,
-          requireImage(
-            pngOf(kf.extraction, s.imageIndex, video.width, video.height),
-            l,
-            s.imageIndex,
-          ),
-        );
-      }
-      const json = buildStandardizedJson({
-        episodeId: l.episodeId,
-        taskName: l.rec.task,
-        steps: traj,
-        imageContent: (idx) =>
-          options.embedImages
-            ? `data:image/png;base64,${images.get(idx)!.toString('base64')}`
-            : `images/${standardizedImageName(l.episodeId, idx)}`,
-      });
-      await writeFile(stage, `${l.episodeId}.json`, json, written);
-      if (!options.embedImages) {
-        for (const [idx, png] of images) {
-          await writeFile(stage, `images/${standardizedImageName(l.episodeId, idx)}`, png, written);
-        }
-      }
+      await writeStandardized(l, images, out, options.embedImages ?? false);
     } else {
-      const imageName = (k: number) => `${l.episodeId}_${k}.png`;
-      line = buildAgentNetRecordLine({
-        taskId: l.episodeId,
-        instruction: l.rec.task,
-        labels: {
-          ...getLabels(lib.db, l.rec.seq).labels,
-          reason: null,
-          naturalLanguageTask: null,
-          actualTask: null,
-        },
-        steps: traj,
-        imageName,
-        marks: (k) => {
-          const step = l.steps[traj[k]?.imageIndex ?? -1];
-          const mark = step ? l.marks.get(step.id) : undefined;
-          return {
-            lastStepCorrect: mark === 'correct' ? true : mark === 'incorrect' ? false : null,
-            lastStepRedundant: mark === 'redundant' ? true : mark === 'correct' ? false : null,
-          };
-        },
-      });
-      for (const [k, s] of traj.entries()) {
-        const png = requireImage(
-          pngOf(kf.extraction, s.imageIndex, video.width, video.height),
-          l,
-          s.imageIndex,
-        );
-        await writeFile(stage, `images/${imageName(k)}`, png, written);
-      }
-      // the CoT pipeline's input for the same trajectory (docs/pyautogui-code.md §5.1)
-      await writeFile(
-        stage,
-        `cot-input/${l.episodeId}.jsonl`,
-        buildCotInputLine(l.episodeId, l.rec.task, traj),
-        written,
-      );
+      jsonlLines.push(await writeAgentNetJsonl(lib, l, images, out));
     }
-  }
-  if (line !== null) {
-    jsonlLines.push(line);
   }
   return {
     id: l.rec.id,
@@ -735,30 +304,6 @@ async function writeRecording(
     files: written.length,
     steps: l.steps.length,
     warnings,
-  };
-}
-
-/** The metadata.json of an exported recording (the imported one kept, ours built per §13.3). */
-function agentNetMetadata(rec: RecordingDetail): Record<string, unknown> {
-  const original = rec.sourceMetadata?.metadata;
-  if (original && typeof original === 'object') {
-    return { ...(original as Record<string, unknown>) };
-  }
-  const video = rec.videos[0];
-  return {
-    system: rec.platform.system,
-    release: rec.platform.release,
-    version: rec.platform.version,
-    machine: rec.platform.machine,
-    processor: '',
-    screen_width: rec.screen.width,
-    screen_height: rec.screen.height,
-    model: rec.platform.model ?? 'Unknown',
-    scroll_direction: 1,
-    start_time: rec.startedAt ?? '',
-    video_start_timestamp: video ? msToSeconds(video.startMs) : 0,
-    stop_time: rec.stoppedAt ?? '',
-    obs_record_state_timings: {},
   };
 }
 

@@ -1,7 +1,10 @@
-// Computes and stores the keyframe of every current step (native mode: the chosen time per step,
-// docs/keyframes.md §1, §6). All or nothing: PNGs are staged beside the recording's
-// keyframes/ folder, swapped in, and the rows are replaced in one transaction; on any failure
-// the previous keyframes stay.
+// Computes and stores the keyframe of every current step and of the terminate step (native mode:
+// the chosen time per step, docs/keyframes.md §1, §6, §8). Each row keeps the search input it
+// was computed from (its freshness key); review, export and upload bundles reuse fresh rows, and
+// only stale or missing ones are computed again. A first computation is all or nothing: PNGs are
+// staged beside the recording's keyframes/ folder, swapped in, and the rows are replaced in one
+// transaction; on any failure the previous keyframes stay. Who runs these, one at a time per
+// recording, is the job runner (keyframe-jobs.ts).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,20 +14,27 @@ import { AppError } from '../../shared/errors';
 import type { ExtractedKeyframe } from '../../pipeline/media/keyframes-extract';
 import { encodePngRgb } from '../../pipeline/media/png';
 import { getRecording, listKeyframes, replaceKeyframes, type KeyframeRecord } from '../../store';
-import type { ServiceContext } from '../context';
-import {
-  extractStepKeyframes,
-  keyframeInputOf,
-  pathExists,
-  resolveDecodeBinaries,
-} from '../export/export-service';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
+import {
+  extractStepKeyframes,
+  keyframeInputKey,
+  resolveDecodeBinaries,
+  terminateInputKey,
+} from './keyframe-extraction';
+
+export { keyframeInputKey } from './keyframe-extraction';
 
 /** Folder (inside a recording's folder) of its keyframe PNGs. */
 export const KEYFRAMES_DIR = 'keyframes';
 
-/** Options of {@link computeKeyframes}. */
+/** The `step_id` of the terminate keyframe's row (no step id starts with a colon). */
+export const TERMINATE_KEYFRAME_ID = ':terminate';
+
+/** Phases a computation reports. */
+export type KeyframePhase = 'decoding' | 'storing';
+
+/** Options of {@link computeKeyframes} and {@link refreshStaleKeyframes}. */
 export type ComputeKeyframesOptions = {
   /** ffmpeg executable; resolved (CUA_FFMPEG, ffmpeg-static, PATH) when absent. */
   ffmpegPath?: string;
@@ -33,11 +43,15 @@ export type ComputeKeyframesOptions = {
   ffprobePath?: string | null;
   /** Clock for `computed_at` (epoch ms); default Date.now. */
   now?: () => number;
+  /** Aborts the decodes (rejects with ABORTED); nothing is stored then. */
+  signal?: AbortSignal;
+  /** Called when a phase starts, with the number of steps being computed. */
+  onPhase?: (phase: KeyframePhase, steps: number) => void;
 };
 
 /** What one computation stored. */
 export type ComputedKeyframes = {
-  /** Steps with a keyframe row. */
+  /** Steps with a new keyframe row (0: every stored keyframe was fresh). */
   steps: number;
   /** Distinct PNG files written. */
   files: number;
@@ -45,167 +59,184 @@ export type ComputedKeyframes = {
   diagnostics: string[];
 };
 
-/** The keyframe search input of a step as stored (a different input later = stale row). */
-export function keyframeInputKey(step: Step): string {
-  return JSON.stringify(keyframeInputOf(step));
-}
-
 /** The PNG file name of a video frame. */
 export function keyframeFileName(frame: number): string {
   return `frame-${String(frame).padStart(6, '0')}.png`;
 }
 
-/** Keyframe jobs under way, by {@link jobKey}. */
-const running = new Set<string>();
+/** Which stored keyframes of a recording are missing or stale. */
+export type KeyframeStaleness = {
+  /** The current (effective) steps. */
+  steps: Step[];
+  /** The steps whose row is missing or was computed from another search input. */
+  stale: Step[];
+  /** True when the terminate row is missing or stale (there are steps). */
+  isTerminateStale: boolean;
+  /** The stored rows by step id. */
+  rows: Map<string, KeyframeRecord>;
+};
 
-// One recording of one library: the key of its keyframe jobs and background refreshes.
-function jobKey(lib: Library, id: string): string {
-  return `${lib.dir}\0${id}`;
+/** Compares a recording's stored keyframe rows with its current steps (no decoding). */
+export function keyframeStaleness(lib: Library, seq: number): KeyframeStaleness {
+  const rows = listKeyframes(lib.db, seq);
+  const steps = effectiveSteps(lib, seq);
+  const terminateKey = terminateInputKey(steps);
+  return {
+    steps,
+    stale: steps.filter((step) => rows.get(step.id)?.inputJson !== keyframeInputKey(step)),
+    isTerminateStale:
+      terminateKey !== null && rows.get(TERMINATE_KEYFRAME_ID)?.inputJson !== terminateKey,
+    rows,
+  };
 }
 
-// Runs keyframe extraction over the recording's effective steps and stores PNGs + times.
+/** True when some keyframe of the recording is missing or stale. */
+export function needsKeyframes(lib: Library, seq: number): boolean {
+  const s = keyframeStaleness(lib, seq);
+  return s.stale.length > 0 || s.isTerminateStale;
+}
+
+/**
+ * Computes and stores the keyframes of every current step and of terminate, all or nothing
+ * (previous rows and files are replaced). Callers make sure only one computation of a recording
+ * runs at a time (keyframe-jobs.ts).
+ */
 export async function computeKeyframes(
   lib: Library,
   idOrPrefix: string,
   options: ComputeKeyframesOptions = {},
 ): Promise<ComputedKeyframes> {
-  const rec = getRecording(lib.db, idOrPrefix);
-  const key = jobKey(lib, rec.id);
-  // a refresh after an edit is part of the same work: let it finish rather than refuse
-  await keyframesSettled(lib, rec.id);
-  if (running.has(key)) {
-    throw new AppError(
-      'INVALID_STATE',
-      `Keyframes of recording ${rec.id} are already being computed; wait for that run to finish.`,
-      { id: rec.id },
-    );
-  }
-  running.add(key);
-  try {
-    return await compute(lib, rec, options);
-  } finally {
-    running.delete(key);
-  }
+  return await compute(lib, getRecording(lib.db, idOrPrefix), options);
 }
 
 /**
  * Computes the keyframes of the steps whose keyframe is missing or stale (a merge, split, insert
- * or changed action gives a step a new keyframe search) and keeps every other row and file.
- * Only for recordings whose keyframes were computed before (the others wait for the user's
- * "Compute keyframes"); null when there was nothing it could do.
+ * or changed action gives a step a new keyframe search; a new last step a new terminate search)
+ * and keeps every other row and file. A recording without any row gets a full computation.
  */
 export async function refreshStaleKeyframes(
   lib: Library,
   idOrPrefix: string,
   options: ComputeKeyframesOptions = {},
-): Promise<ComputedKeyframes | null> {
+): Promise<ComputedKeyframes> {
   const rec = getRecording(lib.db, idOrPrefix);
-  const video = rec.videos[0];
-  const existing = listKeyframes(lib.db, rec.seq);
-  if (existing.size === 0 || !video?.frameCount || !(video.fps > 0)) {
-    return null;
-  }
-  const stale = effectiveSteps(lib, rec.seq).filter(
-    (step) => existing.get(step.id)?.inputJson !== keyframeInputKey(step),
-  );
-  if (stale.length === 0) {
+  const { steps, stale, isTerminateStale, rows: existing } = keyframeStaleness(lib, rec.seq);
+  if (stale.length === 0 && !isTerminateStale) {
     return { steps: 0, files: 0, diagnostics: [] };
   }
-  const key = jobKey(lib, rec.id);
-  if (running.has(key)) {
-    return null;
+  const video = rec.videos[0];
+  if (existing.size === 0 || !video?.frameCount || !(video.fps > 0)) {
+    return await compute(lib, rec, options);
   }
-  running.add(key);
-  try {
-    const extraction = await extractStepKeyframes(
-      lib.resolve(video.path),
-      { ...video, frameCount: video.frameCount },
-      stale,
-      await resolveDecodeBinaries(options),
-    );
-    const final = path.join(lib.resolve(rec.dir), KEYFRAMES_DIR);
-    await fs.mkdir(final, { recursive: true });
-    const computedAtMs = (options.now ?? Date.now)();
-    const rows = new Map(existing);
-    const diagnostics: string[] = [];
-    let files = 0;
-    const sink: KeyframeSink = {
-      recDir: rec.dir,
-      video,
-      computedAtMs,
-      diagnostics,
-      // a frame's PNG is the same whichever step chose it: an existing file is kept
-      writePng: async (name, _frame, png) => {
-        if (await pathExists(path.join(final, name))) {
-          return;
-        }
-        const tmp = path.join(final, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-        try {
-          await fs.writeFile(tmp, png());
-          await fs.rename(tmp, path.join(final, name));
-        } finally {
-          await fs.rm(tmp, { force: true });
-        }
-        files += 1;
-      },
-    };
-    for (const [i, step] of stale.entries()) {
-      const k = extraction.steps[i];
-      if (k) {
-        rows.set(step.id, await storeStepKeyframe(sink, step, k));
+  // the terminate search follows the last input step: decode the real last step with it
+  const last = steps.at(-1)!;
+  const inputs = isTerminateStale && stale.at(-1) !== last ? [...stale, last] : stale;
+  options.onPhase?.('decoding', stale.length);
+  const extraction = await extractStepKeyframes(
+    lib.resolve(video.path),
+    { ...video, frameCount: video.frameCount },
+    inputs,
+    await resolveDecodeBinaries(options),
+    options.signal,
+  );
+  options.onPhase?.('storing', stale.length);
+  const final = path.join(lib.resolve(rec.dir), KEYFRAMES_DIR);
+  await fs.mkdir(final, { recursive: true });
+  const computedAtMs = (options.now ?? Date.now)();
+  const rows = new Map(existing);
+  const diagnostics: string[] = [];
+  let files = 0;
+  const sink: KeyframeSink = {
+    recDir: rec.dir,
+    video,
+    computedAtMs,
+    diagnostics,
+    // a frame's PNG is the same whichever step chose it: an existing file is kept
+    writePng: async (name, _frame, png) => {
+      if (await pathExists(path.join(final, name))) {
+        return;
       }
+      const tmp = path.join(final, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+      try {
+        await fs.writeFile(tmp, png());
+        await fs.rename(tmp, path.join(final, name));
+      } finally {
+        await fs.rm(tmp, { force: true });
+      }
+      files += 1;
+    },
+  };
+  for (const [i, step] of stale.entries()) {
+    const k = extraction.steps[i];
+    if (k) {
+      rows.set(step.id, await storeStepKeyframe(sink, step, k));
     }
-    lib.db.transaction(() => replaceKeyframes(lib.db, rec.seq, [...rows.values()]))();
-    return { steps: stale.length, files, diagnostics };
-  } finally {
-    running.delete(key);
   }
+  if (isTerminateStale && extraction.terminate) {
+    rows.set(
+      TERMINATE_KEYFRAME_ID,
+      await storeTerminateKeyframe(sink, steps, extraction.terminate),
+    );
+  }
+  // rows of steps an edit removed stay: an undo brings those steps back with their keyframes
+  options.signal?.throwIfAborted();
+  lib.db.transaction(() => replaceKeyframes(lib.db, rec.seq, [...rows.values()]))();
+  return { steps: stale.length, files, diagnostics };
 }
 
-/** Background keyframe refreshes by library + recording (`again`: an edit came meanwhile). */
-const refreshes = new Map<string, { again: boolean; done: Promise<void> }>();
+/** The PNG bytes of every exported image of a recording (index = trajectory image index:
+ * steps, then terminate) and the warnings their diagnostics give. */
+export type StoredExportKeyframes = { images: (Buffer | null)[]; warnings: string[] };
 
 /**
- * Starts {@link refreshStaleKeyframes} for a recording whose steps an edit changed, without
- * making the edit wait; announces the recording when keyframes were added. An edit arriving while
- * one runs makes it run once more afterwards. Failures are logged (the page still offers
- * "Compute keyframes").
+ * The stored keyframes of `steps` (the recording's effective steps, untrimmed) when every one of
+ * them and the terminate keyframe is fresh and its file readable: exports and upload bundles use
+ * these instead of decoding the video again. Null when any is missing or stale.
  */
-export function refreshKeyframesInBackground(
-  ctx: Pick<ServiceContext, 'lib' | 'emit' | 'log'>,
-  id: string,
-): void {
-  const key = jobKey(ctx.lib, id);
-  const current = refreshes.get(key);
-  if (current) {
-    current.again = true;
-    return;
+export async function storedExportKeyframes(
+  lib: Library,
+  seq: number,
+  steps: readonly Step[],
+): Promise<StoredExportKeyframes | null> {
+  const rows = listKeyframes(lib.db, seq);
+  const terminateKey = terminateInputKey(steps);
+  const terminate = rows.get(TERMINATE_KEYFRAME_ID);
+  if (terminateKey === null || terminate?.inputJson !== terminateKey) {
+    return null;
   }
-  const entry = { again: true, done: Promise.resolve() };
-  refreshes.set(key, entry);
-  entry.done = (async () => {
-    while (entry.again) {
-      entry.again = false;
-      try {
-        const result = await refreshStaleKeyframes(ctx.lib, id);
-        if (result && result.steps > 0) {
-          ctx.emit('recordings:changed', { id });
-        }
-      } catch (e) {
-        const log = ctx.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-        log(`keyframes of ${id}: refresh after an edit failed: ${(e as Error).message}`);
-      }
+  const ordered: KeyframeRecord[] = [];
+  for (const step of steps) {
+    const row = rows.get(step.id);
+    if (row?.inputJson !== keyframeInputKey(step)) {
+      return null;
     }
-    refreshes.delete(key);
-  })();
-}
-
-/** Resolves when no background keyframe refresh of the recording runs (tests, shutdown). */
-export async function keyframesSettled(lib: Library, id: string): Promise<void> {
-  const key = jobKey(lib, id);
-  for (let entry = refreshes.get(key); entry; entry = refreshes.get(key)) {
-    await entry.done;
+    ordered.push(row);
   }
+  ordered.push(terminate);
+  const files = new Map<string, Buffer>();
+  const images: (Buffer | null)[] = [];
+  for (const row of ordered) {
+    if (row.path === null) {
+      images.push(null);
+      continue;
+    }
+    let png = files.get(row.path);
+    if (!png) {
+      try {
+        png = await fs.readFile(lib.resolve(row.path));
+      } catch {
+        return null; // a file gone from the library: decode instead
+      }
+      files.set(row.path, png);
+    }
+    images.push(png);
+  }
+  const warnings = ordered.flatMap((row, i) =>
+    row.diagnostics.map((d) =>
+      i < steps.length ? `step ${steps[i]!.id}: ${d}` : `terminate: ${d}`,
+    ),
+  );
+  return { images, warnings };
 }
 
 async function compute(
@@ -227,14 +258,17 @@ async function compute(
     );
   }
   const steps = effectiveSteps(lib, rec.seq);
+  options.onPhase?.('decoding', steps.length);
   const extraction = steps.length
     ? await extractStepKeyframes(
         lib.resolve(video.path),
         { ...video, frameCount: video.frameCount },
         steps,
         await resolveDecodeBinaries(options),
+        options.signal,
       )
     : null;
+  options.onPhase?.('storing', steps.length);
 
   const folder = lib.resolve(rec.dir);
   const suffix = randomBytes(6).toString('hex');
@@ -265,6 +299,10 @@ async function compute(
         records.push(await storeStepKeyframe(sink, step, k));
       }
     }
+    if (extraction?.terminate) {
+      records.push(await storeTerminateKeyframe(sink, steps, extraction.terminate));
+    }
+    options.signal?.throwIfAborted();
     const hadFinal = await pathExists(final);
     if (hadFinal) {
       await fs.rename(final, old);
@@ -283,7 +321,11 @@ async function compute(
     await fs.rm(staging, { recursive: true, force: true });
     await fs.rm(old, { recursive: true, force: true });
   }
-  return { steps: records.length, files: written.size, diagnostics };
+  return {
+    steps: records.filter((r) => r.stepId !== TERMINATE_KEYFRAME_ID).length,
+    files: written.size,
+    diagnostics,
+  };
 }
 
 /** Where {@link storeStepKeyframe} puts what it finds, for one computation. */
@@ -305,10 +347,31 @@ async function storeStepKeyframe(
   step: Step,
   k: ExtractedKeyframe,
 ): Promise<KeyframeRecord> {
-  const { video } = sink;
   for (const d of k.diagnostics) {
     sink.diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
   }
+  return await keyframeRecord(sink, step.id, keyframeInputKey(step), k);
+}
+
+// The terminate keyframe's row (its time is video-relative like the steps'; §1.5).
+async function storeTerminateKeyframe(
+  sink: KeyframeSink,
+  steps: readonly Step[],
+  k: ExtractedKeyframe,
+): Promise<KeyframeRecord> {
+  for (const d of k.diagnostics) {
+    sink.diagnostics.push(`terminate: ${d.code}: ${d.message}`);
+  }
+  return await keyframeRecord(sink, TERMINATE_KEYFRAME_ID, terminateInputKey(steps)!, k);
+}
+
+async function keyframeRecord(
+  sink: KeyframeSink,
+  stepId: string,
+  inputJson: string,
+  k: ExtractedKeyframe,
+): Promise<KeyframeRecord> {
+  const { video } = sink;
   let relPath: string | null = null;
   if (k.frame !== null && k.rgb) {
     const { rgb } = k;
@@ -317,16 +380,25 @@ async function storeStepKeyframe(
     relPath = `${sink.recDir}/${KEYFRAMES_DIR}/${name}`;
   }
   return {
-    stepId: step.id,
+    stepId,
     // chosen times are video-relative seconds; rows keep the recording clock like every
     // stamp, rounded to 0.1 µs (the float sum's last bits are noise)
     timeMs:
       k.timeS === null ? null : Math.round((video.startMs + secondsToMs(k.timeS)) * 1e4) / 1e4,
     frame: k.frame,
     path: relPath,
-    inputJson: keyframeInputKey(step),
+    inputJson,
     source: k.source,
     diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
     computedAtMs: sink.computedAtMs,
   };
+}
+
+async function pathExists(p: string): Promise<boolean> {
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
 }

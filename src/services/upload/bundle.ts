@@ -16,7 +16,9 @@
 //   manifest.json                    written last, by the engine (manifest.ts)
 //
 // Generated files are staged in the library (uploads/<upload id>/) so an interrupted upload
-// resumes with the same bytes; library files (the video) are read in place.
+// resumes with the same bytes; library files (the video) are read in place. The AgentNet files
+// are written by the export's format writers straight into the staging folder, and the keyframes
+// are the stored ones when fresh (the video is decoded only when they are not).
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -24,7 +26,12 @@ import path from 'node:path';
 import { schemaVersion } from '../../store';
 import { getRecording, listKeyframes } from '../../store';
 import { AppError } from '../../shared/errors';
-import { exportRecordings, episodeIdOf, verifyVideo } from '../export/export-service';
+import { exportKeyframeImages } from '../export/export-keyframes';
+import { episodeIdOf, loadForExport, verifyVideo } from '../export/export-load';
+import type { ExportWriter } from '../export/export-writer';
+import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from '../export/format-agentnet-jsonl';
+import { writeAgentNetRaw } from '../export/format-agentnet-raw';
+import { resolveDecodeBinaries } from '../review/keyframe-extraction';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
 import type { FileRole } from './manifest';
@@ -73,6 +80,8 @@ export type BundleOptions = {
   extraFiles?: readonly ExtraFile[];
   /** ffmpeg path for keyframes (resolved when absent). */
   ffmpegPath?: string;
+  /** ffprobe beside an explicit ffmpegPath (seeking decodes); null or absent: none. */
+  ffprobePath?: string | null;
 };
 
 /** Name of the marker file a finished staging folder contains (the file list as JSON). */
@@ -124,11 +133,6 @@ function knownFiles(
     }
   }
   return known;
-}
-
-async function moveInto(from: string, to: string): Promise<void> {
-  await fs.mkdir(path.dirname(to), { recursive: true });
-  await fs.rename(from, to);
 }
 
 // SHA-256 over every database row of a recording (the table dumps): changes with any edit,
@@ -245,47 +249,54 @@ export async function buildBundle(
   const steps = effectiveSteps(lib, rec.seq);
   await staged('steps/steps.json', 'steps', `${JSON.stringify(steps, null, 2)}\n`);
 
-  // AgentNet exports (the same code as `cua-annotator export`)
+  // AgentNet exports (the same format writers as `cua-annotator export`), written in place
   const episodeId = episodeIdOf(rec);
-  const work = path.join(stageDir, '.exports');
-  await exportRecordings(lib, [rec.id], {
-    format: 'agentnet-raw',
-    outDir: path.join(work, 'raw'),
-    appVersion: options.appVersion,
-  });
-  for (const rel of await walk(path.join(work, 'raw', episodeId))) {
-    if (rec.videos.some((v) => path.posix.basename(v.path) === rel)) {
-      continue; // the same bytes as video/<name>
-    }
-    await moveInto(
-      path.join(work, 'raw', episodeId, rel),
-      path.join(stageDir, 'agentnet', episodeId, rel),
-    );
-    files.push({
-      relKey: `agentnet/${episodeId}/${rel}`,
-      role: 'agentnet',
-      path: `${relStage}/agentnet/${episodeId}/${rel}`,
-    });
-  }
-  if (options.includeKeyframes ?? true) {
-    await exportRecordings(lib, [rec.id], {
-      format: 'agentnet-jsonl',
-      outDir: path.join(work, 'jsonl'),
+  const loaded = await loadForExport(lib, rec.id, 'agentnet-raw', { isVerified: true });
+  const writer = (keyOf: (rel: string) => { relKey: string; role: FileRole }): ExportWriter => {
+    const target = async (rel: string): Promise<string> => {
+      const { relKey, role } = keyOf(rel);
+      const full = path.join(stageDir, relKey);
+      await fs.mkdir(path.dirname(full), { recursive: true });
+      files.push({ relKey, role, path: `${relStage}/${relKey}` });
+      return full;
+    };
+    return {
+      target,
+      file: async (rel, content) => {
+        await fs.writeFile(await target(rel), content);
+      },
+    };
+  };
+  await writeAgentNetRaw(
+    lib,
+    loaded,
+    writer((rel) => ({ relKey: `agentnet/${rel}`, role: 'agentnet' })),
+    {
       appVersion: options.appVersion,
+      // the same bytes as video/<name>
+      omitSourceVideo: true,
       ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
-    });
-    for (const rel of await walk(path.join(work, 'jsonl'))) {
-      const [head, ...tail] = rel.split('/');
-      const relKey = head === 'images' ? `keyframes/${tail.join('/')}` : `agentnet/${rel}`;
-      await moveInto(path.join(work, 'jsonl', rel), path.join(stageDir, relKey));
-      files.push({
-        relKey,
-        role: head === 'images' ? 'keyframe' : 'agentnet',
-        path: `${relStage}/${relKey}`,
-      });
-    }
+    },
+  );
+  if (options.includeKeyframes ?? true) {
+    const images = await exportKeyframeImages(
+      lib,
+      loaded,
+      await resolveDecodeBinaries(options),
+      stageDir,
+    );
+    const line = await writeAgentNetJsonl(
+      lib,
+      loaded,
+      images,
+      writer((rel) =>
+        rel.startsWith('images/')
+          ? { relKey: `keyframes/${rel.slice('images/'.length)}`, role: 'keyframe' }
+          : { relKey: `agentnet/${rel}`, role: 'agentnet' },
+      ),
+    );
+    await staged(`agentnet/${AGENTNET_JSONL_FILE}`, 'agentnet', line);
   }
-  await fs.rm(work, { recursive: true, force: true });
 
   for (const extra of options.extraFiles ?? []) {
     if (!isSafeRelativePath(extra.relKey) || !path.isAbsolute(extra.path)) {

@@ -1,0 +1,230 @@
+// Reading a recording for an export: its rows and effective steps, its video verified against
+// the stored SHA-256, its episode id, its kept range when trimmed, and which failures mean "this
+// recording is damaged" rather than "the export cannot be done".
+import { msToSeconds } from '../../shared/clock';
+import type { StepMark } from '../../shared/contract';
+import type { RecordingDetail, Step } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import { planKeptRange, type KeptRange, type TrimWindow } from '../../pipeline/export/kept-range';
+import { sha256File } from '../../pipeline/io/hash';
+import { cutVideoFrames } from '../../pipeline/media/cut-video';
+import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
+import { getLabels, getRecording, listAxRecords, listWindows, readEvents } from '../../store';
+import type { Library } from '../library/library';
+import { effectiveStepState } from '../steps';
+import type { ExportFormat } from './export-formats';
+import { errnoOf } from './export-target';
+
+/** A recording read for an export. */
+export type Loaded = {
+  rec: RecordingDetail & { seq: number };
+  steps: Step[];
+  marks: Map<string, StepMark>;
+  episodeId: string;
+  videoPath: string;
+  /** The trim of the edit log (exports leave the trimmed-out time out: kept-range.ts). */
+  trim: TrimWindow;
+};
+
+/** A recording left out of an export (`skipDamaged`), with the reason. */
+export type SkippedRecording = { id: string; code: string; message: string };
+
+/** The id that names a recording's outputs (AgentNet `episode_id`). */
+export function episodeIdOf(rec: RecordingDetail): string {
+  // a folder imported again with --allow-duplicate carries a distinct name
+  const episodeName = rec.sourceMetadata?.episodeName;
+  if (typeof episodeName === 'string' && episodeName) {
+    return episodeName;
+  }
+  const folder = rec.sourceMetadata?.folderName;
+  if (rec.source === 'agentnet-import' && typeof folder === 'string' && folder) {
+    return folder;
+  }
+  const stamp = new Date(rec.createdAtMs).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `${stamp}_local_${rec.id}`;
+}
+
+// Errors that mean "this recording is damaged" (its rows, its video) rather than "the export
+// cannot be done": `export --all` names these up front, `--skip-damaged` leaves them out.
+const DAMAGE_CODES = new Set<string>([
+  'DB_CORRUPT',
+  'INTEGRITY_FAILED',
+  'VIDEO_MISSING',
+  'VIDEO_UNREADABLE',
+  'FFMPEG_FAILED',
+]);
+
+/** True when `e` means the recording is damaged (anything uncoded while reading rows, too). */
+export function isDamage(e: unknown): boolean {
+  // anything not coded while reading rows (SQLITE_CORRUPT, malformed JSON) is damage too
+  return !(e instanceof AppError) || DAMAGE_CODES.has(e.code);
+}
+
+/** The skipped-recording entry of a damage error. */
+export function damageOf(id: string, e: unknown): SkippedRecording {
+  return e instanceof AppError
+    ? { id, code: e.code, message: e.message }
+    : {
+        id,
+        code: 'DB_CORRUPT',
+        message: `Recording ${id}: its rows cannot be read (${String((e as Error)?.message ?? e)}).`,
+      };
+}
+
+/** The EXPORT_DAMAGED error naming every damaged recording. */
+export function damagedError(damaged: SkippedRecording[]): AppError {
+  return new AppError(
+    'EXPORT_DAMAGED',
+    `${damaged.length} recording(s) cannot be exported, so nothing was written:\n` +
+      damaged.map((d) => `  ${d.id}: [${d.code}] ${d.message}`).join('\n'),
+    { damaged },
+    'Pass --skip-damaged to export the others, or repair or delete the damaged recordings.',
+  );
+}
+
+/** The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows). */
+export function readRawLayer(lib: Library, seq: number) {
+  return {
+    events: readEvents(lib.db, seq),
+    a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
+      tS: msToSeconds(r.tMs),
+      tree: JSON.parse(r.treeJson) as unknown,
+      truncated: r.note?.startsWith('truncated') ?? false,
+    })),
+    elements: listAxRecords(lib.db, seq, 'element').map((r) => ({
+      tS: msToSeconds(r.tMs),
+      tree: JSON.parse(r.treeJson) as unknown,
+      x: r.x,
+      y: r.y,
+    })),
+    topWindows: listWindows(lib.db, seq).map((w) => ({
+      tS: msToSeconds(w.tMs),
+      name: w.app ?? w.title ?? '',
+    })),
+  };
+}
+
+/** Checks a library video against the SHA-256 stored when it entered the library. */
+export async function verifyVideo(
+  lib: Library,
+  recordingId: string,
+  video: { path: string; sha256: string | null },
+): Promise<string> {
+  const videoPath = lib.resolve(video.path);
+  let actual: string;
+  try {
+    actual = await sha256File(videoPath);
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') {
+      throw new AppError(
+        'VIDEO_MISSING',
+        `Recording ${recordingId}: its video ${video.path} is missing from the library.`,
+        { recordingId, file: video.path },
+        `Put the video back or delete the recording (cua-annotator delete ${recordingId}).`,
+      );
+    }
+    throw e;
+  }
+  if (video.sha256 && actual !== video.sha256) {
+    throw new AppError(
+      'INTEGRITY_FAILED',
+      `Recording ${recordingId}: its video ${video.path} has changed since it entered the library ` +
+        `(SHA-256 ${actual.slice(0, 12)}…, stored ${video.sha256.slice(0, 12)}…); it is not exported.`,
+      { recordingId, file: video.path, expectedSha256: video.sha256, actualSha256: actual },
+      'Restore the video from a backup or re-import the recording from its source folder.',
+    );
+  }
+  return videoPath;
+}
+
+/** Reads recording `id` for an export in `format`: every row it will read, and its video
+ * (checked against its SHA-256 unless the caller has just done so: `isVerified`). */
+export async function loadForExport(
+  lib: Library,
+  id: string,
+  format: ExportFormat,
+  options: { isVerified?: boolean } = {},
+): Promise<Loaded> {
+  const rec = getRecording(lib.db, id);
+  const { steps, marks, trim } = effectiveStepState(lib, rec.seq);
+  const video = rec.videos[0];
+  if (!video) {
+    throw new AppError(
+      'EXPORT_INVALID',
+      `Recording ${rec.id} has no video; nothing can be exported.`,
+    );
+  }
+  if (!steps.length) {
+    throw new AppError(
+      'EXPORT_INVALID',
+      `Recording ${rec.id} has no steps; run \`cua-annotator reduce ${rec.id}\` first (zero events give zero steps).`,
+    );
+  }
+  // every row the export will read, so a damaged page stops the run before anything is written
+  if (format === 'agentnet-raw') {
+    readRawLayer(lib, rec.seq);
+  } else {
+    getLabels(lib.db, rec.seq);
+  }
+  const videoPath = options.isVerified
+    ? lib.resolve(video.path)
+    : await verifyVideo(lib, rec.id, video);
+  return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath, trim };
+}
+
+/** The part of a trimmed recording an export keeps (null: untrimmed, everything is exported). */
+export function keptRangeOf(l: Loaded): KeptRange | null {
+  if (l.trim.startMs === null && l.trim.endMs === null) {
+    return null;
+  }
+  const video = l.rec.videos[0]!;
+  if (!video.frameCount) {
+    throw new AppError(
+      'EXPORT_INVALID',
+      `Recording ${l.rec.id} is trimmed but its video's frame count is unknown, so the video cannot be cut.`,
+      { recordingId: l.rec.id },
+      'Re-import the recording with ffprobe installed, or remove the trim.',
+    );
+  }
+  return planKeptRange({ ...video, frameCount: video.frameCount }, l.steps, l.trim);
+}
+
+/** Writes the kept frames of a trimmed recording's video (docs/agentnet-raw-export.md §3). */
+export async function cutKeptVideo(
+  l: Loaded,
+  kept: KeptRange,
+  outputPath: string,
+  ffmpegPath: string | undefined,
+): Promise<void> {
+  await cutVideoFrames({
+    ffmpegPath: ffmpegPath || (await resolveFfmpeg()).path,
+    inputPath: l.videoPath,
+    outputPath,
+    startFrame: kept.startFrame,
+    endFrame: kept.endFrame,
+  });
+}
+
+/** Recordings that share an episode name get their own: the first (in library order) keeps it,
+ * the others get `_<first 8 characters of their id>`. */
+export function assignEpisodeIds(loaded: Loaded[]): void {
+  const groups = new Map<string, Loaded[]>();
+  for (const l of loaded) {
+    groups.set(l.episodeId, [...(groups.get(l.episodeId) ?? []), l]);
+  }
+  const taken = new Set(groups.keys());
+  for (const [name, group] of groups) {
+    if (group.length < 2) {
+      continue;
+    }
+    group.sort((a, b) => a.rec.seq - b.rec.seq);
+    for (const l of group.slice(1)) {
+      let candidate = `${name}_${l.rec.id.slice(0, 8)}`;
+      for (let n = 2; taken.has(candidate); n += 1) {
+        candidate = `${name}_${l.rec.id.slice(0, 8)}_${n}`;
+      }
+      taken.add(candidate);
+      l.episodeId = candidate;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+// The agentnet-raw format: a recording as an AgentNet Tool recording folder
+// (docs/agentnet-raw-format.md, docs/agentnet-raw-export.md): the raw layer, the reduced rows
+// of the effective steps, metadata, and the video (cut when the recording is trimmed).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { msToSeconds } from '../../shared/clock';
+import type { RecordingDetail } from '../../shared/domain';
+import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
+import type { Library } from '../library/library';
+import { cutKeptVideo, keptRangeOf, readRawLayer, type Loaded } from './export-load';
+import type { ExportWriter } from './export-writer';
+
+/** Options of {@link writeAgentNetRaw}. */
+export type AgentNetRawOptions = {
+  appVersion: string;
+  /** ffmpeg for cutting a trimmed recording's video (resolved when absent). */
+  ffmpegPath?: string;
+  /** Leave the library's own video out (an upload bundle ships it as video/); a cut video is
+   * still written. */
+  omitSourceVideo?: boolean;
+};
+
+/** Writes `<episode>/…` of `l`; returns its warnings. */
+export async function writeAgentNetRaw(
+  lib: Library,
+  l: Loaded,
+  out: ExportWriter,
+  options: AgentNetRawOptions,
+): Promise<string[]> {
+  const video = l.rec.videos[0]!;
+  const kept = keptRangeOf(l);
+  const raw = buildAgentNetRawFolder({
+    task: { taskName: l.rec.task, description: l.rec.description },
+    metadata: agentNetMetadata(l.rec),
+    provenance: {
+      app: 'cua-annotator',
+      appVersion: options.appVersion,
+      recordingId: l.rec.id,
+      clock: 'recording clock, seconds',
+      exportedAt: new Date().toISOString(),
+    },
+    videoStartS: msToSeconds(video.startMs),
+    steps: l.steps,
+    ...readRawLayer(lib, l.rec.seq),
+    kept,
+  });
+  for (const [name, content] of raw.files) {
+    await out.file(`${l.episodeId}/${name}`, content);
+  }
+  // a cut video is named video.mp4, as AgentNet Tool names its cut recordings
+  // (docs/agentnet-raw-format.md §7)
+  if (kept) {
+    await cutKeptVideo(l, kept, await out.target(`${l.episodeId}/video.mp4`), options.ffmpegPath);
+  } else if (!options.omitSourceVideo) {
+    await fs.copyFile(l.videoPath, await out.target(`${l.episodeId}/${path.basename(video.path)}`));
+  }
+  return raw.warnings.map((w) => `step ${w.stepId}: ${w.message}`);
+}
+
+/** The metadata.json of an exported recording (the imported one kept, ours built per §13.3). */
+function agentNetMetadata(rec: RecordingDetail): Record<string, unknown> {
+  const original = rec.sourceMetadata?.metadata;
+  if (original && typeof original === 'object') {
+    return { ...(original as Record<string, unknown>) };
+  }
+  const video = rec.videos[0];
+  return {
+    system: rec.platform.system,
+    release: rec.platform.release,
+    version: rec.platform.version,
+    machine: rec.platform.machine,
+    processor: '',
+    screen_width: rec.screen.width,
+    screen_height: rec.screen.height,
+    model: rec.platform.model ?? 'Unknown',
+    scroll_direction: 1,
+    start_time: rec.startedAt ?? '',
+    video_start_timestamp: video ? msToSeconds(video.startMs) : 0,
+    stop_time: rec.stoppedAt ?? '',
+    obs_record_state_timings: {},
+  };
+}
