@@ -11,10 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import type { CliRun } from '../helpers/cli';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { startXvfb } from '../recorder/input/x-server';
 import { ensureRendererBuilt, run } from './serve';
 
 // inside the repository, so the bundle resolves node_modules as an install does
-const install = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', 'built-cli-'));
+const TMP_ROOT = path.join(REPO_ROOT, '.tmp');
+fs.mkdirSync(TMP_ROOT, { recursive: true });
+const install = fs.mkdtempSync(path.join(TMP_ROOT, 'built-cli-'));
 const nodeDir = path.join(install, 'out', 'node');
 const cliJs = path.join(nodeDir, 'cli.js');
 const library = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-built-lib-'));
@@ -76,6 +79,37 @@ describe('the built CLI (out/node)', () => {
     ).toBe(true);
   });
 
+  it('the bundled input-hook child runs with plain Node: hello, then a clean exit on EOF', async () => {
+    const x = await startXvfb();
+    try {
+      const child = spawn(process.execPath, [path.join(nodeDir, 'hook-child.js')], {
+        env: { ...userEnv(), DISPLAY: x.display },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const hello = await new Promise<{ type: string; pid: number }>((resolve, reject) => {
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          for (const line of stdout.split('\n').slice(0, -1)) {
+            const parsed = JSON.parse(line) as { type: string; pid: number };
+            if (parsed.type === 'hello') {
+              resolve(parsed);
+            }
+          }
+        });
+        child.on('close', (code) => reject(new Error(`hook child exited ${code}: ${stderr}`)));
+      });
+      expect(hello.pid).toBe(child.pid);
+      child.stdin.end();
+      expect(await exited, stderr).toBe(0);
+    } finally {
+      await x.stop();
+    }
+  });
+
   it('imports the example and lists it as JSON with plain Node', async () => {
     const imported = await runNode([cliJs, 'import', FIXTURE_DIR, '--library', library, '--json']);
     expect(imported.code, imported.stderr).toBe(0);
@@ -96,7 +130,7 @@ describe('the built CLI (out/node)', () => {
   });
 
   it('bin/cua-annotator.mjs without a build says so and how to build', async () => {
-    const bare = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', 'unbuilt-'));
+    const bare = fs.mkdtempSync(path.join(TMP_ROOT, 'unbuilt-'));
     try {
       fs.mkdirSync(path.join(bare, 'bin'));
       fs.copyFileSync(
