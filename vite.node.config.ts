@@ -10,7 +10,11 @@ import pkg from './package.json' with { type: 'json' };
 
 const src = (file: string): string => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
 
-/** The CLI entry module: runs main() with the process arguments (the sources export main only). */
+/**
+ * The CLI entry module: runs main() with the process arguments (the sources export main only).
+ * With CUA_ANNOTATOR_DEBUG set, stack traces name the TypeScript sources (the .map files beside
+ * the bundle); main is imported after that switch so its modules load with it.
+ */
 const CLI_ENTRY_ID = '\0cua-annotator-cli-entry';
 
 function cliEntry(): Plugin {
@@ -19,7 +23,8 @@ function cliEntry(): Plugin {
     resolveId: (id) => (id === CLI_ENTRY_ID ? id : null),
     load: (id) =>
       id === CLI_ENTRY_ID
-        ? `import { main } from ${JSON.stringify(src('cli/main.ts'))};\n` +
+        ? 'if (process.env.CUA_ANNOTATOR_DEBUG) process.setSourceMapsEnabled(true);\n' +
+          `const { main } = await import(${JSON.stringify(src('cli/main.ts'))});\n` +
           'process.exitCode = await main(process.argv.slice(2));\n'
         : null,
   };
