@@ -1,5 +1,8 @@
 // electron-vite app bundle. Only the renderer exists yet; main and preload are added with the
-// Electron host (electron-vite builds just the sections present).
+// Electron host (electron-vite builds just the sections present). The Node side of an install
+// (CLI, child-process entries) is built by vite.node.config.ts; the app's main build takes its
+// child entries from there (NODE_ENTRIES) so its utilityProcess launcher finds <entry>.js beside
+// the main bundle.
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
