@@ -8,6 +8,7 @@
 // no writer), BENCH_GAP_MS (free time between holds, default 400).
 import path from 'node:path';
 import { createEventHub, createServer, mediaPath } from '../src/server';
+import { createServices } from '../src/services/create-services';
 import { importAgentNetFolder } from '../src/services/import/agentnet-import';
 import { DB_FILE_NAME } from '../src/services/library/library';
 import { listEdits, openDatabase, resolveRecordingSeq } from '../src/store';
@@ -22,7 +23,7 @@ const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 400);
 const t = tempLibrary();
 const id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: 'bench' })).id;
 const server = await createServer({
-  context: { lib: t.lib, emit: () => undefined, mediaUrl: mediaPath, appVersion: 'bench' },
+  services: createServices(t.lib, { appVersion: 'bench', mediaUrl: mediaPath }),
   events: createEventHub(),
   staticDir: t.dir,
 });

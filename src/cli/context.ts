@@ -8,10 +8,16 @@ import {
   freeBytes,
   releaseSpaceReserve,
 } from '../services/library/cleanup';
+import {
+  createServices,
+  type CreateServicesOptions,
+  type Services,
+} from '../services/create-services';
 import { openLibrary, type Library } from '../services/library/library';
 import { resolveLibraryDir } from '../services/library/library-path';
 import { listActiveRecordings } from '../store';
 import { errLine } from './output';
+import { APP_VERSION } from './version';
 
 /** Options of {@link withLibrary}. */
 export type WithLibraryOptions = {
@@ -88,4 +94,37 @@ export function withLibraryOrCreate<T>(
   fn: (lib: Library) => Promise<T> | T,
 ): Promise<T> {
   return withLibrary(flag, fn, { create: true });
+}
+
+/** Options of {@link withServices}. */
+export type WithServicesOptions = WithLibraryOptions & {
+  /** Host settings beyond the CLI's defaults (version, log to standard error). */
+  services?: Partial<CreateServicesOptions>;
+};
+
+/**
+ * Opens the library (as {@link withLibrary}), builds its services through the composition root
+ * (src/services/create-services.ts) and runs `fn`; always closes the services, then the library.
+ */
+export function withServices<T>(
+  flag: string | undefined,
+  fn: (services: Services) => Promise<T> | T,
+  options: WithServicesOptions = {},
+): Promise<T> {
+  return withLibrary(
+    flag,
+    async (lib) => {
+      const services = createServices(lib, {
+        appVersion: APP_VERSION,
+        log: errLine,
+        ...options.services,
+      });
+      try {
+        return await fn(services);
+      } finally {
+        await services.close();
+      }
+    },
+    { create: options.create ?? false },
+  );
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AccessibilityAdapter } from '../axtree/adapter';
 import type { AxElementRecord, AxSnapshot } from '../axtree/model';
 import { AppError } from '../shared/errors';
-import { findSetpriv } from './accessibility/kill-on-exit';
+import { findSetpriv } from '../infra/parent-death';
 import { monotonicNowMs } from './clock';
 import type { DisplayInfo } from './display-info';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
@@ -13,7 +13,8 @@ import type { HotkeyAction, HotkeyBindings } from './input/hotkeys';
 import type { InputEvent } from './input/normalize-input-event';
 import { FfmpegRecorder, type FfmpegRecordingResult } from './screen/ffmpeg-process';
 import type { VideoStartEstimate } from './screen/video-start';
-import { ActiveWindowTracker, type ActiveWindowEntry } from './windows/active-window';
+import type { RecorderPlatform, WindowTracker } from './platform';
+import type { ActiveWindowEntry } from './windows/active-window';
 
 /** Session states (docs/architecture.md §5). */
 export type SessionState =
@@ -52,6 +53,9 @@ export type RecordingSessionOptions = {
   /** Folder for the video segments (`video-<n>.mp4`). */
   outputDir: string;
   display: DisplayInfo;
+  /** The OS's capture backend (the ffmpeg input of `display`) and active-window tracker; the
+   * composition root picks it (src/recorder/platform). */
+  platform: Pick<RecorderPlatform, 'capture' | 'windows'>;
   ffmpegPath: string;
   /** Frames per second; default 30. */
   fps?: number;
@@ -152,7 +156,7 @@ export class RecordingSession {
   private stateValue: SessionState = 'idle';
   private ffmpeg: FfmpegRecorder | null = null;
   private hook: InputHook | null = null;
-  private windows: ActiveWindowTracker | null = null;
+  private windows: WindowTracker | null = null;
   private readonly segments: VideoSegment[] = [];
   private readonly gaps: InputGap[] = [];
   private eventCount = 0;
@@ -263,7 +267,7 @@ export class RecordingSession {
           this.options.accessibility = null;
         }
       }
-      this.windows = new ActiveWindowTracker({ env: o.env, now: monotonicNowMs });
+      this.windows = o.platform.windows({ env: o.env ?? process.env, now: monotonicNowMs });
       this.windows.onChange((entry) => o.sink.window(entry));
       try {
         o.sink.window(await this.windows.start());
@@ -415,7 +419,7 @@ export class RecordingSession {
     const setprivPath = findSetpriv();
     const started = await ffmpeg.start({
       ffmpegPath: o.ffmpegPath,
-      source: { kind: 'x11grab', display: o.display.display },
+      source: o.platform.capture.source(o.display),
       outputPath: file,
       fps: o.fps ?? 30,
       env: o.env,

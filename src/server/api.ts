@@ -1,7 +1,6 @@
 // `POST /api/<method>`: JSON body in, the dispatcher's Result envelope out (docs/architecture.md §3).
 import type http from 'node:http';
-import type { ServiceContext } from '../services/context';
-import { dispatch } from '../services/dispatch';
+import type { Services } from '../services/create-services';
 import type { Result } from '../shared/result';
 import { sendError, sendJson } from './respond';
 import { statusForResult } from './status';
@@ -48,7 +47,7 @@ function sendTooLarge(res: http.ServerResponse, limitBytes: number): void {
 
 // Answers one authorised /api/<method> request (the method name is already decoded).
 export async function serveApiCall(
-  ctx: ServiceContext,
+  services: Pick<Services, 'dispatch'>,
   method: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
@@ -95,6 +94,6 @@ export async function serveApiCall(
     });
     return;
   }
-  const result: Result<unknown> = await dispatch(ctx, method, payload);
+  const result: Result<unknown> = await services.dispatch(method, payload);
   sendJson(res, statusForResult(result), result);
 }

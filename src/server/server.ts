@@ -2,7 +2,7 @@
 // default, Host-header guard, no CORS, POST-only API, SSE events, media with ranges, the renderer.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ServiceContext } from '../services/context';
+import type { Services } from '../services/create-services';
 import { AppError } from '../shared/errors';
 import { DEFAULT_BODY_LIMIT_BYTES, serveApiCall } from './api';
 import { createSseStreams, DEFAULT_HEARTBEAT_MS, type EventHub } from './events';
@@ -35,9 +35,10 @@ const LISTEN_BACKLOG = 2048;
 
 /** Options of {@link createServer}. */
 export type ServerOptions = {
-  /** Services the API dispatches to; `context.lib` is the library media is served from. */
-  context: ServiceContext;
-  /** Hub that `context.emit` publishes to; every SSE client subscribes to it. */
+  /** The services (createServices) the API dispatches to; `services.lib` is the library media is
+   * served from. The host closes them after the server. */
+  services: Services;
+  /** Hub the services' `emit` publishes to; every SSE client subscribes to it. */
   events: EventHub;
   /** Interface to bind; default 127.0.0.1. A non-loopback one needs allowRemote + password. */
   host?: string;
@@ -170,7 +171,7 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
         return;
       }
       if (isMedia) {
-        await serveMedia(options.context.lib, rawPath, req, res);
+        await serveMedia(options.services.lib, rawPath, req, res);
         return;
       }
       if (rawPath === '/api/events') {
@@ -190,7 +191,7 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
         sendError(res, 400, 'INVALID_PAYLOAD', 'Malformed method name in the path');
         return;
       }
-      await serveApiCall(options.context, method, req, res, limitBytes);
+      await serveApiCall(options.services, method, req, res, limitBytes);
       return;
     }
 

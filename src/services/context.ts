@@ -1,11 +1,18 @@
-// What every contract handler gets from its host (CLI server, Electron main, tests).
+// What every contract handler gets: the host-provided parts (library, events, media URLs, version,
+// log) and the long-lived parts the composition root owns (src/services/create-services.ts).
+// Hosts build it only through createServices().
 import type { ApiEvent, ApiEvents } from '../shared/contract';
 import type { Library } from './library/library';
+import type { KeyframeJobs } from './review/keyframe-jobs';
+import type { UploadService } from './upload/ui-service';
 
 /** A media file kind the hosts serve. */
 export type MediaKind = 'video' | 'keyframe';
 
-/** The host-provided context of one service instance. */
+/** One retrying write per database at a time: the others wait on this chain (dispatch.ts). */
+export type WriteQueue = { tail: Promise<void> };
+
+/** The context of one services instance (one library, one host). */
 export type ServiceContext = {
   /** The open library. */
   lib: Library;
@@ -17,4 +24,10 @@ export type ServiceContext = {
   appVersion: string;
   /** Diagnostic log (internal error stacks); default: standard error. */
   log?: (line: string) => void;
+  /** The library's uploads (queue and background runner). */
+  uploads: UploadService;
+  /** The library's keyframe job runner (stored keyframes computed in the background). */
+  keyframes: KeyframeJobs;
+  /** The dispatcher's queue of writes waiting for another process's lock. */
+  writeQueue: WriteQueue;
 };

@@ -6,12 +6,12 @@
 //
 // Writes that find the database locked by another process wait here without blocking the event
 // loop: each attempt waits at most BUSY_ATTEMPT_MS inside SQLite, then the call sleeps and tries
-// again (one waiting call per library at a time) until BUSY_TOTAL_MS have passed.
+// again (one waiting call per services instance at a time) until BUSY_TOTAL_MS have passed.
 import { isApiMethod, METHOD_VALIDATORS, type ApiMethod } from '../shared/contract';
 import { isAppError, type AppError } from '../shared/errors';
 import { err, ok, type Result } from '../shared/result';
 import { classifySystemError, isBusyError } from '../shared/system-error';
-import { withBusyTimeout, type Db } from '../store';
+import { withBusyTimeout } from '../store';
 import type { ServiceContext } from './context';
 import { handlers } from './handlers';
 
@@ -37,9 +37,6 @@ const RETRY_ON_BUSY: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'reviews:set-status',
 ]);
 
-// One retrying call per database at a time: the others wait on this chain, not on SQLite.
-const writeQueues = new WeakMap<Db, Promise<void>>();
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -51,9 +48,10 @@ async function runWaitingForLock(
   ctx: ServiceContext,
 ): Promise<unknown> {
   const db = ctx.lib.db;
-  const previous = writeQueues.get(db) ?? Promise.resolve();
+  // one retrying call per services instance at a time: the others wait here, not in SQLite
+  const previous = ctx.writeQueue.tail;
   let release = (): void => undefined;
-  writeQueues.set(db, new Promise<void>((resolve) => (release = resolve)));
+  ctx.writeQueue.tail = new Promise<void>((resolve) => (release = resolve));
   await previous;
   try {
     const started = Date.now();

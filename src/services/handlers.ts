@@ -7,7 +7,6 @@ import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
 import { deleteRecording } from './recordings';
-import { computeKeyframes, refreshKeyframesInBackground } from './review/keyframes';
 import {
   getRecordingDto,
   getStepAxTree,
@@ -16,13 +15,6 @@ import {
   setReviewStatus,
   updateRecordingTask,
 } from './review-service';
-import {
-  cancelUiUpload,
-  listUploads,
-  retryUpload,
-  startUploads,
-  uploadDialogDefaults,
-} from './upload/ui-service';
 
 /** A handler for every method: `(input, ctx) → output`. */
 export type ApiHandlers = {
@@ -59,15 +51,21 @@ function changed(ctx: ServiceContext, id: string): ApiMethods['recordings:get'][
  * background (announced again when they are there). */
 function changedSteps(ctx: ServiceContext, id: string): ApiMethods['recordings:get']['output'] {
   const dto = changed(ctx, id);
-  refreshKeyframesInBackground(ctx, id);
+  void ctx.keyframes.enqueue(id);
+  return dto;
+}
+
+/** A recording's page data; opening one whose keyframes are missing or stale queues them. */
+function openRecording(ctx: ServiceContext, id: string): ApiMethods['recordings:get']['output'] {
+  const dto = getRecordingDto(ctx.lib, exact(ctx, id), ctx);
+  ctx.keyframes.ensure(dto.id);
   return dto;
 }
 
 /** Every contract method's handler. */
 export const handlers = {
   'recordings:list': (input, ctx) => settle(() => listRecordingsPage(ctx.lib, input)),
-  'recordings:get': (input, ctx) =>
-    settle(() => getRecordingDto(ctx.lib, exact(ctx, input.id), ctx)),
+  'recordings:get': (input, ctx) => settle(() => openRecording(ctx, input.id)),
   'recordings:update-task': (input, ctx) =>
     settle(() => {
       updateRecordingTask(
@@ -122,7 +120,14 @@ export const handlers = {
       return changed(ctx, input.id);
     }),
   'keyframes:compute': async (input, ctx) => {
-    await computeKeyframes(ctx.lib, exact(ctx, input.id));
+    // "Recompute": every keyframe again, through the runner (one job per recording at a time)
+    const outcome = await ctx.keyframes.enqueue(exact(ctx, input.id), { recompute: true });
+    if (outcome.state === 'failed') {
+      throw outcome.error;
+    }
+    if (outcome.state === 'cancelled') {
+      throw new AppError('ABORTED', `Keyframes of ${input.id} were cancelled.`, { id: input.id });
+    }
     return changed(ctx, input.id);
   },
   'axtree:get': (input, ctx) =>
@@ -149,12 +154,12 @@ export const handlers = {
       })),
     };
   },
-  'uploads:defaults': (_input, ctx) => settle(() => uploadDialogDefaults(ctx.lib)),
+  'uploads:defaults': (_input, ctx) => settle(() => ctx.uploads.defaults()),
   'uploads:enqueue': async (input, ctx) => {
     const ids = input.ids.map((id) => exact(ctx, id));
-    return startUploads(ctx.lib, { ids, to: input.to, annotator: input.annotator }, ctx);
+    return ctx.uploads.start({ ids, to: input.to, annotator: input.annotator });
   },
-  'uploads:list': (_input, ctx) => settle(() => listUploads(ctx.lib)),
-  'uploads:retry': (input, ctx) => settle(() => retryUpload(ctx.lib, input.uploadId, ctx)),
-  'uploads:cancel': (input, ctx) => cancelUiUpload(ctx.lib, input.uploadId, ctx),
+  'uploads:list': (_input, ctx) => settle(() => ctx.uploads.list()),
+  'uploads:retry': (input, ctx) => settle(() => ctx.uploads.retry(input.uploadId)),
+  'uploads:cancel': (input, ctx) => ctx.uploads.cancel(input.uploadId),
 } satisfies ApiHandlers;

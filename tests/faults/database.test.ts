@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventHub, createServer, mediaPath, type ServerHandle } from '../../src/server';
 import type { ServiceContext } from '../../src/services/context';
+import { createServices } from '../../src/services/create-services';
 import { dispatch } from '../../src/services/dispatch';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
@@ -44,13 +45,11 @@ function tmpDir(prefix = 'cua-dbfault-'): string {
 }
 
 function contextFor(lib: Library, logs: string[] = []): ServiceContext {
-  return {
-    lib,
-    emit: () => undefined,
-    mediaUrl: mediaPath,
+  return createServices(lib, {
     appVersion: '0.0.0-test',
+    mediaUrl: mediaPath,
     log: (line) => logs.push(line),
-  };
+  }).context;
 }
 
 // Labels of the relabel edits stored for `id`, read through a fresh connection to the file.
@@ -90,7 +89,7 @@ async function servedLibrary(): Promise<Served & { close: () => Promise<void> }>
   const t = tempLibrary();
   const id = syntheticRecording(t.lib);
   const server = await createServer({
-    context: contextFor(t.lib),
+    services: createServices(t.lib, { appVersion: '0.0.0-test', mediaUrl: mediaPath }),
     events: createEventHub(),
     staticDir: t.dir,
   });

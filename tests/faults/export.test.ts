@@ -11,6 +11,7 @@ import { exportRecordings, runExport } from '../../src/services/export/export-se
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary, type Library } from '../../src/services/library/library';
 import type { ServiceContext } from '../../src/services/context';
+import { createServices } from '../../src/services/create-services';
 import { dispatch } from '../../src/services/dispatch';
 import { getRecording } from '../../src/store';
 import { isAppError, type AppError } from '../../src/shared/errors';
@@ -352,13 +353,11 @@ describe('faults: export, import, keyframes', () => {
   }, 10_000);
 
   it('item 18: the UI export call (exports:run) to /proc answers with a coded error and a fix', async () => {
-    const ctx = {
-      lib: t.lib,
-      emit: () => undefined,
-      mediaUrl: () => '',
+    const ctx: ServiceContext = createServices(t.lib, {
       appVersion: '0.0.0-test',
+      mediaUrl: () => '',
       log: () => undefined,
-    } as unknown as ServiceContext;
+    }).context;
     const result = await Promise.race([
       dispatch(ctx, 'exports:run', {
         ids: [idA],

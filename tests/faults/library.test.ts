@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/services/context';
+import { createServices } from '../../src/services/create-services';
 import { dispatch } from '../../src/services/dispatch';
 import { applyEdit, undoLastEdit } from '../../src/services/edits/edit-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
@@ -35,13 +36,7 @@ function newLibrary(name: string): Library {
 }
 
 function ctxFor(lib: Library): ServiceContext {
-  return {
-    lib,
-    emit: () => undefined,
-    mediaUrl: (id, kind, name) => `/media/${id}/${kind}/${name ?? ''}`,
-    appVersion: '0.0.0-test',
-    log: () => undefined,
-  };
+  return createServices(lib, { appVersion: '0.0.0-test', log: () => undefined }).context;
 }
 
 /** A live process standing in for a recorder (its pid is what the row names). */

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDisplayInfo } from '../../src/recorder/display-info';
+import { createPlatform } from '../../src/recorder/platform';
 import { RecordingSession, type RecordingSink } from '../../src/recorder/session';
 import { openLibrary } from '../../src/services/library/library';
 import { getRecordingDto } from '../../src/services/review-service';
@@ -476,6 +477,7 @@ describe('recorder faults (issue 10)', () => {
       new RecordingSession({
         outputDir: newLib(),
         display: await readDisplayInfo(desktop.env),
+        platform: createPlatform('linux'),
         ffmpegPath: 'ffmpeg',
         fps: 10,
         accessibility: null,

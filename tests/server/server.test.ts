@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventHub, createServer, mediaPath, type ServerHandle } from '../../src/server';
-import type { ServiceContext } from '../../src/services/context';
+import { createServices } from '../../src/services/create-services';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { resolveMedia } from '../../src/services/media';
 import { tempLibrary } from '../helpers/library';
@@ -15,12 +15,11 @@ import { callApi, json, rawRequest } from './http-client';
 
 const t = tempLibrary();
 const events = createEventHub();
-const context: ServiceContext = {
-  lib: t.lib,
+const services = createServices(t.lib, {
+  appVersion: '0.0.0-test',
   emit: events.emit,
   mediaUrl: mediaPath,
-  appVersion: '0.0.0-test',
-};
+});
 const rendererDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-renderer-'));
 // a file next to the library that no request may ever return
 const SECRET = `secret-${crypto.randomUUID()}`;
@@ -39,7 +38,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>UI</title>');
   fs.mkdirSync(path.join(rendererDir, 'assets'));
   fs.writeFileSync(path.join(rendererDir, 'assets', 'app-1234.js'), 'console.log(1);');
-  server = await createServer({ context, events, staticDir: rendererDir, heartbeatMs: 50 });
+  server = await createServer({ services, events, staticDir: rendererDir, heartbeatMs: 50 });
   port = server.port;
   token = server.token;
 });
@@ -445,7 +444,7 @@ describe('HTTP server: events', () => {
           text += c.toString('utf8');
           if (!emitted && text.includes(': connected')) {
             emitted = true;
-            context.emit('recordings:changed', { id });
+            services.context.emit('recordings:changed', { id });
           }
           if (
             text.includes('\n\n', text.indexOf('event: recordings:changed')) &&
@@ -464,7 +463,10 @@ describe('HTTP server: events', () => {
 
   it('close() ends open SSE streams and stops listening', async () => {
     const hub = createEventHub();
-    const other = await createServer({ context: { ...context, emit: hub.emit }, events: hub });
+    const other = await createServer({
+      services: createServices(t.lib, { appVersion: '0.0.0-test', emit: hub.emit }),
+      events: hub,
+    });
     const ended = new Promise<string>((resolve, reject) => {
       const req = http.request({
         host: '127.0.0.1',
@@ -495,7 +497,7 @@ describe('HTTP server: events', () => {
 
 describe('HTTP server: remote binding', () => {
   it('refuses a non-loopback host without --allow-remote and a password', async () => {
-    const base = { context, events };
+    const base = { services, events };
     await expect(createServer({ ...base, host: '0.0.0.0' })).rejects.toMatchObject({
       code: 'USAGE',
       message: expect.stringMatching(/--allow-remote/),
@@ -514,7 +516,7 @@ describe('HTTP server: remote binding', () => {
   it('with --allow-remote and a password, every request needs the password (HTTP Basic)', async () => {
     const password = 'correct horse battery';
     const remote = await createServer({
-      context,
+      services,
       events,
       host: '0.0.0.0',
       allowRemote: true,
@@ -567,7 +569,7 @@ describe('HTTP server: renderer not built', () => {
   it('answers / with how to build the renderer', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-no-renderer-'));
     const hub = createEventHub();
-    const bare = await createServer({ context, events: hub, staticDir: empty });
+    const bare = await createServer({ services, events: hub, staticDir: empty });
     try {
       const res = await rawRequest(bare.port, { path: '/' });
       expect(res.status).toBe(503);

@@ -1,11 +1,9 @@
 // `cua-annotator record --task "…"`: records screen, input, windows and accessibility.
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
-import { recordSession } from '../../services/recording/record-service';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibraryOrCreate } from '../context';
+import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
-import { APP_VERSION } from '../version';
 import { formatDuration } from './list';
 
 const HELP = `Usage: cua-annotator record --task "<instruction>" [--fps 30] [--duration S] [--display :N]
@@ -106,33 +104,39 @@ export const recordCommand: Command = {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
-      const r = await withLibraryOrCreate(values.library, (lib) =>
-        recordSession(lib, {
-          task: values.task!,
-          fps,
-          durationS,
-          display: values.display,
-          noA11y: values['no-a11y'],
-          hotkeys: {
-            ...(values['stop-hotkey'] ? { stop: values['stop-hotkey'] } : {}),
-            ...(values['pause-hotkey'] ? { pause: values['pause-hotkey'] } : {}),
-          },
-          appVersion: APP_VERSION,
-          signal: abort.signal,
-          disk,
-          onStarted: ({ id }) => {
-            if (values.json) {
-              errLine(`recording ${id}`);
-            } else {
-              out(id);
-            }
-            errLine(
-              `recorder: stop with Ctrl+C or ${stopChord}; pause and resume with ${pauseChord}`,
-            );
-          },
-          onStateChange: (state) => errLine(`recorder: ${state}`),
-          onWarning: (m) => errLine(`warning: ${m}`),
-        }),
+      const r = await withServices(
+        values.library,
+        async (services) => {
+          const recorded = await services.record({
+            task: values.task!,
+            fps,
+            durationS,
+            display: values.display,
+            noA11y: values['no-a11y'],
+            hotkeys: {
+              ...(values['stop-hotkey'] ? { stop: values['stop-hotkey'] } : {}),
+              ...(values['pause-hotkey'] ? { pause: values['pause-hotkey'] } : {}),
+            },
+            signal: abort.signal,
+            disk,
+            onStarted: ({ id }) => {
+              if (values.json) {
+                errLine(`recording ${id}`);
+              } else {
+                out(id);
+              }
+              errLine(
+                `recorder: stop with Ctrl+C or ${stopChord}; pause and resume with ${pauseChord}`,
+              );
+            },
+            onStateChange: (state) => errLine(`recorder: ${state}`),
+            onWarning: (m) => errLine(`warning: ${m}`),
+          });
+          // the saved recording's keyframes (queued by the composition root), before closing
+          await services.keyframeJobs.idle();
+          return recorded;
+        },
+        { create: true },
       );
       if (values.json) {
         const { error } = r;

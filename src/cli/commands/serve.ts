@@ -1,6 +1,5 @@
 // `cua-annotator serve`: the browser review UI over the library (HTTP binding of the contract).
 import path from 'node:path';
-import type { ServiceContext } from '../../services/context';
 import {
   bindPolicyError,
   createEventHub,
@@ -13,9 +12,8 @@ import {
 } from '../../server';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { errLine, out } from '../output';
-import { APP_VERSION } from '../version';
 
 const HELP = `Usage: cua-annotator serve [--host 127.0.0.1] [--port 0] [--library DIR] [--allow-remote] [--open]
 
@@ -89,43 +87,40 @@ export const serveCommand: Command = {
     }
     const staticDir = values.renderer ? path.resolve(values.renderer) : defaultRendererDir();
 
-    return await withLibrary(values.library, async (lib) => {
-      const events = createEventHub();
-      const context: ServiceContext = {
-        lib,
-        emit: events.emit,
-        mediaUrl: mediaPath,
-        appVersion: APP_VERSION,
-        log: errLine,
-      };
-      const server = await createServer({
-        context,
-        events,
-        host,
-        port,
-        allowRemote,
-        password,
-        staticDir,
-        log: errLine,
-      });
-      const stopped = untilSignal();
-      out(`Serving the library ${lib.dir}`);
-      out(`Open ${server.url}`);
-      if (!isLoopbackHost(host)) {
-        errLine(
-          `warning: listening on ${host}: reachable from other machines, password-protected ` +
-            'but unencrypted (HTTP).',
-        );
-      }
-      if (values.open) {
-        // TODO(serve): opening a browser needs a child process, allowed only in services/system
-        errLine('note: --open is not available yet; open the URL above in your browser.');
-      }
-      out('Press Ctrl+C to stop.');
-      const signal = await stopped;
-      errLine(`${signal}: stopping the server…`);
-      await server.close();
-      return 0;
-    });
+    const events = createEventHub();
+    return await withServices(
+      values.library,
+      async (services) => {
+        const server = await createServer({
+          services,
+          events,
+          host,
+          port,
+          allowRemote,
+          password,
+          staticDir,
+          log: errLine,
+        });
+        const stopped = untilSignal();
+        out(`Serving the library ${services.lib.dir}`);
+        out(`Open ${server.url}`);
+        if (!isLoopbackHost(host)) {
+          errLine(
+            `warning: listening on ${host}: reachable from other machines, password-protected ` +
+              'but unencrypted (HTTP).',
+          );
+        }
+        if (values.open) {
+          // TODO(serve): opening a browser needs a child process, allowed only in services/system
+          errLine('note: --open is not available yet; open the URL above in your browser.');
+        }
+        out('Press Ctrl+C to stop.');
+        const signal = await stopped;
+        errLine(`${signal}: stopping the server…`);
+        await server.close();
+        return 0;
+      },
+      { services: { emit: events.emit, mediaUrl: mediaPath } },
+    );
   },
 };

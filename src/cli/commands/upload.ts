@@ -2,11 +2,12 @@
 // resuming interrupted uploads.
 import { REVIEW_STATUSES, type ReviewStatus } from '../../shared/domain';
 import { listLibrary } from '../../services/recordings';
+import type { Services } from '../../services/create-services';
 import type { Library } from '../../services/library/library';
 import { loadUploadDefaults, saveUploadDefaults } from '../../services/upload/defaults';
 import type { UploadProgress } from '../../services/upload/engine';
 import { MIN_PART_SIZE_BYTES } from '../../services/upload/part-plan';
-import { UploadQueue, type UploadOutcome } from '../../services/upload/queue';
+import type { UploadOutcome } from '../../services/upload/queue';
 import { S3ObjectStore } from '../../services/upload/s3-client';
 import {
   describeTarget,
@@ -17,9 +18,8 @@ import {
 } from '../../services/upload/target';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { createProgress, errLine, out, outJson, type Progress } from '../output';
-import { APP_VERSION } from '../version';
 
 /** Target flags shared by upload, pull and export. */
 export const TARGET_OPTIONS = {
@@ -184,7 +184,7 @@ export const uploadCommand: Command = {
     const concurrency = positiveInt('--concurrency', values.concurrency);
     const showProgress = Boolean(process.stderr.isTTY) && !values.json;
 
-    const { resolved, outcomes, skipped } = await withLibrary(values.library, async (lib) => {
+    const run = async ({ lib, uploads }: Services) => {
       const resolved = resolveCliTarget(lib, { ...values, url: values.to });
       if (!resolved.annotator) {
         throw new UsageError(
@@ -197,41 +197,45 @@ export const uploadCommand: Command = {
       const ids = values.status
         ? listLibrary(lib, { reviewStatus: values.status as ReviewStatus }).map((r) => r.id)
         : positionals;
-      const queue = new UploadQueue(lib, {
-        openStore: (target) => openCliStore(target, values.profile),
-        engine: {
-          appVersion: APP_VERSION,
-          ...(partMiB ? { partSizeBytes: partMiB * MIB } : {}),
-          ...(concurrency ? { concurrency } : {}),
-          ...(values.verify ? { verify: values.verify as 'etag' | 'download' } : {}),
-          ...(values['part-md5'] ? { partContentMd5: true } : {}),
-        },
-      });
-      const enqueued = queue.enqueue(ids, {
+      const enqueued = uploads.enqueue(ids, {
         target: resolved.target,
         annotator: resolved.annotator,
         force: values.force ?? false,
       });
       const skipped = enqueued.filter((e) => e.action === 'already-uploaded');
       const progress = progressReporter(showProgress);
-      const unsubscribe = queue.onProgress(progress.onProgress);
+      const unsubscribe = uploads.onProgress(progress.onProgress);
       // Ctrl-C pauses: the parts sent so far are kept and the next run resumes
       const toRun = enqueued.filter((e) => e.action !== 'already-uploaded');
       const onSigint = () => {
         errLine('\ninterrupted: pausing (run the same command again to resume)');
         for (const e of toRun) {
-          queue.pause(e.uploadId);
+          uploads.pause(e.uploadId);
         }
       };
       process.once('SIGINT', onSigint);
       try {
-        const outcomes: UploadOutcome[] = await queue.run(toRun.map((e) => e.uploadId));
+        const outcomes: UploadOutcome[] = await uploads.run(toRun.map((e) => e.uploadId));
         return { resolved, outcomes, skipped };
       } finally {
         process.removeListener('SIGINT', onSigint);
         unsubscribe();
         progress.finish();
       }
+    };
+    // the CLI's flags configure the same upload service the UI's `uploads:*` methods use
+    const { resolved, outcomes, skipped } = await withServices(values.library, run, {
+      services: {
+        uploads: {
+          openStore: (target) => openCliStore(target, values.profile),
+          engine: {
+            ...(partMiB ? { partSizeBytes: partMiB * MIB } : {}),
+            ...(concurrency ? { concurrency } : {}),
+            ...(values.verify ? { verify: values.verify as 'etag' | 'download' } : {}),
+            ...(values['part-md5'] ? { partContentMd5: true } : {}),
+          },
+        },
+      },
     });
     if (values.json) {
       outJson({

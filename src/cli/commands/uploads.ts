@@ -1,11 +1,9 @@
 // `cua-annotator uploads`: the upload queue and history; cancels an unfinished upload.
 import { UPLOAD_STATUSES, type UploadStatus } from '../../store/queries/uploads';
-import { getUploadView, listUploadViews, UploadQueue } from '../../services/upload/queue';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { out, outJson } from '../output';
-import { APP_VERSION } from '../version';
 import { formatMiB, openCliStore, TARGET_OPTIONS } from './upload';
 
 const HELP = `Usage: cua-annotator uploads [--status S] [--limit N] [--json] [--library DIR]
@@ -61,13 +59,8 @@ export const uploadsCommand: Command = {
       if (!Number.isInteger(id) || id < 1) {
         throw new UsageError(`--cancel needs an upload id (got "${values.cancel}")`);
       }
-      const view = await withLibrary(values.library, async (lib) => {
-        const queue = new UploadQueue(lib, {
-          openStore: (target) => openCliStore(target, values.profile),
-          engine: { appVersion: APP_VERSION },
-        });
-        await queue.cancel(id);
-        return getUploadView(lib, id);
+      const view = await withServices(values.library, ({ uploads }) => uploads.cancel(id), {
+        services: { uploads: { openStore: (target) => openCliStore(target, values.profile) } },
       });
       if (values.json) {
         outJson(view);
@@ -76,8 +69,8 @@ export const uploadsCommand: Command = {
       }
       return 0;
     }
-    const rows = await withLibrary(values.library, (lib) =>
-      listUploadViews(lib, {
+    const rows = await withServices(values.library, ({ uploads }) =>
+      uploads.list({
         ...(values.status ? { status: values.status as UploadStatus } : {}),
         ...(limit ? { limit } : {}),
       }),

@@ -1,15 +1,21 @@
 // Turns a capture's video segments into video rows (remuxing files a killed recorder left) and
 // re-reduces the steps: shared by a normal stop and by crash recovery.
 import fs from 'node:fs/promises';
-import { probeVideo } from '../../pipeline/media/probe';
+import { probeVideo } from '../../infra/ffmpeg/probe';
 import { sha256File } from '../../pipeline/io/hash';
-import type { FfmpegBinary } from '../../recorder/screen/ffmpeg-binary';
-import { remuxRecording } from '../../recorder/screen/remux';
+import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
+import { remuxRecording } from '../../infra/ffmpeg/remux';
 import { buildSegmentJoinArgs, type TimelinePiece } from '../../recorder/screen/ffmpeg-args';
-import { runProcess } from '../../pipeline/media/run-process';
+import { runCommand } from '../../infra/run-command';
 import path from 'node:path';
 import type { RecordingStatus } from '../../shared/domain';
-import { getCapture, insertVideo, listMarks, updateRecording } from '../../store';
+import {
+  deleteRecordingVideos,
+  getCapture,
+  insertVideo,
+  listMarks,
+  updateRecording,
+} from '../../store';
 import { addRecordingWarnings } from '../../store/queries/recording-warnings';
 import type { Library } from '../library/library';
 import { reduceRecording } from '../reduce-service';
@@ -117,7 +123,7 @@ export async function finalizeCapture(
   lib.db.transaction(() => {
     // warnings stored during capture (low disk space…) stay; new ones are appended once
     stored = addRecordingWarnings(lib.db, rec.seq, warnings, Date.now());
-    lib.db.prepare(`DELETE FROM videos WHERE recording_seq = ?`).run(rec.seq);
+    deleteRecordingVideos(lib.db, rec.seq);
     for (const v of videos) {
       insertVideo(lib.db, rec.seq, ord, v);
       ord += 1;
@@ -199,7 +205,7 @@ async function joinSegments(
   const rel = `${path.posix.dirname(first.path)}/video.mp4`;
   const out = lib.resolve(rel);
   const tmp = `${out}.tmp.mp4`;
-  const run = await runProcess(
+  const run = await runCommand(
     ffmpeg.path,
     buildSegmentJoinArgs({
       pieces,

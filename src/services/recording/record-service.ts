@@ -3,12 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import { AtspiAdapter } from '../../axtree/platform/linux/atspi-adapter';
 import { monotonicNowMs } from '../../recorder/clock';
-import { osInfo, readDisplayInfo, type DisplayInfo } from '../../recorder/display-info';
+import { osInfo, type DisplayInfo } from '../../recorder/display-info';
 import { checkInputHookPreconditions } from '../../recorder/input/input-preconditions';
 import type { HotkeyBindings } from '../../recorder/input/hotkeys';
-import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
+import type { RecorderPlatform } from '../../recorder/platform';
 import { RecordingSession, type SessionState } from '../../recorder/session';
 import { AppError } from '../../shared/errors';
 import {
@@ -28,6 +27,9 @@ import { LibrarySink } from './library-sink';
 /** Options of {@link recordSession}. */
 export type RecordOptions = {
   task: string;
+  /** The OS's capture backend, accessibility adapter and window tracker (chosen by the
+   * composition root, src/services/create-services.ts). */
+  platform: RecorderPlatform;
   /** Frames per second; default 30. */
   fps?: number;
   /** Stop after this many seconds; default: until stopped. */
@@ -79,15 +81,12 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   }
   // refuse a bad environment before anything is written
   await checkInputHookPreconditions({ env });
-  const display = await readDisplayInfo(env);
-  const ffmpeg = await resolveFfmpeg(env);
-  if (!ffmpeg.hasX11grab) {
-    throw new AppError(
-      'FFMPEG_NOT_FOUND',
-      `ffmpeg at ${ffmpeg.path} (${ffmpeg.version}) has no x11grab device; install Debian's ffmpeg (apt-get install ffmpeg) or point CUA_FFMPEG at a build with x11grab.`,
-    );
-  }
-  const accessibility = options.noA11y ? null : new AtspiAdapter({ now: monotonicNowMs, env });
+  const { platform } = options;
+  const display = await platform.capture.readDisplay(env);
+  const ffmpeg = await platform.capture.resolveFfmpeg(env);
+  const accessibility = options.noA11y
+    ? null
+    : platform.accessibility({ now: monotonicNowMs, env });
 
   const id = randomUUID();
   const relDir = `${RECORDINGS_DIR}/${id}`;
@@ -136,7 +135,7 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       xVendor: display.vendor,
       fps,
       ffmpeg: { path: ffmpeg.path, version: ffmpeg.version, source: ffmpeg.source },
-      accessibility: accessibility ? 'atspi' : 'off (--no-a11y)',
+      accessibility: accessibility ? platform.accessibilityApi : 'off (--no-a11y)',
       segments: [],
     },
     warnings: [],
@@ -150,6 +149,7 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   const session = new RecordingSession({
     outputDir: dir,
     display,
+    platform,
     ffmpegPath: ffmpeg.path,
     fps,
     accessibility,

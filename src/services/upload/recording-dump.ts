@@ -5,6 +5,15 @@
 import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import type { Db } from '../../store';
+import {
+  getRecordingRow,
+  insertTableRow,
+  iterateRecordingRows,
+  listRecordingTables,
+  tableColumns,
+  updateTableRow,
+  type RecordingTable,
+} from '../../store/queries/table-rows';
 
 /** Tables that describe the local upload/pull bookkeeping, never part of a submission. */
 const LOCAL_TABLES = new Set(['uploads', 'upload_objects', 'upload_parts', 'pulls']);
@@ -12,57 +21,15 @@ const LOCAL_TABLES = new Set(['uploads', 'upload_objects', 'upload_parts', 'pull
 const RAW_TABLES = new Set(['events', 'ax_records', 'windows', 'marks', 'videos']);
 const STEP_TABLES = new Set(['steps', 'edits', 'labels', 'reviews', 'keyframes']);
 
-type Column = { name: string; type: string; pk: number };
 /** A table keyed by recording. */
-export type RecordingTable = {
-  name: string;
-  columns: Column[];
-  /** The INTEGER PRIMARY KEY column (rowid alias) that is re-assigned on restore, if any. */
-  rowidColumn: string | null;
-  orderBy: string;
-};
+export type { RecordingTable };
 
 /** A row as JSON (BLOBs as `{ "$base64": "…" }`). */
 export type DumpRow = Record<string, unknown>;
 
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-function tableInfo(db: Db, table: string): Column[] {
-  return db.prepare(`SELECT name, type, pk FROM pragma_table_info(?)`).all(table) as Column[];
-}
-
-function isWithoutRowid(db: Db, table: string): boolean {
-  const row = db
-    .prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`)
-    .get(table) as { sql: string } | undefined;
-  return /WITHOUT\s+ROWID/i.test(row?.sql ?? '');
-}
-
-function describeTable(db: Db, name: string): RecordingTable {
-  const columns = tableInfo(db, name);
-  const pks = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
-  const rowidColumn =
-    pks.length === 1 && pks[0]!.type.toUpperCase() === 'INTEGER' && !isWithoutRowid(db, name)
-      ? pks[0]!.name
-      : null;
-  const orderBy = pks.length ? pks.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
-  return { name, columns, rowidColumn, orderBy };
-}
-
 // Every table with a recording_seq column except the local upload bookkeeping, by name.
 export function recordingTables(db: Db): RecordingTable[] {
-  const names = db
-    .prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-       ORDER BY name`,
-    )
-    .all() as { name: string }[];
-  return names
-    .map((n) => n.name)
-    .filter((n) => !LOCAL_TABLES.has(n) && tableInfo(db, n).some((c) => c.name === 'recording_seq'))
-    .map((n) => describeTable(db, n));
+  return listRecordingTables(db, LOCAL_TABLES);
 }
 
 // The submission folder a table's dump goes to (`raw/`, `steps/` or `db/`).
@@ -85,7 +52,7 @@ function decodeValue(v: unknown): unknown {
 
 // The recording row without its local sequence number.
 export function dumpRecordingRow(db: Db, seq: number): DumpRow {
-  const row = db.prepare(`SELECT * FROM recordings WHERE seq = ?`).get(seq) as DumpRow | undefined;
+  const row = getRecordingRow(db, seq);
   if (!row) {
     throw new AppError('NOT_FOUND', `No recording with seq ${seq}`);
   }
@@ -95,10 +62,7 @@ export function dumpRecordingRow(db: Db, seq: number): DumpRow {
 
 // Streams one table's rows of a recording as JSON lines (recording_seq left out).
 export function* dumpTableLines(db: Db, table: RecordingTable, seq: number): Generator<string> {
-  const stmt = db.prepare(
-    `SELECT * FROM ${quoteIdent(table.name)} WHERE recording_seq = ? ORDER BY ${table.orderBy}`,
-  );
-  for (const row of stmt.iterate(seq) as Iterable<DumpRow>) {
+  for (const row of iterateRecordingRows(db, table, seq)) {
     const out: DumpRow = {};
     for (const [k, v] of Object.entries(row)) {
       if (k !== 'recording_seq') {
@@ -194,7 +158,7 @@ function remapRow(
 }
 
 function checkColumns(db: Db, table: string, rows: readonly DumpRow[]): void {
-  const known = new Set(tableInfo(db, table).map((c) => c.name));
+  const known = new Set(tableColumns(db, table).map((c) => c.name));
   if (!known.size) {
     throw new AppError(
       'PULL_INVALID',
@@ -213,17 +177,6 @@ function checkColumns(db: Db, table: string, rows: readonly DumpRow[]): void {
       }
     }
   }
-}
-
-function insertRow(db: Db, table: string, row: DumpRow): number {
-  const keys = Object.keys(row);
-  const info = db
-    .prepare(
-      `INSERT INTO ${quoteIdent(table)} (${keys.map(quoteIdent).join(', ')})
-       VALUES (${keys.map(() => '?').join(', ')})`,
-    )
-    .run(...keys.map((k) => row[k]));
-  return Number(info.lastInsertRowid);
 }
 
 /** What {@link restoreRecording} did. */
@@ -245,7 +198,7 @@ export function restoreRecording(db: Db, dump: RecordingDump, dir: string): Rest
   const oldDir = typeof dump.recording.dir === 'string' ? dump.recording.dir : '';
   checkColumns(db, 'recordings', [dump.recording]);
   const recordingRow = remapRow({ ...dump.recording, dir }, new Map(), oldDir, dir);
-  const seq = insertRow(db, 'recordings', recordingRow);
+  const seq = insertTableRow(db, 'recordings', recordingRow);
   const local = new Map(recordingTables(db).map((t) => [t.name, t]));
   for (const [name, rows] of dump.tables) {
     if (LOCAL_TABLES.has(name) || !rows.length) {
@@ -267,19 +220,20 @@ export function restoreRecording(db: Db, dump: RecordingDump, dir: string): Rest
     const idCol = editsTable.rowidColumn;
     for (const row of editRows) {
       const { [idCol]: oldId, ...rest } = row;
-      const newId = insertRow(db, 'edits', { ...rest, recording_seq: seq });
+      const newId = insertTableRow(db, 'edits', { ...rest, recording_seq: seq });
       editIds.set(Number(oldId), newId);
     }
     for (const row of editRows) {
       const newId = editIds.get(Number(row[idCol]))!;
       const remapped = remapRow(row, editIds, oldDir, dir);
       const changed = Object.keys(row).filter((k) => k !== idCol && remapped[k] !== row[k]);
-      if (changed.length) {
-        db.prepare(
-          `UPDATE edits SET ${changed.map((k) => `${quoteIdent(k)} = ?`).join(', ')}
-           WHERE ${quoteIdent(idCol)} = ?`,
-        ).run(...changed.map((k) => remapped[k]), newId);
-      }
+      updateTableRow(
+        db,
+        'edits',
+        idCol,
+        newId,
+        Object.fromEntries(changed.map((k) => [k, remapped[k]])),
+      );
     }
   }
   for (const [name, rows] of dump.tables) {
@@ -292,13 +246,10 @@ export function restoreRecording(db: Db, dump: RecordingDump, dir: string): Rest
       if (table.rowidColumn) {
         delete remapped[table.rowidColumn];
       }
-      insertRow(db, name, { ...remapped, recording_seq: seq });
+      insertTableRow(db, name, { ...remapped, recording_seq: seq });
     }
   }
   // triggers (e.g. recordings.step_count) ran while rows went in: put the row back as dumped
-  const cols = Object.keys(recordingRow);
-  db.prepare(
-    `UPDATE recordings SET ${cols.map((k) => `${quoteIdent(k)} = ?`).join(', ')} WHERE seq = ?`,
-  ).run(...cols.map((k) => recordingRow[k]), seq);
+  updateTableRow(db, 'recordings', 'seq', seq, recordingRow);
   return { seq, editIds };
 }

@@ -105,6 +105,11 @@ export function insertRecording(db: Db, r: NewRecording): number {
   return Number(info.lastInsertRowid);
 }
 
+/** Removes every video row of a recording (finalising stores them again). */
+export function deleteRecordingVideos(db: Db, recordingSeq: number): void {
+  db.prepare(`DELETE FROM videos WHERE recording_seq = ?`).run(recordingSeq);
+}
+
 /** Inserts one video row. */
 export function insertVideo(db: Db, recordingSeq: number, ord: number, v: VideoInfo): void {
   db.prepare(

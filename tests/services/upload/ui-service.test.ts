@@ -6,13 +6,12 @@ import { dispatch } from '../../../src/services/dispatch';
 import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { saveUploadDefaults } from '../../../src/services/upload/defaults';
 import { enqueueUpload } from '../../../src/services/upload/queue';
-import { uploadsIdle } from '../../../src/services/upload/ui-service';
 import { serviceContext } from '../../helpers/context';
 import { tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
 const t = tempLibrary();
-const { ctx } = serviceContext(t.lib);
+const { ctx, services } = serviceContext(t.lib);
 const AWS_VARS = [
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
@@ -33,7 +32,7 @@ beforeAll(async () => {
   }
 });
 afterEach(async () => {
-  await uploadsIdle(t.lib);
+  await services.uploads.idle();
 });
 afterAll(() => {
   for (const k of AWS_VARS) {

@@ -1,0 +1,33 @@
+// The Linux recording parts (docs/platform-linux.md): ffmpeg x11grab on the X display, AT-SPI over
+// D-Bus for accessibility, `_NET_ACTIVE_WINDOW` through xprop for the active window.
+import { AtspiAdapter } from '../../axtree/platform/linux/atspi-adapter';
+import { AppError } from '../../shared/errors';
+import { readDisplayInfo } from '../display-info';
+import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
+import { ActiveWindowTracker } from '../windows/active-window';
+import type { RecorderPlatform } from './types';
+
+/** The Linux (X11) platform. */
+export function createLinuxPlatform(): RecorderPlatform {
+  return {
+    os: 'linux',
+    capture: {
+      device: 'x11grab',
+      readDisplay: (env) => readDisplayInfo(env),
+      resolveFfmpeg: async (env) => {
+        const ffmpeg = await resolveFfmpeg(env);
+        if (!ffmpeg.hasX11grab) {
+          throw new AppError(
+            'FFMPEG_NOT_FOUND',
+            `ffmpeg at ${ffmpeg.path} (${ffmpeg.version}) has no x11grab device; install Debian's ffmpeg (apt-get install ffmpeg) or point CUA_FFMPEG at a build with x11grab.`,
+          );
+        }
+        return ffmpeg;
+      },
+      source: (display) => ({ kind: 'x11grab', display: display.display }),
+    },
+    accessibilityApi: 'atspi',
+    accessibility: ({ now, env }) => new AtspiAdapter({ now, env }),
+    windows: ({ now, env }) => new ActiveWindowTracker({ now, env }),
+  };
+}

@@ -1,0 +1,53 @@
+// What a recording needs from the operating system, as one object per OS (docs/architecture.md
+// §1): the screen capture backend, the accessibility adapter and the active-window tracker. The
+// composition root picks the platform (createPlatform in index.ts); the record service and the
+// session only use these parts, so tests can hand them a fake platform.
+import type { AccessibilityAdapter } from '../../axtree/adapter';
+import type { DisplayInfo } from '../display-info';
+import type { CaptureSource } from '../screen/ffmpeg-args';
+import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
+import type { ActiveWindowEntry } from '../windows/active-window';
+
+/** The screen capture backend: which display, which ffmpeg, which input device. */
+export type CaptureBackend = {
+  /** The ffmpeg input device (`x11grab`), stored in the recording's capture facts. */
+  readonly device: CaptureSource['kind'];
+  /** Reads the display to record (size, scale, monitors); throws a coded error with a fix. */
+  readDisplay(env: NodeJS.ProcessEnv): Promise<DisplayInfo>;
+  /** Finds ffmpeg and checks it can capture with this backend; throws FFMPEG_NOT_FOUND. */
+  resolveFfmpeg(env: NodeJS.ProcessEnv): Promise<FfmpegBinary>;
+  /** The ffmpeg input of a display. */
+  source(display: DisplayInfo): CaptureSource;
+};
+
+/** The active-window timeline of a session. */
+export type WindowTracker = {
+  /** Starts tracking; resolves with the first reading. */
+  start(): Promise<ActiveWindowEntry>;
+  /** Subscribes to changes; returns the unsubscribe function. */
+  onChange(listener: (entry: ActiveWindowEntry) => void): () => void;
+  /** Every entry so far. */
+  timeline(): ActiveWindowEntry[];
+  stop(): Promise<void>;
+};
+
+/** What the parts of a platform are built with. */
+export type PlatformPartOptions = {
+  /** Session clock in ms (CLOCK_MONOTONIC), the recorder's one clock. */
+  now: () => number;
+  /** Environment (DISPLAY, DBUS_SESSION_BUS_ADDRESS…). */
+  env: NodeJS.ProcessEnv;
+};
+
+/** The recording parts of one operating system. */
+export type RecorderPlatform = {
+  /** The OS these parts are for. */
+  readonly os: NodeJS.Platform;
+  capture: CaptureBackend;
+  /** The accessibility API (`atspi`), stored in the recording's capture facts. */
+  readonly accessibilityApi: string;
+  /** A new accessibility adapter (not started), e.g. AT-SPI on Linux. */
+  accessibility(options: PlatformPartOptions): AccessibilityAdapter;
+  /** A new active-window tracker (not started). */
+  windows(options: PlatformPartOptions): WindowTracker;
+};
