@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { importAgentNetFolder } from '../src/services/import/agentnet-import';
 import { openLibrary } from '../src/services/library/library';
-import { resolveFfmpeg } from '../src/recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg } from '../src/infra/ffmpeg/binary';
 import { fixturePath } from '../tests/helpers/fixture';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

@@ -21,8 +21,8 @@ import {
 import type { KeyframeStepInput } from '../src/pipeline/keyframes';
 import { OPENCV_SCALE_FILTER, decodeFrames } from '../src/pipeline/media/frame-decoder';
 import { extractKeyframes } from '../src/pipeline/media/keyframes-extract';
-import { probeVideo } from '../src/pipeline/media/probe';
-import { resolveFfmpeg } from '../src/recorder/screen/ffmpeg-binary';
+import { probeVideo } from '../src/infra/ffmpeg/probe';
+import { resolveFfmpeg } from '../src/infra/ffmpeg/binary';
 import { fixturePath } from '../tests/helpers/fixture';
 
 const FIXTURE = fixturePath('agentnet-raw/win10-display-settings');

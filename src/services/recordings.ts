@@ -18,7 +18,7 @@ import { callsToCode } from '../pipeline/code';
 import { releaseSpaceReserve, TRASH_DIR, trashEntryName } from './library/cleanup';
 import type { Library } from './library/library';
 import { effectiveSteps, effectiveStepState } from './steps';
-import { isProcessAlive } from './system/process-alive';
+import { isProcessAlive } from '../infra/process-alive';
 
 /** A step as shown to users and scripts. */
 export type StepView = {

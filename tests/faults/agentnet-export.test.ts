@@ -9,7 +9,7 @@ import { applyEdit } from '../../src/services/edits/edit-service';
 import { exportRecordings } from '../../src/services/export/export-service';
 import { reduceRecording } from '../../src/services/reduce-service';
 import { effectiveSteps } from '../../src/services/steps';
-import { runProcess } from '../../src/pipeline/media/run-process';
+import { runCommand } from '../../src/infra/run-command';
 import { insertAxRecords, insertEvents, insertVideo, listSteps } from '../../src/store';
 import { tempLibrary } from '../helpers/library';
 import { readJsonl } from '../helpers/jsonl';
@@ -105,7 +105,7 @@ beforeAll(async () => {
   const videoPath = lib.lib.resolve(videoRel);
   fs.mkdirSync(path.dirname(videoPath), { recursive: true });
   // every frame differs from its neighbours (moving test pattern), so a frame can be identified
-  const made = await runProcess(
+  const made = await runCommand(
     'ffmpeg',
     [
       ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', 'lavfi'],
@@ -163,7 +163,7 @@ function keysOf(value: unknown, out = new Set<string>()): Set<string> {
 // One frame as 32×20 gray bytes.
 async function grayFrame(file: string, index: number): Promise<Buffer> {
   const gray = path.join(outRoot, `${path.basename(file)}-${index}.gray`);
-  const r = await runProcess(
+  const r = await runCommand(
     'ffmpeg',
     [
       ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', file],
@@ -177,7 +177,7 @@ async function grayFrame(file: string, index: number): Promise<Buffer> {
 }
 
 async function frameCount(file: string): Promise<number> {
-  const r = await runProcess(
+  const r = await runCommand(
     'ffprobe',
     [
       ...['-v', 'error', '-select_streams', 'v:0', '-count_frames'],

@@ -1,12 +1,17 @@
-// runProcess: exit status, stdin input, stderr tail, timeout kill, start failure.
+// runCommand: exit status, stdin input, stderr tail, timeout kill, start failure.
 import { describe, expect, it } from 'vitest';
-import { ProcessStartError, runProcess, tailLines } from '../../../src/pipeline/media/run-process';
+import { tailLines } from '../../src/infra/lines';
+import { ProcessStartError, runCommand, runCommandChecked } from '../../src/infra/run-command';
+import { AppError } from '../../src/shared/errors';
 
 const NODE = process.execPath;
 
-describe('runProcess', () => {
+/** A command that ignores SIGTERM and would otherwise run for 30 s. */
+const HUNG_SCRIPT = 'trap "" TERM; echo "ignoring SIGTERM" >&2; exec sleep 30';
+
+describe('runCommand', () => {
   it('collects stdout, stderr and the exit code', async () => {
-    const result = await runProcess(
+    const result = await runCommand(
       NODE,
       ['-e', 'process.stdout.write("out"); process.stderr.write("err"); process.exit(3)'],
       { timeoutMs: 10_000 },
@@ -22,7 +27,7 @@ describe('runProcess', () => {
   });
 
   it('writes input to stdin', async () => {
-    const result = await runProcess(NODE, ['-e', 'process.stdin.pipe(process.stdout)'], {
+    const result = await runCommand(NODE, ['-e', 'process.stdin.pipe(process.stdout)'], {
       timeoutMs: 10_000,
       input: 'hello\nworld\n',
     });
@@ -33,7 +38,7 @@ describe('runProcess', () => {
   it('keeps only the tail of stderr, from a line boundary', async () => {
     const script =
       'for (let i = 0; i < 5000; i++) { process.stderr.write(`line ${i} ${"x".repeat(20)}\\n`); }';
-    const result = await runProcess(NODE, ['-e', script], {
+    const result = await runCommand(NODE, ['-e', script], {
       timeoutMs: 10_000,
       stderrTailBytes: 1024,
     });
@@ -48,7 +53,7 @@ describe('runProcess', () => {
 
   it('kills the child when the timeout expires', async () => {
     const started = performance.now();
-    const result = await runProcess(NODE, ['-e', 'setInterval(() => {}, 1000)'], {
+    const result = await runCommand(NODE, ['-e', 'setInterval(() => {}, 1000)'], {
       timeoutMs: 200,
     });
     expect(result.isTimedOut).toBe(true);
@@ -58,22 +63,77 @@ describe('runProcess', () => {
   });
 
   it('escalates to SIGKILL when the child ignores SIGTERM', async () => {
-    const script =
-      'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)';
-    const result = await runProcess(NODE, ['-e', script], { timeoutMs: 300, killGraceMs: 200 });
+    // sh ignores SIGTERM, then execs sleep, which inherits the ignored disposition (no
+    // grandchild holds the pipes); sh starts in milliseconds, well inside the limit
+    const result = await runCommand('sh', ['-c', HUNG_SCRIPT], {
+      timeoutMs: 500,
+      killGraceMs: 300,
+    });
     expect(result.isTimedOut).toBe(true);
     expect(result.signal).toBe('SIGKILL');
+    expect(result.stderr).toBe('ignoring SIGTERM\n');
   });
 
   it('rejects with ProcessStartError when the command does not exist', async () => {
     let error: unknown = null;
     try {
-      await runProcess('/nonexistent/cua-command', [], { timeoutMs: 1_000 });
+      await runCommand('/nonexistent/cua-command', [], { timeoutMs: 1_000 });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ProcessStartError);
     expect((error as ProcessStartError).errno).toBe('ENOENT');
     expect((error as ProcessStartError).message).toContain('/nonexistent/cua-command');
+  });
+});
+
+describe('runCommandChecked', () => {
+  it('SIGKILLs a hung child after the grace and rejects with COMMAND_TIMEOUT naming it', async () => {
+    const started = performance.now();
+    let error: unknown = null;
+    try {
+      await runCommandChecked('sh', ['-c', HUNG_SCRIPT], { timeoutMs: 500, killGraceMs: 400 });
+    } catch (e) {
+      error = e;
+    }
+    const elapsedMs = performance.now() - started;
+    expect(error).toBeInstanceOf(AppError);
+    const appError = error as AppError;
+    expect(appError.code).toBe('COMMAND_TIMEOUT');
+    expect(appError.message).toContain("'sh'");
+    expect(appError.message).toContain('SIGKILL');
+    expect(appError.message).toContain('ignoring SIGTERM');
+    expect(appError.details).toMatchObject({ command: 'sh', signal: 'SIGKILL' });
+    // the timeout plus the grace, not the 30 s the command asked for
+    expect(elapsedMs).toBeGreaterThanOrEqual(850);
+    expect(elapsedMs).toBeLessThan(10_000);
+  });
+
+  it('rejects with COMMAND_FAILED and the stderr tail for a failure status', async () => {
+    let error: unknown = null;
+    try {
+      await runCommandChecked('sh', ['-c', 'echo "no such thing" >&2; exit 4'], {
+        timeoutMs: 5_000,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as AppError).code).toBe('COMMAND_FAILED');
+    expect((error as AppError).message).toBe("'sh' failed with exit code 4: no such thing");
+  });
+
+  it('resolves with the output when the command succeeds', async () => {
+    const result = await runCommandChecked('sh', ['-c', 'echo ok'], { timeoutMs: 5_000 });
+    expect(result.stdout).toBe('ok\n');
+  });
+
+  it('reports a missing command as COMMAND_NOT_FOUND', async () => {
+    let error: unknown = null;
+    try {
+      await runCommandChecked('/nonexistent/cua-command', [], { timeoutMs: 1_000 });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as AppError).code).toBe('COMMAND_NOT_FOUND');
   });
 });

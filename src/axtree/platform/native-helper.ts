@@ -2,7 +2,8 @@
 // that speaks JSON lines (docs/architecture.md §5): this module is the pure protocol half. It parses
 // and validates every line, matches responses to requests, enforces timeouts and maps helper
 // results onto the shared model. Spawning lives in
-// src/recorder/accessibility/native-helper-process.ts (node:child_process is not allowed here).
+// src/recorder/accessibility/native-helper-process.ts on the src/infra process primitives
+// (axtree may import neither node:child_process nor src/infra).
 import { AppError, ERROR_CODES } from '../../shared/errors';
 import type { ErrorCode } from '../../shared/errors';
 import type { AccessibilityAdapter, AccessibilityInfo } from '../adapter';

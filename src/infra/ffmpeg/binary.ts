@@ -2,12 +2,13 @@
 // resolution"). Order: CUA_FFMPEG → ffmpeg-static's binary → `ffmpeg` on PATH
 // (docs/platform-linux.md §5, §10). ffmpeg-static is an optionalDependency whose install script
 // downloads from GitHub, so on offline build machines it is usually absent: never assume it.
-import { execFile } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
+import { tailLines } from '../lines';
+import { runCommand } from '../run-command';
 
 /** Where the ffmpeg binary came from. */
 export type FfmpegSource = 'env' | 'ffmpeg-static' | 'path';
@@ -224,29 +225,21 @@ async function queryCapabilities(binaryPath: string): Promise<Capabilities> {
 
 /** Runs one capability query; resolves stdout, rejects with the exit status and stderr tail. */
 async function runQuery(binaryPath: string, args: string[]): Promise<string> {
-  return await new Promise<string>((resolve, reject) => {
-    execFile(
-      binaryPath,
-      args,
-      {
-        timeout: QUERY_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: QUERY_MAX_BUFFER_BYTES,
-        windowsHide: true,
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        if (error) {
-          const tail = stderr.trim().split(/\r?\n/).slice(-3).join(' | ');
-          reject(
-            new Error(`'${args.join(' ')}' failed: ${error.message}${tail ? ` (${tail})` : ''}`),
-          );
-          return;
-        }
-        resolve(stdout);
-      },
-    );
+  const result = await runCommand(binaryPath, args, {
+    timeoutMs: QUERY_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxStdoutBytes: QUERY_MAX_BUFFER_BYTES,
   });
+  if (result.code === 0 && !result.isTimedOut) {
+    return result.stdout;
+  }
+  const status = result.isTimedOut
+    ? `timed out after ${QUERY_TIMEOUT_MS} ms`
+    : result.code === null
+      ? `killed by ${result.signal}`
+      : `exit code ${result.code}`;
+  const tail = tailLines(result.stderr, 3).split('\n').join(' | ');
+  throw new Error(`'${args.join(' ')}' failed: ${status}${tail ? ` (${tail})` : ''}`);
 }
 
 /** ffmpeg-static's exported path (asar-unpacked), or null when the package is absent. */

@@ -1,11 +1,15 @@
-// Reads a video file's stream facts (size, frame rate, exact frame count, duration) with ffprobe,
-// or with ffmpeg alone when no ffprobe is available (e.g. the ffmpeg-static binary).
+// The one video probe (docs/architecture.md §5): a file's stream facts (size, frame rate, exact
+// frame count, duration) with ffprobe, or with ffmpeg alone when no ffprobe is available (e.g. the
+// ffmpeg-static binary); and a decode check (probePlayable) for crash recovery.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { secondsToMs } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
-import { ProcessStartError, runProcess, tailLines } from './run-process';
-import type { RunProcessResult } from './run-process';
+import { tailLines } from '../lines';
+import { ProcessStartError, runCommand } from '../run-command';
+import { ProgressParser } from './progress';
+import type { FfmpegProgress } from './progress';
+import type { CommandResult } from '../run-command';
 
 /** The binaries {@link probeVideo} needs (a subset of the recorder's `FfmpegBinary`). */
 export type ProbeBinaries = {
@@ -19,7 +23,7 @@ export type ProbeBinaries = {
 export type ProbeVideoOptions = {
   /** Limit for the probe process in ms; default 60 000 (counting packets reads the whole file). */
   timeoutMs?: number;
-  /** Run the probe in a process group of its own (RunProcessOptions.isOwnProcessGroup). */
+  /** Run the probe in a process group of its own (RunCommandOptions.isOwnProcessGroup). */
   isOwnProcessGroup?: boolean;
 };
 
@@ -149,7 +153,7 @@ async function probeWithFfprobe(
   sizeBytes: number,
   run: ProbeRun,
 ): Promise<VideoProbe> {
-  const result = await runProcess(
+  const result = await runCommand(
     ffprobePath,
     [
       ...['-v', 'error'],
@@ -201,11 +205,11 @@ async function probeWithFfmpeg(
   sizeBytes: number,
   run: ProbeRun,
 ): Promise<VideoProbe> {
-  let result: RunProcessResult;
+  let result: CommandResult;
   try {
     // one pass: the input banner (stderr, log level info) gives the stream facts, and copying
     // the video stream to the null muxer counts its packets (-progress prints frame=N to stdout)
-    result = await runProcess(
+    result = await runCommand(
       ffmpegPath,
       [
         ...['-hide_banner', '-nostdin', '-nostats'],
@@ -386,7 +390,7 @@ function clockPartsToMs(
   return wholeSeconds * 1000 + secondsToMs(Number(seconds));
 }
 
-function assertCompleted(file: string, tool: string, result: RunProcessResult): void {
+function assertCompleted(file: string, tool: string, result: CommandResult): void {
   if (result.isTimedOut) {
     throw new AppError(
       'FFMPEG_FAILED',
@@ -411,4 +415,118 @@ function unreadable(file: string, reason: string, stderr: string): AppError {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Options of {@link probePlayable} (and of remuxRecording in ./remux.ts). */
+export type RecoveryOptions = {
+  /** ffmpeg executable (`resolveFfmpeg().path`). */
+  ffmpegPath: string;
+  /** Limit for each ffmpeg run in ms (decoding reads the whole file); default 300 000. */
+  timeoutMs?: number;
+  /**
+   * Start ffmpeg in a process group of its own, so a terminal's Ctrl+C to the foreground group
+   * does not reach it (saving a recording); default false.
+   */
+  isOwnProcessGroup?: boolean;
+};
+
+/** Result of decoding a file's first video stream. */
+export type PlayableProbe = {
+  /** True when ffmpeg opened the file and decoded at least one frame. */
+  isPlayable: boolean;
+  /** Frames decoded (0 when the file could not be opened). */
+  decodableFrames: number;
+  /** Media time of the last decoded frame's end in ms; null when unknown. */
+  durationMs: number | null;
+  /** ffmpeg's error lines (a truncated last fragment shows up here while still playable). */
+  errorLines: string[];
+  /** ffmpeg's exit code (null when killed on timeout). */
+  exitCode: number | null;
+};
+
+/** Default limit of one recovery ffmpeg run, in ms. */
+export const DEFAULT_RECOVERY_TIMEOUT_MS = 300_000;
+
+/** Outcome of one recovery ffmpeg run (decode check or remux). */
+export type FfmpegRun = {
+  exitCode: number | null;
+  isTimedOut: boolean;
+  lastProgress: FfmpegProgress | null;
+  /** Non-empty stderr lines (the tail kept by the runner). */
+  stderrLines: string[];
+};
+
+// Decodes `file`'s first video stream with ffmpeg and reports how many frames decode (unlike
+// probeVideo, which counts packets without decoding: a torn last fragment counts there).
+export async function probePlayable(
+  file: string,
+  options: RecoveryOptions,
+): Promise<PlayableProbe> {
+  const run = await runRecoveryFfmpeg(buildDecodeCheckArgs(file), options);
+  const frames = run.lastProgress?.frame ?? 0;
+  return {
+    isPlayable: run.exitCode === 0 && frames > 0,
+    decodableFrames: frames,
+    durationMs: run.lastProgress?.outTimeMs ?? null,
+    errorLines: run.stderrLines,
+    exitCode: run.exitCode,
+  };
+}
+
+/** Runs ffmpeg to completion for crash recovery; FFMPEG_NOT_FOUND when it cannot start. */
+export async function runRecoveryFfmpeg(
+  args: string[],
+  options: RecoveryOptions,
+): Promise<FfmpegRun> {
+  let result: CommandResult;
+  try {
+    result = await runCommand(options.ffmpegPath, args, {
+      timeoutMs: options.timeoutMs ?? DEFAULT_RECOVERY_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+      isOwnProcessGroup: options.isOwnProcessGroup,
+    });
+  } catch (error) {
+    if (error instanceof ProcessStartError) {
+      throw new AppError(
+        'FFMPEG_NOT_FOUND',
+        `Could not start ffmpeg '${options.ffmpegPath}' (${error.errno ?? 'error'}): ${errorMessage(error.cause)}.`,
+        { ffmpegPath: options.ffmpegPath, errno: error.errno },
+      );
+    }
+    throw error;
+  }
+  // -progress blocks on stdout; the last complete one carries the final count
+  const progress = new ProgressParser();
+  let lastProgress: FfmpegProgress | null = null;
+  for (const line of result.stdout.split(/\r\n|\n|\r/)) {
+    lastProgress = progress.push(line) ?? lastProgress;
+  }
+  return {
+    exitCode: result.code,
+    isTimedOut: result.isTimedOut,
+    lastProgress,
+    stderrLines: result.stderr.split(/\r\n|\n|\r/).filter((line) => line.trim() !== ''),
+  };
+}
+
+// Arguments that decode the first video stream of `inputPath` and report the frame count.
+export function buildDecodeCheckArgs(inputPath: string): string[] {
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    // decode errors only; the count comes from the final -progress block
+    '-loglevel',
+    'error',
+    '-progress',
+    'pipe:1',
+    '-i',
+    inputPath,
+    '-map',
+    '0:v:0',
+    // decode everything, write nothing
+    '-f',
+    'null',
+    '-',
+  ];
 }

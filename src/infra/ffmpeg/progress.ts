@@ -35,33 +35,6 @@ export type FfmpegFinalCounts = {
   encodedFrames: number | null;
 };
 
-/** Splits a byte/text stream into lines (LF, CRLF or bare CR), keeping a partial last line. */
-export class LineSplitter {
-  private pending = '';
-  private isAfterCr = false;
-
-  // Feeds a chunk; returns the complete lines it finished (without terminators).
-  push(chunk: string): string[] {
-    // a CRLF split across two chunks must not yield an extra empty line
-    const text = this.isAfterCr && chunk.startsWith('\n') ? chunk.slice(1) : chunk;
-    if (text === '') {
-      return [];
-    }
-    this.isAfterCr = text.endsWith('\r');
-    const parts = (this.pending + text).split(/\r\n|\n|\r/);
-    this.pending = parts.pop() ?? '';
-    return parts;
-  }
-
-  // Returns the unterminated last line (if any) and resets.
-  flush(): string[] {
-    const rest = this.pending;
-    this.pending = '';
-    this.isAfterCr = false;
-    return rest === '' ? [] : [rest];
-  }
-}
-
 /** Accumulates `-progress` key=value lines and emits one {@link FfmpegProgress} per block. */
 export class ProgressParser {
   private fields = new Map<string, string>();

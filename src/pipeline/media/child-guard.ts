@@ -1,20 +1,17 @@
-// Decoder children die with their parent, whatever kills it (docs/architecture.md §5):
-// - on Linux they start through util-linux `setpriv --pdeathsig KILL`, so the kernel SIGKILLs
-//   them when we die, even by SIGKILL (an ffmpeg blocked opening a named pipe whose reader is
-//   gone would otherwise wait forever; it ignores SIGTERM there);
-// - an 'exit' hook SIGKILLs whatever is still running and removes our temp folders;
+// Temp folders of the frame decoders (docs/architecture.md §5). Their children's guards (the
+// parent-death signal and the kill-on-exit registry) live in src/infra; what stays here is the
+// decoders' own cleanup:
+// - an 'exit' hook removes our temp folders;
 // - temp folders carry our pid (`cua-frames-<pid>-…`): folders of dead processes are removed by
 //   the next decode of any process ({@link sweepStaleTempDirs}).
-import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants as fsConstants, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isProcessAlive } from '../../infra/process-alive';
 
-const children = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
 let isHookInstalled = false;
-let setprivPath: string | null | undefined;
 
 function installExitHook(): void {
   if (isHookInstalled) {
@@ -22,88 +19,14 @@ function installExitHook(): void {
   }
   isHookInstalled = true;
   process.once('exit', () => {
-    for (const child of children) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-      }
-    }
     for (const dir of tempDirs) {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 }
 
-/** Registers a running child to be SIGKILLed on exit; returns the unregister function. */
-export function killOnExit(child: ChildProcess): () => void {
-  installExitHook();
-  children.add(child);
-  return () => {
-    children.delete(child);
-  };
-}
-
-// util-linux setpriv on this machine (Linux only), or null: then no parent-death signal is set.
-function findSetpriv(): string | null {
-  if (setprivPath !== undefined) {
-    return setprivPath;
-  }
-  setprivPath = null;
-  if (process.platform === 'linux') {
-    for (const candidate of ['/usr/bin/setpriv', '/bin/setpriv']) {
-      try {
-        accessSync(candidate, fsConstants.X_OK);
-        setprivPath = candidate;
-        break;
-      } catch {
-        // try the next location
-      }
-    }
-  }
-  return setprivPath;
-}
-
-// True when `command` (a path, or a name looked up in PATH) is an executable file.
-function isExecutable(command: string): boolean {
-  const candidates = command.includes(path.sep)
-    ? [command]
-    : (process.env.PATH ?? '')
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((d) => path.join(d, command));
-  return candidates.some((c) => {
-    try {
-      accessSync(c, fsConstants.X_OK);
-      return statSync(c).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** `[command, args]` wrapped so the kernel SIGKILLs the child when we die (Linux + setpriv). */
-export function withParentDeathSignal(
-  command: string,
-  args: readonly string[],
-): [string, string[]] {
-  const setpriv = findSetpriv();
-  // setpriv execs the command: the pid, stdio and exit status stay the command's own; a command
-  // that cannot run is spawned as is, so that the spawn itself fails (ENOENT, EACCES) as before
-  return setpriv === null || !isExecutable(command)
-    ? [command, [...args]]
-    : [setpriv, ['--pdeathsig', 'KILL', '--', command, ...args]];
-}
-
 const TEMP_PREFIX = 'cua-frames-';
 const TEMP_NAME = /^cua-frames-(\d+)-/;
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A new temp folder `cua-frames-<our pid>-XXXXXX`, removed on exit if still there. */
 export async function makeTempDir(): Promise<string> {

@@ -2,7 +2,7 @@
 // exactly source frame `startFrame` (a stream copy can only cut at key frames).
 // docs/agentnet-raw-export.md §3; docs/agentnet-raw-format.md §13.4 (H.264 yuv420p, CFR)
 import { AppError } from '../../shared/errors';
-import { runProcess } from './run-process';
+import { runCommand } from '../../infra/run-command';
 
 /** Default wall-clock limit of one cut: 30 min (a re-encode of a long recording on 2 cores). */
 export const DEFAULT_CUT_TIMEOUT_MS = 30 * 60 * 1000;
@@ -58,7 +58,7 @@ export async function cutVideoFrames(options: CutVideoOptions): Promise<void> {
       `Assertion failed: frame range [${options.startFrame}, ${options.endFrame}) is empty or invalid`,
     );
   }
-  const result = await runProcess(options.ffmpegPath, cutVideoArgs(options), {
+  const result = await runCommand(options.ffmpegPath, cutVideoArgs(options), {
     timeoutMs: options.timeoutMs ?? DEFAULT_CUT_TIMEOUT_MS,
   });
   if (result.code !== 0) {

@@ -2,7 +2,7 @@
 // keyframes, from one ffprobe packet listing (demuxing only, no decoding). It lets a decode start
 // at the keyframe before the frames it needs (input seek) and still pick frames by their index n
 // in presentation order (docs/keyframes.md §2), by selecting on the frames' exact timestamps.
-import { runProcess } from './run-process';
+import { runCommand } from '../../infra/run-command';
 
 /** Default limit of the listing process, in ms (it reads the whole file). */
 export const DEFAULT_TIMELINE_TIMEOUT_MS = 60_000;
@@ -33,7 +33,7 @@ export async function readFrameTimeline(
 ): Promise<FrameTimeline | null> {
   let stdout: string;
   try {
-    const result = await runProcess(
+    const result = await runCommand(
       ffprobePath,
       [
         ...['-v', 'error', '-select_streams', 'v:0'],

@@ -1,16 +1,19 @@
 // The native accessibility helper as a child process (docs/architecture.md §5): spawns the per-OS
 // executable, splits its stdout into lines, keeps a stderr tail, and stops it gracefully
 // (shutdown line + stdin close), then SIGTERM, then SIGKILL. The JSON-lines protocol itself is
-// pure and lives in src/axtree/platform/native-helper.ts.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+// pure and lives in src/axtree/platform/native-helper.ts; spawning, line splitting and the stderr
+// tail are the infrastructure layer's (src/infra).
 import { constants as fsConstants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { HelperChannel, HelperExit } from '../../axtree/platform/native-helper';
 import { NativeHelperAdapter, encodeHelperShutdown } from '../../axtree/platform/native-helper';
+import { LineSplitter } from '../../infra/lines';
+import { spawnChild } from '../../infra/spawn-child';
+import type { ChildProcess } from '../../infra/spawn-child';
+import { StderrTail } from '../../infra/stderr-tail';
+import { stopChild } from '../../infra/stop-child';
 import { AppError } from '../../shared/errors';
-import { killOnParentExit, withParentDeathSignal } from './kill-on-exit';
 
 /** Options of {@link NativeHelperProcess}. */
 export type NativeHelperProcessOptions = {
@@ -43,15 +46,14 @@ export class NativeHelperProcess implements HelperChannel {
   private child: ChildProcess | null = null;
   private readonly lineListeners: ((line: string) => void)[] = [];
   private readonly exitListeners: ((exit: HelperExit) => void)[] = [];
-  private readonly stderrTail: string[] = [];
-  private stdoutBuffer = '';
-  private stderrBuffer = '';
+  private readonly stderrTail: StderrTail;
+  private readonly stdoutLines = new LineSplitter();
   private isClosing = false;
   private exited: Promise<void> | null = null;
-  private disposeExitHook: (() => void) | null = null;
 
   constructor(private readonly options: NativeHelperProcessOptions) {
     this.name = options.command;
+    this.stderrTail = new StderrTail({ maxLines: options.stderrTailLines ?? 20 });
   }
 
   /** Process id while running, else null. */
@@ -72,29 +74,25 @@ export class NativeHelperProcess implements HelperChannel {
         throw this.notStartable(error);
       }
     }
-    const [command, args] = withParentDeathSignal(this.options.command, this.options.args ?? []);
-    const child = spawn(command, args, {
+    // parent-death signal and kill-on-exit registration come with spawnChild
+    const child = spawnChild(this.options.command, this.options.args ?? [], {
       env: this.options.env ?? process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
     });
     this.child = child;
     const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_HELPER_MAX_LINE_BYTES;
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => this.pushStdout(chunk, maxLineBytes));
     child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => this.pushStderr(chunk));
+    child.stderr?.on('data', (chunk: string) => this.stderrTail.push(chunk));
     // writes after the helper died raise EPIPE: the exit handler reports the real cause
     child.stdin?.on('error', () => undefined);
 
     this.exited = new Promise<void>((resolve) => {
       child.once('close', (code, signal) => {
-        this.disposeExitHook?.();
-        this.flushStderr();
         const exit: HelperExit = {
           code,
           signal,
-          stderrTail: this.stderrTail.join('\n'),
+          stderrTail: this.stderrTail.text(),
           isExpected: this.isClosing,
         };
         for (const listener of this.exitListeners) {
@@ -112,7 +110,6 @@ export class NativeHelperProcess implements HelperChannel {
         }
       });
     });
-    this.disposeExitHook = killOnParentExit(child);
   }
 
   // Writes one line to the helper's stdin (ignored once it is closing).
@@ -142,22 +139,18 @@ export class NativeHelperProcess implements HelperChannel {
       await this.exited;
       return;
     }
-    if (!this.isClosing) {
-      this.isClosing = true;
-      child.stdin?.write(encodeHelperShutdown());
-      child.stdin?.end();
-    }
-    const stopGraceMs = this.options.stopGraceMs ?? DEFAULT_HELPER_STOP_GRACE_MS;
-    const killGraceMs = this.options.killGraceMs ?? DEFAULT_HELPER_KILL_GRACE_MS;
-    if (await exitsWithin(this.exited, stopGraceMs)) {
-      return;
-    }
-    child.kill('SIGTERM');
-    if (await exitsWithin(this.exited, killGraceMs)) {
-      return;
-    }
-    child.kill('SIGKILL');
-    await this.exited;
+    await stopChild(child, {
+      exited: this.exited,
+      request: () => {
+        if (!this.isClosing) {
+          this.isClosing = true;
+          child.stdin?.write(encodeHelperShutdown());
+          child.stdin?.end();
+        }
+      },
+      requestGraceMs: this.options.stopGraceMs ?? DEFAULT_HELPER_STOP_GRACE_MS,
+      killGraceMs: this.options.killGraceMs ?? DEFAULT_HELPER_KILL_GRACE_MS,
+    });
   }
 
   private notStartable(error: unknown): AppError {
@@ -171,18 +164,13 @@ export class NativeHelperProcess implements HelperChannel {
   }
 
   private pushStdout(chunk: string, maxLineBytes: number): void {
-    this.stdoutBuffer += chunk;
-    let newline = this.stdoutBuffer.indexOf('\n');
-    while (newline >= 0) {
-      const line = this.stdoutBuffer.slice(0, newline).replace(/\r$/, '');
-      this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
+    for (const line of this.stdoutLines.push(chunk)) {
       this.emitLine(line);
-      newline = this.stdoutBuffer.indexOf('\n');
     }
-    if (Buffer.byteLength(this.stdoutBuffer) > maxLineBytes) {
+    if (Buffer.byteLength(this.stdoutLines.partial) > maxLineBytes) {
       // hand the protocol layer something it will reject as malformed, then drop the rest
       this.emitLine(`<line longer than ${maxLineBytes} bytes>`);
-      this.stdoutBuffer = '';
+      this.stdoutLines.flush();
     }
   }
 
@@ -191,47 +179,6 @@ export class NativeHelperProcess implements HelperChannel {
       listener(line);
     }
   }
-
-  private pushStderr(chunk: string): void {
-    this.stderrBuffer += chunk;
-    const lines = this.stderrBuffer.split('\n');
-    this.stderrBuffer = lines.pop() ?? '';
-    lines.forEach((line) => this.keepStderrLine(line));
-  }
-
-  private flushStderr(): void {
-    if (this.stderrBuffer !== '') {
-      this.keepStderrLine(this.stderrBuffer);
-      this.stderrBuffer = '';
-    }
-  }
-
-  private keepStderrLine(line: string): void {
-    if (line.trim() === '') {
-      return;
-    }
-    this.stderrTail.push(line.trimEnd());
-    const limit = this.options.stderrTailLines ?? 20;
-    while (this.stderrTail.length > limit) {
-      this.stderrTail.shift();
-    }
-  }
-}
-
-async function exitsWithin(exited: Promise<void>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const result = await Promise.race([
-    (async () => {
-      await exited;
-      return true;
-    })(),
-    timeout,
-  ]);
-  clearTimeout(timer);
-  return result;
 }
 
 /** Options of {@link createNativeHelperAdapter}. */

@@ -1,5 +1,7 @@
-// Runs a small X11 command-line tool (xdpyinfo, xkbcomp) to completion with a time limit.
-import { execFile } from 'node:child_process';
+// Runs a small X11 command-line tool (xdpyinfo, xkbcomp, xrandr, xrdb) to completion with a time
+// limit, on the infrastructure layer's one-shot runner (src/infra/run-command.ts), and describes
+// every outcome in the result instead of rejecting.
+import { ProcessStartError, runCommand } from '../../infra/run-command';
 
 /** Outcome of {@link runTool}. */
 export type ToolResult = {
@@ -23,32 +25,31 @@ export async function runTool(
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<ToolResult> {
-  return await new Promise<ToolResult>((resolve) => {
-    execFile(
-      command,
-      [...args],
-      {
-        env,
-        timeout: timeoutMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: MAX_OUTPUT_BYTES,
-        encoding: 'utf8',
-        windowsHide: true,
-      },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve({ code: 0, stdout, stderr, errno: null, isTimedOut: false });
-          return;
-        }
-        const failure = error as NodeJS.ErrnoException & { code?: unknown; killed?: boolean };
-        resolve({
-          code: typeof failure.code === 'number' ? failure.code : null,
-          stdout,
-          stderr,
-          errno: typeof failure.code === 'string' ? failure.code : null,
-          isTimedOut: failure.killed === true,
-        });
-      },
-    );
-  });
+  try {
+    const result = await runCommand(command, args, {
+      env,
+      timeoutMs,
+      killSignal: 'SIGKILL',
+      maxStdoutBytes: MAX_OUTPUT_BYTES,
+      stderrTailBytes: MAX_OUTPUT_BYTES,
+    });
+    return {
+      code: result.isTimedOut ? null : result.code,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      errno: null,
+      isTimedOut: result.isTimedOut,
+    };
+  } catch (error) {
+    if (error instanceof ProcessStartError) {
+      return {
+        code: null,
+        stdout: '',
+        stderr: '',
+        errno: error.errno ?? 'ENOENT',
+        isTimedOut: false,
+      };
+    }
+    throw error;
+  }
 }

@@ -273,56 +273,6 @@ export function buildInputArgs(
   }
 }
 
-// Arguments that copy `inputPath` into a regular (faststart) MP4 at `outputPath`, overwriting it.
-export function buildRemuxArgs(inputPath: string, outputPath: string): string[] {
-  return [
-    '-hide_banner',
-    // stdin is not ours to read; a remux is not interactive
-    '-nostdin',
-    // only problems reach stderr
-    '-loglevel',
-    'error',
-    '-i',
-    inputPath,
-    // every stream, unchanged
-    '-map',
-    '0',
-    '-c',
-    'copy',
-    // moov in front: a normal progressive MP4 for players and HTTP range requests
-    '-movflags',
-    '+faststart',
-    // the temp name has no .mp4 extension
-    '-f',
-    'mp4',
-    // the caller passes a fresh temp path
-    '-y',
-    outputPath,
-  ];
-}
-
-// Arguments that decode the first video stream of `inputPath` and report the frame count.
-export function buildDecodeCheckArgs(inputPath: string): string[] {
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-nostats',
-    // decode errors only; the count comes from the final -progress block
-    '-loglevel',
-    'error',
-    '-progress',
-    'pipe:1',
-    '-i',
-    inputPath,
-    '-map',
-    '0:v:0',
-    // decode everything, write nothing
-    '-f',
-    'null',
-    '-',
-  ];
-}
-
 /** A Windows monitor as the recorder enumerates it. */
 export type WindowsMonitor = {
   /** DXGI output index (ddagrab's `output_idx`). */

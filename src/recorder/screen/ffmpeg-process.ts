@@ -1,21 +1,23 @@
 // FfmpegRecorder: the lifecycle object around one ffmpeg screen-capture process
 // (docs/architecture.md §5 "Process class"): start → first frame (readiness) → stop ('q', then SIGTERM,
 // then SIGKILL) → done, with coded errors that carry the binary, exit status and stderr tail.
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { LineSplitter } from '../../infra/lines';
+import { spawnChild } from '../../infra/spawn-child';
+import type { ChildProcessWithoutNullStreams } from '../../infra/spawn-child';
+import { StderrTail } from '../../infra/stderr-tail';
+import { stopChild } from '../../infra/stop-child';
 import { AppError } from '../../shared/errors';
 import { monotonicNowMs, sampleWallClockOffset } from '../clock';
 import type { WallClockOffset } from '../clock';
 import { buildCaptureArgs } from './ffmpeg-args';
 import type { CaptureArgsOptions } from './ffmpeg-args';
 import {
-  LineSplitter,
   ProgressParser,
   emptyFinalCounts,
   parseFinalCountsLine,
   parseInputStartLine,
-} from './ffmpeg-progress';
-import type { FfmpegFinalCounts, FfmpegProgress, InputStart } from './ffmpeg-progress';
+} from '../../infra/ffmpeg/progress';
+import type { FfmpegFinalCounts, FfmpegProgress, InputStart } from '../../infra/ffmpeg/progress';
 import { estimateVideoStart } from './video-start';
 import type { VideoStartEstimate } from './video-start';
 
@@ -38,7 +40,7 @@ export type FfmpegRecorderStartOptions = CaptureArgsOptions & {
    * killed recorder never leaves ffmpeg running; default none (spawn ffmpeg directly).
    */
   parentDeathSignal?: NodeJS.Signals;
-  /** setpriv executable (util-linux); default `setpriv` on PATH. */
+  /** setpriv executable (util-linux); default the one src/infra/parent-death.ts finds. */
   setprivPath?: string;
 };
 
@@ -117,25 +119,6 @@ const START_ABORT_GRACE_MS = 1_000;
 /** ffmpeg's own note that SIGINT (2) ended it and it finished the output. */
 const RECEIVED_STOP_SIGNAL = /received signal 2\b/;
 
-/** ffmpeg processes still running, signalled when the host process exits. */
-const liveChildren = new Set<ChildProcessWithoutNullStreams>();
-let isExitHookInstalled = false;
-
-function trackChild(child: ChildProcessWithoutNullStreams): void {
-  liveChildren.add(child);
-  if (!isExitHookInstalled) {
-    isExitHookInstalled = true;
-    // 'exit' handlers must be synchronous: a signal is all we can do. SIGTERM (not SIGKILL) lets
-    // ffmpeg finish the file on its own (exit 255, docs/platform-linux.md §5). Hosts that die
-    // by a signal do not run 'exit' handlers; they should call process.exit() from theirs.
-    process.on('exit', () => {
-      for (const live of liveChildren) {
-        live.kill('SIGTERM');
-      }
-    });
-  }
-}
-
 /** One ffmpeg screen recording: `start()`, then `stop()`; `done` settles when ffmpeg has ended. */
 export class FfmpegRecorder {
   /** Settles when ffmpeg has ended: resolves on success, rejects with FFMPEG_FAILED (or the
@@ -144,10 +127,11 @@ export class FfmpegRecorder {
 
   private currentState: FfmpegRecorderState = 'idle';
   private child: ChildProcessWithoutNullStreams | null = null;
+  /** Settles when the child's 'close' has fired. */
+  private closed: Promise<void> = Promise.resolve();
   private options: FfmpegRecorderStartOptions | null = null;
   private captureArgs: string[] = [];
-  private tail: string[] = [];
-  private tailLimit = DEFAULT_STDERR_TAIL_LINES;
+  private tail = new StderrTail({ maxLines: DEFAULT_STDERR_TAIL_LINES });
   private latestProgress: FfmpegProgress | null = null;
   private readonly finalCounts = emptyFinalCounts();
   private inputStart: InputStart | null = null;
@@ -212,7 +196,9 @@ export class FfmpegRecorder {
     // validate everything before spawning (argument errors throw here)
     this.captureArgs = buildCaptureArgs(options);
     this.options = options;
-    this.tailLimit = Math.max(1, options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    this.tail = new StderrTail({
+      maxLines: options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES,
+    });
     this.currentState = 'starting';
 
     const startPromise = new Promise<FfmpegStarted>((resolve, reject) => {
@@ -225,25 +211,17 @@ export class FfmpegRecorder {
     this.log(`spawn ${options.ffmpegPath} ${this.captureArgs.join(' ')}`);
     // With a parent-death signal, ffmpeg ends (and finishes its fragments) even when the
     // recorder itself is SIGKILLed: util-linux setpriv sets PR_SET_PDEATHSIG and execs ffmpeg.
-    const [command, args] =
-      options.parentDeathSignal && process.platform === 'linux'
-        ? [
-            options.setprivPath ?? 'setpriv',
-            [
-              '--pdeathsig',
-              options.parentDeathSignal.replace(/^SIG/, ''),
-              '--',
-              options.ffmpegPath,
-              ...this.captureArgs,
-            ],
-          ]
-        : [options.ffmpegPath, this.captureArgs];
-    const child = spawn(command, args, {
+    // On this process's exit it gets SIGTERM (not SIGKILL), so it finishes the file on its own
+    // (exit 255, docs/platform-linux.md §5); hosts that die by a signal run no 'exit' handlers
+    // and should call process.exit() from theirs.
+    const child = spawnChild(options.ffmpegPath, this.captureArgs, {
       env: options.env ?? process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
+      parentDeathSignal: options.parentDeathSignal ?? null,
+      setprivPath: options.setprivPath,
+      exitSignal: 'SIGTERM',
     });
     this.child = child;
+    this.closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
 
     const stdoutLines = new LineSplitter();
     const progress = new ProgressParser();
@@ -290,9 +268,6 @@ export class FfmpegRecorder {
       }
     });
     child.once('close', (code, signal) => this.finish(code, signal, null));
-    if (child.pid !== undefined) {
-      trackChild(child);
-    }
 
     const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     this.addTimer(startTimeoutMs, () => {
@@ -307,8 +282,11 @@ export class FfmpegRecorder {
       );
       this.failStart(this.failure);
       this.currentState = 'stopping';
-      this.sendSignal('SIGTERM');
-      this.addTimer(START_ABORT_GRACE_MS, () => this.sendSignal('SIGKILL'));
+      void stopChild(child, {
+        exited: this.closed,
+        killGraceMs: START_ABORT_GRACE_MS,
+        kill: (signal) => this.sendSignal(signal),
+      });
     });
 
     return await startPromise;
@@ -326,18 +304,24 @@ export class FfmpegRecorder {
     if (this.currentState === 'starting' || this.currentState === 'recording') {
       this.currentState = 'stopping';
       const quitGraceMs = options.quitGraceMs ?? DEFAULT_QUIT_GRACE_MS;
-      const termGraceMs = options.termGraceMs ?? DEFAULT_TERM_GRACE_MS;
-      const escalate = (): void => {
-        this.sendSignal('SIGTERM');
-        this.addTimer(termGraceMs, () => this.sendSignal('SIGKILL'));
-      };
-      if (quitGraceMs > 0 && this.child?.stdin.writable) {
-        this.log('stop: q');
-        this.hasSentQuit = true;
-        this.child.stdin.write('q');
-        this.addTimer(quitGraceMs, escalate);
-      } else {
-        escalate();
+      const child = this.child;
+      if (child) {
+        void stopChild(child, {
+          exited: this.closed,
+          request: () => {
+            if (quitGraceMs <= 0 || !child.stdin.writable) {
+              return false;
+            }
+            this.log('stop: q');
+            this.hasSentQuit = true;
+            child.stdin.write('q');
+            return true;
+          },
+          requestGraceMs: quitGraceMs,
+          signal: 'SIGTERM',
+          killGraceMs: options.termGraceMs ?? DEFAULT_TERM_GRACE_MS,
+          kill: (signal) => this.sendSignal(signal),
+        });
       }
     }
     return await this.done;
@@ -357,12 +341,7 @@ export class FfmpegRecorder {
 
   private onStderrLine(line: string): void {
     this.log(line);
-    if (line.trim() !== '') {
-      this.tail.push(line);
-      if (this.tail.length > this.tailLimit) {
-        this.tail.splice(0, this.tail.length - this.tailLimit);
-      }
-    }
+    this.tail.pushLine(line);
     if (this.headerAtMs === null) {
       const start = parseInputStartLine(line);
       if (start) {
@@ -424,9 +403,6 @@ export class FfmpegRecorder {
       clearTimeout(timer);
     }
     this.timers.clear();
-    if (this.child) {
-      liveChildren.delete(this.child);
-    }
     this.log(`exit code=${String(code)} signal=${String(signal)}`);
 
     const stoppedBy = spawnError ? null : this.classifyExit(code, signal);
@@ -458,7 +434,7 @@ export class FfmpegRecorder {
       lastProgress: this.latestProgress,
       finalCounts: { ...this.finalCounts },
       videoStart: this.estimate,
-      stderrTail: [...this.tail],
+      stderrTail: this.tail.lines(),
     });
   }
 
@@ -483,7 +459,7 @@ export class FfmpegRecorder {
     }
     // the same clean end when SIGINT came from elsewhere: a terminal's Ctrl+C signals the whole
     // foreground process group, ffmpeg included, often before we send anything
-    if (code === 255 && this.tail.some((line) => RECEIVED_STOP_SIGNAL.test(line))) {
+    if (code === 255 && this.tail.lines().some((line) => RECEIVED_STOP_SIGNAL.test(line))) {
       return 'outside-signal';
     }
     return null;
@@ -512,14 +488,15 @@ export class FfmpegRecorder {
       args: [...this.captureArgs],
       exitCode: code,
       signal,
-      stderrTail: [...this.tail],
+      stderrTail: this.tail.lines(),
     };
   }
 
   private tailText(): string {
-    return this.tail.length === 0
+    const lines = this.tail.lines();
+    return lines.length === 0
       ? ' ffmpeg printed nothing on stderr.'
-      : ` Last stderr lines:\n${this.tail.join('\n')}`;
+      : ` Last stderr lines:\n${lines.join('\n')}`;
   }
 
   private failStart(error: AppError): void {

@@ -10,7 +10,7 @@
 // have been captured after ffmpeg was spawned and before the line arrived.
 import type { WallClockOffset } from '../clock';
 import type { CaptureDevice } from './ffmpeg-args';
-import type { InputStart } from './ffmpeg-progress';
+import type { InputStart } from '../../infra/ffmpeg/progress';
 
 /** How the video start was obtained. */
 export type VideoStartMethod =

@@ -4,10 +4,13 @@
 // window one `xprop -id` (title, WM_CLASS, pid) and one `xwininfo -id` (absolute geometry) run in
 // parallel, and a second spy (`xprop -id <active> -spy _NET_WM_NAME WM_NAME`) reports title
 // changes of the active window. Needs an EWMH window manager (openbox in tests).
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { AppError } from '../../shared/errors';
-import { killOnParentExit, withParentDeathSignal } from '../accessibility/kill-on-exit';
+import { LineSplitter } from '../../infra/lines';
+import { runCommand } from '../../infra/run-command';
+import { spawnChild } from '../../infra/spawn-child';
+import type { ChildProcess } from '../../infra/spawn-child';
+import { StderrTail } from '../../infra/stderr-tail';
+import { stopChild } from '../../infra/stop-child';
 import { monotonicNowMs } from '../clock';
 import type { WindowBounds } from './x11-props';
 import {
@@ -69,7 +72,7 @@ type QueueItem =
   | { kind: 'active'; tMs: number; windowId: string | null }
   | { kind: 'title'; tMs: number; windowId: string; title: string | null };
 
-type Spy = { child: ChildProcess; closed: Promise<void>; dispose: () => void };
+type Spy = { child: ChildProcess; closed: Promise<void> };
 
 /** Follows the active window; lifecycle object with start/stop (children die with the host). */
 export class ActiveWindowTracker {
@@ -189,7 +192,7 @@ export class ActiveWindowTracker {
   }
 
   private async watchRootSpy(spy: Spy): Promise<void> {
-    const stderr: string[] = [];
+    const stderr = new StderrTail({ maxLines: 5 });
     spy.child.stderr?.setEncoding('utf8');
     spy.child.stderr?.on('data', (chunk: string) => stderr.push(chunk));
     const spawnError = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
@@ -209,7 +212,7 @@ export class ActiveWindowTracker {
     if (this.state === 'stopped') {
       return;
     }
-    const tail = stderr.join('').trim().split('\n').slice(-5).join('\n');
+    const tail = stderr.text();
     // 127: setpriv could not exec xprop
     const fix = spy.child.exitCode === 127 ? `; ${X11_UTILS_FIX}` : '';
     this.failWith(
@@ -235,29 +238,24 @@ export class ActiveWindowTracker {
   }
 
   private spawnSpy(args: string[], onLine: (line: string) => void): Spy {
-    const [command, commandArgs] = withParentDeathSignal(this.options.xpropPath ?? 'xprop', args);
-    const child = spawn(command, commandArgs, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const dispose = killOnParentExit(child);
-    let buffer = '';
+    // parent-death signal and kill-on-exit registration come with spawnChild
+    const child = spawnChild(this.options.xpropPath ?? 'xprop', args, {
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines = new LineSplitter();
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
-      buffer += chunk;
-      let newline = buffer.indexOf('\n');
-      while (newline >= 0) {
-        onLine(buffer.slice(0, newline));
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf('\n');
+      for (const line of lines.push(chunk)) {
+        onLine(line);
       }
     });
     // spawn errors are reported through 'error' and handled by the watcher; never crash here
     child.on('error', () => undefined);
     const closed = new Promise<void>((resolve) => {
-      child.once('close', () => {
-        dispose();
-        resolve();
-      });
+      child.once('close', () => resolve());
     });
-    return { child, closed, dispose };
+    return { child, closed };
   }
 
   private enqueue(item: QueueItem): void {
@@ -392,14 +390,19 @@ export class ActiveWindowTracker {
   // Runs a query; null when it fails (the window may be gone by the time we ask).
   private async run(command: string, args: string[]): Promise<string | null> {
     const timeout = this.options.queryTimeoutMs ?? DEFAULT_ACTIVE_WINDOW_QUERY_TIMEOUT_MS;
-    return await new Promise<string | null>((resolve) => {
-      execFile(
-        command,
-        args,
-        { env: this.env, timeout, maxBuffer: 1024 * 1024, encoding: 'utf8' },
-        (error, stdout) => resolve(error ? null : stdout),
-      );
-    });
+    try {
+      const result = await runCommand(command, args, {
+        env: this.env,
+        timeoutMs: timeout,
+        maxStdoutBytes: 1024 * 1024,
+      });
+      return result.code === 0 && !result.isTimedOut && !result.isStdoutTruncated
+        ? result.stdout
+        : null;
+    } catch {
+      // could not start (xprop / xwininfo missing)
+      return null;
+    }
   }
 }
 
@@ -417,17 +420,10 @@ function emptyEntry(tMs: number): ActiveWindowEntry {
 }
 
 async function stopSpy(spy: Spy): Promise<void> {
-  if (spy.child.exitCode === null && spy.child.signalCode === null && spy.child.pid) {
-    spy.child.kill('SIGTERM');
+  if (spy.child.pid === undefined) {
+    // never started: 'close' follows the spawn error
+    await spy.closed;
+    return;
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const killLater = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      spy.child.kill('SIGKILL');
-      resolve();
-    }, 1000);
-  });
-  await Promise.race([spy.closed, killLater]);
-  clearTimeout(timer);
-  await spy.closed;
+  await stopChild(spy.child, { exited: spy.closed, signal: 'SIGTERM', killGraceMs: 1000 });
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
-import { isProcessAlive } from '../system/process-alive';
+import { isProcessAlive } from '../../infra/process-alive';
 import { errnoOf } from './export-target';
 
 // name of the lock file inside an output folder

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isProcessAlive } from '../system/process-alive';
+import { isProcessAlive } from '../../infra/process-alive';
 import { errnoOf } from './export-target';
 
 // name prefix of staging folders inside an output folder

@@ -8,9 +8,9 @@ import type { PlatformInfo } from '../../shared/domain';
 import { AppError, isAppError } from '../../shared/errors';
 import { readAgentNetFolder, type AgentNetBundle } from '../../pipeline/io/agentnet-read';
 import { sha256File } from '../../pipeline/io/hash';
-import { probeVideo, type ProbeBinaries, type VideoProbe } from '../../pipeline/media/probe';
+import { probeVideo, type ProbeBinaries, type VideoProbe } from '../../infra/ffmpeg/probe';
 import { stepsFromAgentNetRows } from '../../pipeline/agentnet/import-steps';
-import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import {
   insertAxRecords,
   insertEvents,

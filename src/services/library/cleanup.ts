@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { deleteRecordingRow, listRecordingDirs } from '../../store';
-import { isProcessAlive } from '../system/process-alive';
+import { isProcessAlive } from '../../infra/process-alive';
 import { RECORDINGS_DIR, type Library } from './library';
 
 /** Folder under the library that holds folders of recordings being deleted. */

@@ -1,9 +1,9 @@
 // Finds recordings left `active` by a recorder that died (crash, SIGKILL, power loss), makes
 // their video playable, keeps every committed event and marks them `recovered` (or `corrupt`).
-import { resolveFfmpeg, type FfmpegBinary } from '../../recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg, type FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { getCapture, listActiveRecordings } from '../../store';
 import type { Library } from '../library/library';
-import { isProcessAlive } from '../system/process-alive';
+import { isProcessAlive } from '../../infra/process-alive';
 import { finalizeCapture } from './finalize';
 
 /** One recovered recording. */

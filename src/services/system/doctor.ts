@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ProcessStartError, runProcess, tailLines } from '../../pipeline/media/run-process';
-import type { RunProcessResult } from '../../pipeline/media/run-process';
-import { resolveFfmpeg } from '../../recorder/screen/ffmpeg-binary';
-import type { FfmpegBinary, ResolveFfmpegOptions } from '../../recorder/screen/ffmpeg-binary';
+import { tailLines } from '../../infra/lines';
+import { ProcessStartError, runCommand } from '../../infra/run-command';
+import type { CommandResult } from '../../infra/run-command';
+import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
+import type { FfmpegBinary, ResolveFfmpegOptions } from '../../infra/ffmpeg/binary';
 import { isAppError } from '../../shared/errors';
 import {
   checkDatabaseIntegrity,
@@ -441,9 +442,9 @@ async function checkX11(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Doct
     ];
   }
 
-  let result: RunProcessResult;
+  let result: CommandResult;
   try {
-    result = await runProcess('xdpyinfo', ['-display', display], { env, timeoutMs });
+    result = await runCommand('xdpyinfo', ['-display', display], { env, timeoutMs });
   } catch (error) {
     if (error instanceof ProcessStartError) {
       return [
@@ -537,7 +538,7 @@ async function checkWindowManager(
   const consequence = 'recordings will have no window timeline (no window title or app per step)';
   const xprop = async (args: string[]) => {
     try {
-      return await runProcess('xprop', ['-display', display, ...args], { env, timeoutMs });
+      return await runCommand('xprop', ['-display', display, ...args], { env, timeoutMs });
     } catch (error) {
       if (error instanceof ProcessStartError) {
         return null;
@@ -706,9 +707,9 @@ async function checkAtspi(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Do
     };
   }
 
-  let result: RunProcessResult;
+  let result: CommandResult;
   try {
-    result = await runProcess(
+    result = await runCommand(
       'dbus-send',
       [
         '--session',

@@ -34,7 +34,7 @@ import {
 } from '../../store/queries/uploads';
 import type { Library } from '../library/library';
 import { buildBundle, type Bundle, type ExtraFile } from './bundle';
-import { isProcessAlive } from '../system/process-alive';
+import { isProcessAlive } from '../../infra/process-alive';
 import { createLimiter, type Limiter } from './limiter';
 import {
   MANIFEST_NAME,

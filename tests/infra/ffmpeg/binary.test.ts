@@ -10,8 +10,8 @@ import {
   hasInputDevice,
   parseFfmpegVersion,
   resolveFfmpeg,
-} from '../../../src/recorder/screen/ffmpeg-binary';
-import type { FfmpegBinary } from '../../../src/recorder/screen/ffmpeg-binary';
+} from '../../../src/infra/ffmpeg/binary';
+import type { FfmpegBinary } from '../../../src/infra/ffmpeg/binary';
 import { AppError } from '../../../src/shared/errors';
 
 const noStatic = { locateStaticBinary: () => null };

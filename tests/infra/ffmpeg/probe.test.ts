@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256File } from '../../../src/pipeline/io/hash';
-import { parseFrameRate, parseInputBanner, probeVideo } from '../../../src/pipeline/media/probe';
-import type { ProbeBinaries, VideoProbe } from '../../../src/pipeline/media/probe';
-import { runProcess } from '../../../src/pipeline/media/run-process';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { parseFrameRate, parseInputBanner, probeVideo } from '../../../src/infra/ffmpeg/probe';
+import type { ProbeBinaries, VideoProbe } from '../../../src/infra/ffmpeg/probe';
+import { runCommand } from '../../../src/infra/run-command';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { AppError } from '../../../src/shared/errors';
 import { fixturePath } from '../../helpers/fixture';
 
@@ -56,7 +56,7 @@ describe('probeVideo', () => {
     ffmpegOnly = { path: ffmpeg.path, ffprobePath: null };
     tempDir = await mkdtemp(path.join(os.tmpdir(), 'cua-probe-'));
     clip = path.join(tempDir, 'testsrc.mp4');
-    const made = await runProcess(
+    const made = await runCommand(
       ffmpeg.path,
       [
         ...['-hide_banner', '-nostdin', '-v', 'error'],
@@ -134,7 +134,7 @@ describe('probeVideo', () => {
     expect(missing.message).toContain('does not exist');
 
     const audioOnly = path.join(tempDir, 'tone.m4a');
-    const made = await runProcess(
+    const made = await runCommand(
       binaries.path,
       [
         ...['-hide_banner', '-nostdin', '-v', 'error'],

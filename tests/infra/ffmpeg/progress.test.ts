@@ -3,15 +3,15 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LineSplitter } from '../../../src/infra/lines';
 import {
-  LineSplitter,
   ProgressParser,
   emptyFinalCounts,
   parseFinalCountsLine,
   parseInputStartLine,
   parseStatsLine,
-} from '../../../src/recorder/screen/ffmpeg-progress';
-import type { FfmpegProgress } from '../../../src/recorder/screen/ffmpeg-progress';
+} from '../../../src/infra/ffmpeg/progress';
+import type { FfmpegProgress } from '../../../src/infra/ffmpeg/progress';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
@@ -127,20 +127,5 @@ describe('stderr parsers', () => {
       ),
     ).toMatchObject({ frame: 30, dupFrames: 4, dropFrames: 2, speed: 1.04, isFinal: false });
     expect(parseStatsLine('[x11grab @ 0x1] Cannot open display :999.0, error 1.')).toBeNull();
-  });
-});
-
-describe('LineSplitter', () => {
-  it('splits LF, CRLF and CR lines across arbitrary chunk boundaries', () => {
-    const splitter = new LineSplitter();
-    const lines = [
-      ...splitter.push('frame=1\nfps='),
-      ...splitter.push('0.00\r'),
-      ...splitter.push('\nstats 1\rstats 2\r\n'),
-      ...splitter.push('tail'),
-    ];
-    expect(lines).toEqual(['frame=1', 'fps=0.00', 'stats 1', 'stats 2']);
-    expect(splitter.flush()).toEqual(['tail']);
-    expect(splitter.flush()).toEqual([]);
   });
 });

@@ -8,13 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monotonicNowMs } from '../../../src/recorder/clock';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { FfmpegRecorder } from '../../../src/recorder/screen/ffmpeg-process';
-import { probePlayable, remuxRecording } from '../../../src/recorder/screen/remux';
+import { probePlayable, remuxRecording } from '../../../src/infra/ffmpeg/remux';
 import { AppError } from '../../../src/shared/errors';
-import { probeStream, topLevelBoxes } from './helpers/media';
-import { sleep, startXvfb } from './helpers/xvfb';
-import type { Xvfb } from './helpers/xvfb';
+import { probeStream, topLevelBoxes } from '../../recorder/screen/helpers/media';
+import { sleep, startXvfb } from '../../recorder/screen/helpers/xvfb';
+import type { Xvfb } from '../../recorder/screen/helpers/xvfb';
 
 const FPS = 30;
 /**

@@ -13,8 +13,8 @@ import {
   decodeFrames,
 } from '../../../src/pipeline/media/frame-decoder';
 import type { DecodedFrame, FrameDecoderOptions } from '../../../src/pipeline/media/frame-decoder';
-import { runProcess } from '../../../src/pipeline/media/run-process';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { runCommand } from '../../../src/infra/run-command';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { AppError } from '../../../src/shared/errors';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
@@ -72,7 +72,7 @@ beforeAll(async () => {
   const pattern =
     `nullsrc=s=${WIDTH}x${HEIGHT}:r=30:d=20,format=yuv444p,` +
     "geq=lum='mod(X*3+Y*5+N,256)':cb='mod(100+40*floor(N/256)+X,256)':cr=128";
-  const made = await runProcess(
+  const made = await runCommand(
     ffmpegPath,
     [...['-v', 'error', '-f', 'lavfi', '-i', pattern], ...['-c:v', 'ffv1', '-y', clip]],
     { timeoutMs: 60_000 },
@@ -80,7 +80,7 @@ beforeAll(async () => {
   expect(made.code).toBe(0);
   // the truth: every frame decoded by one plain command with the same conversion
   const allRaw = path.join(tempDir, 'all.rgb');
-  const full = await runProcess(
+  const full = await runCommand(
     ffmpegPath,
     [
       ...['-v', 'error', '-i', clip],

@@ -13,7 +13,7 @@ import {
 } from '../../../src/pipeline/media/frame-timeline';
 import type { FrameTimeline } from '../../../src/pipeline/media/frame-timeline';
 import { planDecodeSegments } from '../../../src/pipeline/media/keyframes-extract';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
 const timelineOf = (pts: number[], keyframes: number[], den = 15360): FrameTimeline => ({

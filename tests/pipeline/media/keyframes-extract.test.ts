@@ -14,9 +14,9 @@ import type {
   KeyframeExtraction,
 } from '../../../src/pipeline/media/keyframes-extract';
 import { decodePng } from '../../../src/pipeline/media/png';
-import { probeVideo } from '../../../src/pipeline/media/probe';
-import { runProcess } from '../../../src/pipeline/media/run-process';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { probeVideo } from '../../../src/infra/ffmpeg/probe';
+import { runCommand } from '../../../src/infra/run-command';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { FIXTURE_DIR } from '../../helpers/paths';
 import {
   GOLDEN_FPS,
@@ -74,7 +74,7 @@ function goldenOptions(
 /** The spec §3 command for one frame, to a PNG, decoded with our PNG decoder. */
 async function referenceFrame(frame: number): Promise<Buffer> {
   const png = path.join(tempDir, `reference-${frame}.png`);
-  const result = await runProcess(
+  const result = await runCommand(
     ffmpegPath,
     [
       ...['-v', 'error', '-i', videoPath],
@@ -242,7 +242,7 @@ describe('extractKeyframes on win10-display-settings', () => {
     // the first 1300 packets of the fixture (stream copy, same pixels), but claim the full
     // frame count so that late references, probes and chosen frames cannot be read
     const short = path.join(tempDir, 'short.mp4');
-    const cut = await runProcess(
+    const cut = await runCommand(
       ffmpegPath,
       [
         ...['-v', 'error', '-i', videoPath, '-map', '0:v:0', '-frames:v', '1300'],

@@ -20,8 +20,8 @@ import {
   readMp4VideoIndex,
 } from '../../../src/pipeline/media/mp4-index';
 import type { Mp4VideoIndex } from '../../../src/pipeline/media/mp4-index';
-import { runProcess } from '../../../src/pipeline/media/run-process';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { runCommand } from '../../../src/infra/run-command';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
 let ffmpegPath = '';
@@ -31,7 +31,7 @@ let fixtureVideo = '';
 let fixtureIndex: Mp4VideoIndex;
 
 async function ffmpeg(args: string[]): Promise<void> {
-  const result = await runProcess(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...args], {
+  const result = await runCommand(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...args], {
     timeoutMs: 120_000,
   });
   expect(result.code, result.stderr).toBe(0);
@@ -49,7 +49,7 @@ async function synthetic(name: string, encoderArgs: string[]): Promise<string> {
 
 /** ffprobe's packets of the first video stream in decoding order: pts and key flag. */
 async function probePackets(video: string): Promise<{ pts: number; isKey: boolean }[]> {
-  const result = await runProcess(
+  const result = await runCommand(
     ffprobePath!,
     [
       ...['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts,flags'],

@@ -8,8 +8,8 @@ import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeFrames } from '../../../src/pipeline/media/frame-decoder';
 import { decodePng, encodePngRgb } from '../../../src/pipeline/media/png';
-import { runProcess } from '../../../src/pipeline/media/run-process';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { runCommand } from '../../../src/infra/run-command';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { AppError } from '../../../src/shared/errors';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
@@ -23,7 +23,7 @@ let ffprobePath = '';
 let tempDir = '';
 
 async function ffmpeg(args: string[]): Promise<void> {
-  const result = await runProcess(ffmpegPath, ['-v', 'error', ...args], { timeoutMs: 60_000 });
+  const result = await runCommand(ffmpegPath, ['-v', 'error', ...args], { timeoutMs: 60_000 });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
 }
@@ -126,7 +126,7 @@ describe('encodePngRgb / decodePng', () => {
     const pngPath = path.join(tempDir, 'frame-187.png');
     await writeFile(pngPath, encodePngRgb(frameRgb!, 1276, 718));
 
-    const probe = await runProcess(
+    const probe = await runCommand(
       ffprobePath,
       [
         ...['-v', 'error', '-show_entries', 'stream=codec_name,width,height,pix_fmt'],

@@ -9,7 +9,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monotonicNowMs } from '../../../src/recorder/clock';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { FfmpegRecorder } from '../../../src/recorder/screen/ffmpeg-process';
 import { frameBrightness, packetTimes } from './helpers/media';
 import { sleep, startXvfb, stopProcess } from './helpers/xvfb';

@@ -3,10 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildCaptureArgs,
-  buildDecodeCheckArgs,
   buildFrameFilter,
   buildInputArgs,
-  buildRemuxArgs,
   hasFilter,
   pickWindowsSource,
 } from '../../../src/recorder/screen/ffmpeg-args';
@@ -251,43 +249,6 @@ describe('buildCaptureArgs', () => {
 describe('helper argument lists', () => {
   it('makes odd sizes even by cropping, never by scaling', () => {
     expect(buildFrameFilter(60)).toBe('fps=60,crop=trunc(iw/2)*2:trunc(ih/2)*2:0:0');
-  });
-
-  it('remuxes to a faststart MP4 and decode-checks with -progress', () => {
-    expect(buildRemuxArgs('in.mp4', '/d/.out.tmp')).toEqual([
-      '-hide_banner',
-      '-nostdin',
-      '-loglevel',
-      'error',
-      '-i',
-      'in.mp4',
-      '-map',
-      '0',
-      '-c',
-      'copy',
-      '-movflags',
-      '+faststart',
-      '-f',
-      'mp4',
-      '-y',
-      '/d/.out.tmp',
-    ]);
-    expect(buildDecodeCheckArgs('x.mp4')).toEqual([
-      '-hide_banner',
-      '-nostdin',
-      '-nostats',
-      '-loglevel',
-      'error',
-      '-progress',
-      'pipe:1',
-      '-i',
-      'x.mp4',
-      '-map',
-      '0:v:0',
-      '-f',
-      'null',
-      '-',
-    ]);
   });
 
   it('prefers ddagrab for one monitor and falls back to gdigrab', () => {

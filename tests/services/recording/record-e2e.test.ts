@@ -10,7 +10,7 @@ import { showRecording } from '../../../src/services/recordings';
 import { listAxRecords, readEvents } from '../../../src/store';
 import { runsStartWithIdr } from '../../../src/pipeline/media/mp4-feed';
 import { readMp4VideoIndex } from '../../../src/pipeline/media/mp4-index';
-import { probeVideo } from '../../../src/pipeline/media/probe';
+import { probeVideo } from '../../../src/infra/ffmpeg/probe';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { launchGtkForm, type GtkForm } from '../../fixtures/apps/gtk-form';
 import { REPO_ROOT } from '../../helpers/paths';

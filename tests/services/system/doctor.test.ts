@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveFfmpeg } from '../../../src/recorder/screen/ffmpeg-binary';
+import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { formatDoctorReport, runDoctor } from '../../../src/services/system/doctor';
 import type { DoctorCheck, DoctorCheckId, DoctorReport } from '../../../src/services/system/doctor';
 

@@ -1,0 +1,118 @@
+// Children die with their parent: the kill-on-exit registry ends registered children when the
+// parent exits, the parent-death signal ends them when the parent is SIGKILLed (no hook runs),
+// and stopChild escalates from the request to the signals. Real processes throughout.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { killOnExit, registeredChildCount } from '../../src/infra/kill-on-exit';
+import { findSetpriv } from '../../src/infra/parent-death';
+import { isProcessAlive } from '../../src/infra/process-alive';
+import { spawnChild } from '../../src/infra/spawn-child';
+import { stopChild } from '../../src/infra/stop-child';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'spawn-then-die.ts');
+
+/** Starts the fixture parent; resolves its process and the pid of the sleep it started. */
+async function startParent(
+  mode: 'exit' | 'wait',
+): Promise<{ parent: ReturnType<typeof spawn>; childPid: number; exited: Promise<unknown> }> {
+  const parent = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin', 'run-ts.mjs'), FIXTURE, mode],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise((resolve) => parent.once('exit', resolve));
+  const lines = readline.createInterface({ input: parent.stdout! });
+  const first = await new Promise<string>((resolve) => lines.once('line', resolve));
+  const { pid } = JSON.parse(first) as { pid: number };
+  return { parent, childPid: pid, exited };
+}
+
+async function waitUntilGone(pid: number, limitMs: number): Promise<boolean> {
+  const deadline = performance.now() + limitMs;
+  while (performance.now() < deadline) {
+    if (!isProcessAlive(pid)) {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return !isProcessAlive(pid);
+}
+
+describe('kill-on-exit and parent-death signal', () => {
+  it('kills registered children when the parent exits', async () => {
+    const { childPid, exited } = await startParent('exit');
+    expect(isProcessAlive(childPid)).toBe(true);
+    await exited;
+    expect(await waitUntilGone(childPid, 5_000)).toBe(true);
+  }, 30_000);
+
+  it.skipIf(findSetpriv() === null)(
+    'kills the child through the parent-death signal when the parent is SIGKILLed',
+    async () => {
+      const { parent, childPid, exited } = await startParent('wait');
+      expect(isProcessAlive(childPid)).toBe(true);
+      parent.kill('SIGKILL');
+      await exited;
+      expect(await waitUntilGone(childPid, 5_000)).toBe(true);
+    },
+    30_000,
+  );
+
+  it('registers while the child runs and unregisters on its exit', async () => {
+    const before = registeredChildCount();
+    const child = spawnChild('sleep', ['30'], { stdio: 'ignore' });
+    expect(registeredChildCount()).toBe(before + 1);
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGKILL');
+    await closed;
+    expect(registeredChildCount()).toBe(before);
+    // the unregister function is idempotent
+    const unregister = killOnExit(child);
+    unregister();
+    unregister();
+    expect(registeredChildCount()).toBe(before);
+  });
+});
+
+describe('stopChild', () => {
+  it('ends a child that honours the request without any signal', async () => {
+    const child = spawnChild('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const exited = new Promise((resolve) => child.once('close', resolve));
+    const signals: string[] = [];
+    const step = await stopChild(child, {
+      exited,
+      request: () => void child.stdin?.end(),
+      kill: (signal) => {
+        signals.push(signal);
+        child.kill(signal);
+      },
+    });
+    expect(step).toBe('request');
+    expect(signals).toEqual([]);
+  });
+
+  it('escalates to SIGKILL when the child ignores the request and SIGTERM', async () => {
+    const child = spawnChild('sh', ['-c', 'trap "" TERM; exec sleep 30'], { stdio: 'pipe' });
+    const exited = new Promise((resolve) => child.once('close', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signals: string[] = [];
+    const step = await stopChild(child, {
+      exited,
+      request: () => true,
+      requestGraceMs: 100,
+      killGraceMs: 200,
+      kill: (signal) => {
+        signals.push(signal);
+        child.kill(signal);
+      },
+    });
+    expect(step).toBe('kill');
+    expect(signals).toEqual(['SIGTERM', 'SIGKILL']);
+    expect(child.signalCode).toBe('SIGKILL');
+  });
+});
