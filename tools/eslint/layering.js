@@ -26,14 +26,11 @@ const COMPOSITION_ROOTS = {
 };
 
 /**
- * Files that still import node:child_process outside src/infra/ while they are being split
- * (issue 11 item 8); each moves to the src/infra/ primitives and leaves this list.
+ * TEMPORARY: folders that may still import node:child_process outside src/infra/ while they are
+ * being split (issue 11 item 8). The input hook's committed hook-process.ts still spawns its
+ * child directly; once the split lands on src/infra/spawn-child.ts this list is empty.
  */
-export const CHILD_PROCESS_TEMPORARY = [
-  'src/pipeline/media/frame-decoder.ts',
-  'src/pipeline/media/frame-decoder/',
-  'src/recorder/input/',
-];
+export const CHILD_PROCESS_TEMPORARY = ['src/recorder/input/'];
 
 /** Bare modules that only one adapter (file or folder prefix) may import. */
 export const ADAPTER_ONLY = {
