@@ -40,7 +40,7 @@ describe('createPlatform', () => {
         scale: 1,
         monitors: [],
         vendor: 'x',
-      } as unknown as Parameters<RecorderPlatform['capture']['source']>[0]),
+      }),
     ).toEqual({ kind: 'x11grab', display: ':7' });
   });
 
@@ -179,7 +179,7 @@ describe('a fake platform is what the session and the services use', { timeout: 
         appVersion: 'test',
         platform: createPlatform('linux'),
       });
-      let closed: Promise<void> | null = null;
+      const closed: Promise<void>[] = [];
       const result = await services.record({
         task: 'stopped by close',
         env: desktop.env,
@@ -187,12 +187,12 @@ describe('a fake platform is what the session and the services use', { timeout: 
         noA11y: true,
         onStarted: () => {
           setTimeout(() => {
-            closed = services.close();
+            closed.push(services.close());
           }, 300);
         },
       });
-      expect(closed).not.toBeNull();
-      await closed;
+      expect(closed).toHaveLength(1);
+      await closed[0];
       expect(services.closed).toBe(true);
       expect(result.status).toBe('complete');
       expect(result.frames).toBeGreaterThan(0);
