@@ -1,7 +1,8 @@
 // The input-hook child process: the only module that loads uiohook-napi (docs/platform-linux.md §3).
 // uiohook aborts the whole process (SIGABRT, uncatchable) without a display or without the X
-// RECORD extension, so it never runs inside the recorder; hook-process.ts spawns this file
-// (`node bin/run-ts.mjs src/recorder/input/hook-child.ts [--heartbeat-ms N]`) and reads the
+// RECORD extension, so it never runs inside the recorder; hook-supervisor.ts starts it through
+// the child launcher (src/infra/child-launcher.ts: this file through tsx from the sources, or its
+// bundle out/node/hook-child.js; then `--heartbeat-ms N`) and hook-channel.ts reads the
 // JSON-lines protocol of hook-protocol.ts from its stdout. Logs go to stderr only.
 import { EventType, uIOhook } from 'uiohook-napi';
 import { monotonicNowMs } from '../clock';
