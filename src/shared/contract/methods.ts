@@ -218,7 +218,8 @@ const idOnly = obj({ id });
 const force = v.optional(boolField);
 const idAndForce = obj({ id, force });
 const uploadIdOnly = obj({ uploadId: integer(1) });
-const nothing = obj({});
+/** The payload of a method that takes no field. */
+const nothing: v.GenericSchema<unknown, Record<string, never>> = obj({});
 
 const updateTask = v.pipe(
   obj({ id, task: v.optional(text(10_000)), description: v.optional(text()), force }),
