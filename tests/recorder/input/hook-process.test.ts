@@ -3,8 +3,11 @@
 // recorder's hotkeys are filtered; masked typing leaks nothing; a killed or stalled child becomes
 // a reported gap and a restarted hook.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledLauncher, sourceLauncher } from '../../../src/infra/child-launcher';
 import { EVENT_FLAGS, MODIFIER_BITS } from '../../../src/shared/domain/raw-event';
 import { InputHook } from '../../../src/recorder/input/hook-process';
 import type {
@@ -17,6 +20,9 @@ import type { InputEvent } from '../../../src/recorder/input/normalize-input-eve
 import { REPO_ROOT } from '../../helpers/paths';
 import { startXvfb, waitFor, xdotool } from './x-server';
 import type { XServer } from './x-server';
+
+/** The built hook child (`npm run build:node`); its test is skipped when there is no build. */
+const BUNDLED_HOOK = path.join(REPO_ROOT, 'out', 'node', 'hook-child.js');
 
 type Harness = {
   hook: InputHook;
@@ -74,14 +80,31 @@ function expectOrdered(events: InputEvent[]): void {
 
 describe('InputHook on Xvfb', () => {
   it('reports the hook, the keymap it read and its capabilities', async () => {
-    const h = await startHook();
+    // the source launcher: hook-child.ts through tsx, found from the package root
+    const h = await startHook({ launcher: sourceLauncher() });
     expect(h.hook.state).toBe('running');
     expect(h.hook.childPid).toBeGreaterThan(0);
+    const argv = (await readFile(`/proc/${h.hook.childPid}/cmdline`, 'utf8')).split('\0');
+    expect(argv).toContain(path.join(REPO_ROOT, 'src', 'recorder', 'input', 'hook-child.ts'));
     const result = await h.hook.stop();
     expect(h.hook.state).toBe('stopped');
     expect(result.protocolErrorCount).toBe(0);
     expect(h.diagnostics.filter((d) => d.code === 'KEYMAP_FALLBACK')).toEqual([]);
   });
+
+  it.skipIf(!existsSync(BUNDLED_HOOK))(
+    'runs the bundled hook child (out/node/hook-child.js) through the bundled launcher',
+    async () => {
+      const h = await startHook({
+        launcher: bundledLauncher({ bundleDir: path.dirname(BUNDLED_HOOK) }),
+      });
+      const argv = (await readFile(`/proc/${h.hook.childPid}/cmdline`, 'utf8')).split('\0');
+      expect(argv).toContain(BUNDLED_HOOK);
+      await xdotool(server, 'mousemove', '120', '130');
+      expect(await waitFor(() => h.events.some((e) => e.x === 120 && e.y === 130))).toBe(true);
+      expect((await h.hook.stop()).protocolErrorCount).toBe(0);
+    },
+  );
 
   it('captures a move, clicks of every button and wheel ticks in all four directions', async () => {
     const h = await startHook();
