@@ -73,6 +73,8 @@ export function RecordingPage({ id }: { id: string }) {
   useApiEvent('recordings:changed', (e) => {
     void useReviewStore.getState().refreshIfIdle(e.id);
   });
+  // keyframes are computed in the background (after import, recording, edits, or on opening)
+  useApiEvent('keyframes:progress', (e) => useReviewStore.getState().keyframesProgress(e));
 
   // stable (reads the store when called) so memoised step cards do not re-render
   const seekToStep = useCallback((stepId: string) => {
@@ -219,18 +221,20 @@ export function RecordingPage({ id }: { id: string }) {
           >
             ↷
           </button>
-          {(needsKeyframes || keyframesStatus === 'computing') && (
+          {recording.steps.length > 0 && (
             <button
               type="button"
               className="btn"
               disabled={keyframesStatus === 'computing'}
               onClick={() => void actions.computeKeyframes()}
-              title="Pick one keyframe per step from the video (new and edited steps)"
+              title="Pick one keyframe per step from the video again (they are computed by themselves after import, recording and edits)"
               data-testid="compute-keyframes"
             >
               {keyframesStatus === 'computing'
                 ? 'Computing keyframes…'
-                : `Compute keyframes (${missingKeyframes})`}
+                : needsKeyframes
+                  ? `Compute keyframes (${missingKeyframes})`
+                  : 'Recompute keyframes'}
             </button>
           )}
           <button
