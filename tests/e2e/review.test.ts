@@ -116,14 +116,11 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'library.png') });
   });
 
-  it('opens the recording: 14 steps, keyframes computed from the UI', async () => {
+  it('opens the recording: 14 steps, keyframes computed without pressing anything', async () => {
     await page.locator(`[data-testid=library-row][data-id="${id}"] .task-link`).click();
     await waitForSteps(page, 14);
-    const compute = page.getByTestId('compute-keyframes');
-    if ((await compute.count()) > 0) {
-      await compute.click();
-      await compute.waitFor({ state: 'detached', timeout: 120_000 });
-    }
+    // opening a recording without stored keyframes queues them on the server; the page follows
+    // the job's progress and shows them when they are stored
     await expect
       .poll(
         async () =>
@@ -132,9 +129,13 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
               .locator('[data-testid=step-card] img')
               .evaluateAll((imgs) => imgs.map((img) => img.getAttribute('src') ?? ''))
           ).filter((src) => src.includes('/media/')).length,
-        { timeout: 30_000 },
+        { timeout: 120_000 },
       )
       .toBe(14);
+    const compute = page.getByTestId('compute-keyframes');
+    await expect
+      .poll(async () => compute.textContent(), { timeout: 30_000 })
+      .toBe('Recompute keyframes');
     // the large keyframe is the video's resolution (overlays scale by image / screen size)
     // (this file compiles without the DOM lib: page-side values are typed structurally)
     const size = await page.locator('[data-testid=keyframe] img').evaluate(async (el) => {

@@ -85,7 +85,14 @@ describe('dispatch', () => {
       ['b', 'Press the button', true],
     ]);
     expect([dto.canUndo, dto.canRedo, dto.video]).toEqual([true, false, null]);
-    expect(events).toEqual([['recordings:changed', { id }]]);
+    // (the edit also queues the changed steps' keyframes: keyframes:progress, keyframe-jobs.ts)
+    expect(events.filter(([e]) => e !== 'keyframes:progress')).toEqual([
+      ['recordings:changed', { id }],
+    ]);
+    expect(events).toContainEqual([
+      'keyframes:progress',
+      expect.objectContaining({ phase: 'queued' }),
+    ]);
     const list = await dispatch(ctx, 'recordings:list', { search: 'dispatch' });
     expect(list.ok ? list.value : null).toMatchObject({ total: 1, items: [{ id, stepCount: 2 }] });
   });

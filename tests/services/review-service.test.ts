@@ -188,7 +188,7 @@ describe('review service on the fixture', () => {
       'terminate',
     ]);
     expect((steps[6]?.guiactions as unknown[]).length).toBe(2);
-  });
+  }, 120_000); // decodes the keyframes: slow on a loaded machine
 
   it('computes keyframes (the golden frames), serves them, and shows stale ones as absent', async () => {
     const result = await computeKeyframes(lib, id);

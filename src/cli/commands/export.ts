@@ -25,7 +25,9 @@ Exports recordings (steps with every edit applied) in the AgentNet/OpenCUA forma
   standardized     <episode>.json (OpenCUA Trajectory) + images/<episode>_<i>.png
                    (--embed-images writes data URIs instead)
 
-Keyframes are chosen exactly as the OpenCUA pipeline does (one decode pass, BT.601 frames).
+Keyframes are chosen exactly as the OpenCUA pipeline does (one decode pass, BT.601 frames);
+the keyframes stored in the library (computed after import, recording and edits) are used
+when every one is fresh, and the video is decoded only when they are not (or it is trimmed).
 Nothing is written unless every recording exports; existing outputs are refused unless
 --overwrite. Every video is checked against the SHA-256 stored when it entered the library;
 a damaged recording (unreadable rows, a missing or changed video) stops the export before

@@ -14,7 +14,8 @@ Records the X display: screen video (ffmpeg x11grab, constant frame rate, crash-
 MP4), every keyboard and mouse event (uiohook in a child process), the active window and the
 accessibility tree around each action (AT-SPI), all on one monotonic clock. Prints the new
 recording id, records until Ctrl+C / SIGTERM, the stop hotkey or --duration, then finalises,
-reduces the input to steps and prints a one-line summary.
+reduces the input to steps, computes and stores each step's keyframe and prints a one-line
+summary.
 
 Options:
   --task TEXT          the task instruction (required)

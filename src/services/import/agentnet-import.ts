@@ -37,6 +37,9 @@ export type ImportOptions = {
   allowDuplicate?: boolean;
   /** Test seam: runs inside the transaction after every insert (throw to simulate a failure). */
   beforeCommit?: () => void;
+  /** The keyframe job runner: the new recording's keyframes are queued there once it is in the
+   * library (computed in the background, review/keyframe-jobs.ts). */
+  keyframes?: { enqueue(recordingId: string): unknown };
 };
 
 /** What one import produced, with phase timings in ms. */
@@ -311,6 +314,7 @@ export async function importAgentNetFolder(
     throw importFsError(e, lib, folder);
   }
   const t4 = performance.now();
+  options.keyframes?.enqueue(id);
   return {
     id,
     task: bundle.task.taskName,

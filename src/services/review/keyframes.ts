@@ -112,7 +112,8 @@ export async function computeKeyframes(
 /**
  * Computes the keyframes of the steps whose keyframe is missing or stale (a merge, split, insert
  * or changed action gives a step a new keyframe search; a new last step a new terminate search)
- * and keeps every other row and file. A recording without any row gets a full computation.
+ * and keeps every other row and file. A recording without any row gets a full computation; one
+ * without a usable video has nothing to refresh.
  */
 export async function refreshStaleKeyframes(
   lib: Library,
@@ -125,7 +126,12 @@ export async function refreshStaleKeyframes(
     return { steps: 0, files: 0, diagnostics: [] };
   }
   const video = rec.videos[0];
-  if (existing.size === 0 || !video?.frameCount || !(video.fps > 0)) {
+  if (!video?.frameCount || !(video.fps > 0)) {
+    // no video to take them from (a recording that failed before its first frame): nothing to
+    // refresh; an explicit recompute says why (computeKeyframes)
+    return { steps: 0, files: 0, diagnostics: [] };
+  }
+  if (existing.size === 0) {
     return await compute(lib, rec, options);
   }
   // the terminate search follows the last input step: decode the real last step with it

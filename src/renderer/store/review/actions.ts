@@ -1,7 +1,12 @@
 // Review store actions: loading a recording, applying edits through one ordered queue (so the
 // service sees them in the order they were made), autosaving typed text, undo/redo.
 import type { StateCreator } from 'zustand';
-import type { RecordingDto, StepEdit, TaskLabels } from '../../../shared/contract';
+import type {
+  KeyframesProgressDto,
+  RecordingDto,
+  StepEdit,
+  TaskLabels,
+} from '../../../shared/contract';
 import type { ReviewStatus } from '../../../shared/domain';
 import { errorMessage, getApiClient } from '../../api';
 import { neighbourAfterRemoval, previewSteps } from '../../lib/edit-preview';
@@ -65,6 +70,8 @@ export type ReviewActions = {
   redo: () => Promise<void>;
   setReviewStatus: (input: ReviewStatusInput) => Promise<void>;
   computeKeyframes: () => Promise<void>;
+  /** A `keyframes:progress` event: the open recording's background keyframe job moved on. */
+  keyframesProgress: (event: KeyframesProgressDto) => void;
   loadAxTree: (stepId: string) => Promise<void>;
   /** Waits until every queued call has answered (tests, page exit). */
   whenIdle: () => Promise<void>;
@@ -329,6 +336,19 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         onDone: (ok, message) =>
           set({ keyframesStatus: ok ? 'idle' : 'error', keyframesError: message }),
       });
+    },
+    keyframesProgress: (event) => {
+      if (event.recordingId !== get().recordingId) {
+        return;
+      }
+      if (event.phase === 'failed') {
+        set({ keyframesStatus: 'error', keyframesError: event.error?.message ?? 'failed' });
+      } else if (event.phase === 'done' || event.phase === 'cancelled') {
+        // the rows arrive with the recordings:changed event that follows a job that stored some
+        set({ keyframesStatus: 'idle' });
+      } else {
+        set({ keyframesStatus: 'computing', keyframesError: null });
+      }
     },
     loadAxTree: async (stepId) => {
       const { recordingId, session, axTrees } = get();
