@@ -8,11 +8,7 @@ import {
   freeBytes,
   releaseSpaceReserve,
 } from '../services/library/cleanup';
-import {
-  createServices,
-  type CreateServicesOptions,
-  type Services,
-} from '../services/create-services';
+import type { CreateServicesOptions, Services } from '../services/create-services';
 import { openLibrary, type Library } from '../services/library/library';
 import { resolveLibraryDir } from '../services/library/library-path';
 import { listActiveRecordings } from '../store';
@@ -114,6 +110,8 @@ export function withServices<T>(
   return withLibrary(
     flag,
     async (lib) => {
+      // loaded here, not at the top: `list` and `show` (withLibrary only) stay quick to start
+      const { createServices } = await import('../services/create-services');
       const services = createServices(lib, {
         appVersion: APP_VERSION,
         log: errLine,
