@@ -3,7 +3,7 @@
 // recording is damaged" rather than "the export cannot be done".
 import { msToSeconds } from '../../shared/clock';
 import type { StepMark } from '../../shared/contract';
-import type { RecordingDetail, Step } from '../../shared/domain';
+import type { ExportFormat, RecordingDetail, Step } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { planKeptRange, type KeptRange, type TrimWindow } from '../../pipeline/export/kept-range';
 import { sha256File } from '../../pipeline/io/hash';
@@ -12,7 +12,6 @@ import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import { getLabels, getRecording, listAxRecords, listWindows, readEvents } from '../../store';
 import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
-import type { ExportFormat } from './export-formats';
 import { errnoOf } from './export-target';
 
 /** A recording read for an export. */

@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors';
 import type { Library } from '../library/library';
 import { resolveDecodeBinaries, type DecodeBinaries } from '../review/keyframe-extraction';
 import { acquireExportLock } from './export-lock';
-import type { ExportFormat } from './export-formats';
+import type { ExportFormat } from '../../shared/domain';
 import { exportKeyframeImages } from './export-keyframes';
 import {
   assignEpisodeIds,
@@ -34,7 +34,7 @@ import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from './format-agentnet-jsonl
 import { writeAgentNetRaw } from './format-agentnet-raw';
 import { writeStandardized } from './format-standardized';
 
-export { EXPORT_FORMATS, type ExportFormat } from './export-formats';
+export { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
 export { episodeIdOf, verifyVideo, type SkippedRecording } from './export-load';
 export {
   extractStepKeyframes,

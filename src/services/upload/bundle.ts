@@ -75,7 +75,8 @@ export type ExtraFile = {
 export type BundleOptions = {
   /** Version written into exports and the manifest. */
   appVersion: string;
-  /** Export agentnet-jsonl with keyframe images (decodes the video). Default true. */
+  /** Export agentnet-jsonl with keyframe images (the stored keyframes when fresh, else decoded
+   * from the video). Default true. */
   includeKeyframes?: boolean;
   extraFiles?: readonly ExtraFile[];
   /** ffmpeg path for keyframes (resolved when absent). */
