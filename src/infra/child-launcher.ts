@@ -114,14 +114,21 @@ export function bundledLauncher(options: BundledLauncherOptions = {}): ChildLaun
   };
 }
 
-/** True when `moduleDir` is a Node bundle's folder (…/out/node). */
-export function isBundleDir(moduleDir: string): boolean {
-  const dir = path.resolve(moduleDir);
-  return path.basename(dir) === 'node' && path.basename(path.dirname(dir)) === 'out';
+/** The Node bundle's folder (…/out/node) holding `moduleDir` (itself or an ancestor), or null. */
+export function bundleDirOf(moduleDir: string): string | null {
+  for (let dir = path.resolve(moduleDir); ; dir = path.dirname(dir)) {
+    if (path.basename(dir) === 'node' && path.basename(path.dirname(dir)) === 'out') {
+      return dir;
+    }
+    if (path.dirname(dir) === dir) {
+      return null;
+    }
+  }
 }
 
-// The launcher for the code that is running: bundled when this module was loaded from out/node/,
-// else the sources through tsx.
+// The launcher for the code that is running: bundled when this module was loaded from under
+// out/node/ (entries sit in that folder, chunks may sit below it), else the sources through tsx.
 export function detectChildLauncher(moduleDir: string = MODULE_DIR): ChildLauncher {
-  return isBundleDir(moduleDir) ? bundledLauncher({ bundleDir: moduleDir }) : sourceLauncher();
+  const bundleDir = bundleDirOf(moduleDir);
+  return bundleDir === null ? sourceLauncher() : bundledLauncher({ bundleDir });
 }

@@ -13,7 +13,7 @@ import {
   bundledLauncher,
   detectChildLauncher,
   findPackageRoot,
-  isBundleDir,
+  bundleDirOf,
   sourceLauncher,
 } from '../../src/infra/child-launcher';
 import { InputHook } from '../../src/recorder/input/hook-process';
@@ -89,11 +89,15 @@ describe('bundledLauncher', () => {
   });
 
   it('is detected for modules under out/node/, the sources otherwise', () => {
-    expect(isBundleDir('/app/out/node')).toBe(true);
-    expect(isBundleDir('/app/out/node/')).toBe(true);
-    expect(isBundleDir('/app/out/renderer')).toBe(false);
-    expect(isBundleDir('/app/src/infra')).toBe(false);
-    expect(isBundleDir('/node')).toBe(false);
+    expect(bundleDirOf('/app/out/node')).toBe('/app/out/node');
+    expect(bundleDirOf('/app/out/node/')).toBe('/app/out/node');
+    expect(bundleDirOf('/app/out/node/chunks')).toBe('/app/out/node');
+    expect(bundleDirOf('/app/out/renderer')).toBeNull();
+    expect(bundleDirOf('/app/src/infra')).toBeNull();
+    expect(bundleDirOf('/node')).toBeNull();
+    expect(detectChildLauncher('/app/out/node/chunks').command('hook-child').modulePath).toBe(
+      '/app/out/node/hook-child.js',
+    );
     const bundled = detectChildLauncher('/app/out/node');
     expect(bundled.kind).toBe('bundled');
     expect(bundled.command('hook-child').modulePath).toBe('/app/out/node/hook-child.js');
