@@ -1,8 +1,20 @@
-// Renderer entry: mounts the app.
+// Renderer entry: starts the first page's data request, then mounts the app.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { parseRoute } from './lib/route';
+import { useLibraryStore } from './store/library';
+import { useReviewStore } from './store/review';
 import './styles.css';
+
+// The data of the page opened first is requested before React mounts, so the answer travels
+// while the app renders; the page's own load then sees the request in flight and waits for it.
+const first = parseRoute(window.location.hash);
+if (first.page === 'recording') {
+  void useReviewStore.getState().open(first.id);
+} else if (first.page === 'library') {
+  void useLibraryStore.getState().load();
+}
 
 const container = document.getElementById('root');
 if (container) {

@@ -1,8 +1,8 @@
 // The recording's video with custom controls: play/pause, a scrubber with one marker per step,
 // the trimmed-away parts shaded, and trim buttons. The page drives it through a handle (seek,
 // toggle) and follows it through `onTime`.
-import { useImperativeHandle, useRef, useState, type Ref } from 'react';
-import type { RecordingDto } from '../../shared/contract';
+import { memo, useImperativeHandle, useRef, useState, type Ref } from 'react';
+import type { RecordingDto, StepDto } from '../../shared/contract';
 import {
   formatClockSec,
   recordingMsToVideoSec,
@@ -32,6 +32,44 @@ export type VideoPlayerProps = {
   onTrim: (startMs: number | null, endMs: number | null) => void;
   ref?: Ref<VideoPlayerHandle>;
 };
+
+/** Position of a video time on the scrubber, as a CSS percentage. */
+function scrubberPct(sec: number, durationSec: number): string {
+  return `${durationSec > 0 ? Math.min(100, Math.max(0, (sec / durationSec) * 100)) : 0}%`;
+}
+
+type StepMarkersProps = {
+  steps: StepDto[];
+  startMs: number;
+  durationSec: number;
+  selectedStepId: string | null;
+  onStepMarker: (stepId: string) => void;
+};
+
+// One marker per step on the scrubber (memoised: the playhead's time updates, several a second
+// while playing, do not re-render thousands of markers).
+const StepMarkers = memo(function StepMarkers({
+  steps,
+  startMs,
+  durationSec,
+  selectedStepId,
+  onStepMarker,
+}: StepMarkersProps) {
+  return steps.map((s) => {
+    const t = stepVideoTimeSec(s, startMs);
+    return (
+      <button
+        key={s.id}
+        type="button"
+        tabIndex={-1}
+        className={`step-marker${s.id === selectedStepId ? ' is-selected' : ''}`}
+        style={{ left: scrubberPct(t, durationSec) }}
+        title={`Step ${s.index + 1}: ${s.label || s.kind} (${formatClockSec(t)})`}
+        onClick={() => onStepMarker(s.id)}
+      />
+    );
+  });
+});
 
 // The synchronised video player.
 export function VideoPlayer({
@@ -81,8 +119,7 @@ export function VideoPlayer({
     return <div className="video-player video-missing">This recording has no video.</div>;
   }
 
-  const pct = (sec: number) =>
-    `${durationSec > 0 ? Math.min(100, Math.max(0, (sec / durationSec) * 100)) : 0}%`;
+  const pct = (sec: number) => scrubberPct(sec, durationSec);
   const trimStartSec =
     recording.trim.startMs === null ? null : recordingMsToVideoSec(recording.trim.startMs, startMs);
   const trimEndSec =
@@ -150,20 +187,13 @@ export function VideoPlayer({
           {trimEndSec !== null && trimEndSec < durationSec && (
             <div className="trim-shade" style={{ left: pct(trimEndSec), right: 0 }} />
           )}
-          {recording.steps.map((s) => {
-            const t = stepVideoTimeSec(s, startMs);
-            return (
-              <button
-                key={s.id}
-                type="button"
-                tabIndex={-1}
-                className={`step-marker${s.id === selectedStepId ? ' is-selected' : ''}`}
-                style={{ left: pct(t) }}
-                title={`Step ${s.index + 1}: ${s.label || s.kind} (${formatClockSec(t)})`}
-                onClick={() => onStepMarker(s.id)}
-              />
-            );
-          })}
+          <StepMarkers
+            steps={recording.steps}
+            startMs={startMs}
+            durationSec={durationSec}
+            selectedStepId={selectedStepId}
+            onStepMarker={onStepMarker}
+          />
           <input
             type="range"
             className="scrub-range"

@@ -28,7 +28,10 @@ export function LibraryPage() {
   const [isExportOpen, setExportOpen] = useState(false);
 
   useEffect(() => {
-    void load();
+    // a load already in flight (started as the app loaded) is waited for
+    if (useLibraryStore.getState().status !== 'loading') {
+      void load();
+    }
     return () => {
       if (searchTimer.current !== null) {
         clearTimeout(searchTimer.current);

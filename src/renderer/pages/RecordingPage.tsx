@@ -60,11 +60,16 @@ export function RecordingPage({ id }: { id: string }) {
   });
   const actions = useReviewStore.getState();
   const playerRef = useRef<VideoPlayerHandle>(null);
+  const stepsPaneRef = useRef<HTMLElement>(null);
   const [tab, setTab] = useState<SideTab>('task');
   const [isExportOpen, setExportOpen] = useState(false);
 
   useEffect(() => {
-    void useReviewStore.getState().open(id);
+    const s = useReviewStore.getState();
+    // a load of this recording already in flight (started as the app loaded) is waited for
+    if (s.recordingId !== id || s.loadStatus !== 'loading') {
+      void s.open(id);
+    }
     return () => useReviewStore.getState().flushDrafts();
   }, [id]);
 
@@ -271,12 +276,13 @@ export function RecordingPage({ id }: { id: string }) {
       )}
 
       <div className="rec-body">
-        <aside className="rec-steps" aria-label="Steps">
+        <aside className="rec-steps" aria-label="Steps" ref={stepsPaneRef}>
           <StepList
             recording={recording}
             selectedStepId={selectedStepId}
             labelDrafts={labelDrafts}
             onSelect={selectAndSeek}
+            scrollerRef={stepsPaneRef}
           />
         </aside>
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { pagesForRange, scrollToReveal, visibleRange } from '../../../src/renderer/lib/virtual';
+import {
+  pagesForRange,
+  rowOffsets,
+  scrollToReveal,
+  variableRange,
+  visibleRange,
+} from '../../../src/renderer/lib/virtual';
 
 describe('visibleRange', () => {
   it.each([
@@ -70,5 +76,45 @@ describe('scrollToReveal', () => {
     [2, 400, 440, 88], // above: top-aligned
   ])('row %i from scrollTop %i', (index, top, vp, expected) => {
     expect(scrollToReveal(index, top, vp, 44)).toBe(expected);
+  });
+});
+
+describe('rowOffsets / variableRange (variable-height rows: the step list)', () => {
+  it('puts the gap between rows, not after the last', () => {
+    expect(rowOffsets([10, 20, 30], 5)).toEqual([0, 15, 40, 70]);
+    expect(rowOffsets([], 5)).toEqual([0]);
+  });
+
+  it.each([
+    // scrollTop, viewport, overscan → start, end (rows 0..9 of 100 px, no gap)
+    [0, 250, 0, 0, 3],
+    [150, 100, 0, 1, 3],
+    [150, 100, 100, 0, 4],
+    [950, 100, 0, 9, 10],
+    // scrolled past the end (a stale scrollTop): the last row, never an empty window
+    [5000, 100, 0, 9, 10],
+    // the list starts below the viewport's top
+    [-500, 100, 0, 0, 1],
+  ])('scrollTop %i, viewport %i, overscan %i', (top, vp, overscan, start, end) => {
+    const offsets = rowOffsets(new Array<number>(10).fill(100), 0);
+    expect(
+      variableRange({ offsets, scrollTopPx: top, viewportPx: vp, overscanPx: overscan }),
+    ).toEqual({ start, end });
+  });
+
+  it('keeps the window small for 2,000 rows of mixed heights wherever it is scrolled', () => {
+    const heights = Array.from({ length: 2000 }, (_, i) => 80 + (i % 3) * 20);
+    const offsets = rowOffsets(heights, 6);
+    const total = offsets.at(-1) ?? 0;
+    for (const top of [0, 12_345, total / 2, total - 700]) {
+      const r = variableRange({ offsets, scrollTopPx: top, viewportPx: 700, overscanPx: 900 });
+      expect(r.end - r.start).toBeLessThanOrEqual(Math.ceil((700 + 1800) / 86) + 2);
+      // the rows cover the viewport
+      expect(offsets[r.start]).toBeLessThanOrEqual(top);
+      expect(offsets[r.end] ?? total).toBeGreaterThanOrEqual(Math.min(total, top + 700));
+    }
+    expect(variableRange({ offsets: [0], scrollTopPx: 0, viewportPx: 700, overscanPx: 0 })).toEqual(
+      { start: 0, end: 0 },
+    );
   });
 });
