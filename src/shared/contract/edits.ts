@@ -84,6 +84,7 @@ const keys = v.pipe(
 );
 
 /** The keyword arguments of one call name (a plain object; a positional list is refused). */
+/* @__NO_SIDE_EFFECTS__ */
 function kwargs<const E extends v.ObjectEntries>(name: ActionName, entries: E) {
   return v.optional(
     v.pipe(
@@ -98,6 +99,7 @@ function kwargs<const E extends v.ObjectEntries>(name: ActionName, entries: E) {
   );
 }
 
+/* @__NO_SIDE_EFFECTS__ */
 function call<const N extends ActionName, const E extends v.ObjectEntries>(name: N, args: E) {
   return fields({ name: v.literal(name), args: kwargs(name, args) });
 }
@@ -108,26 +110,32 @@ const DURATION = { duration: v.optional(seconds) };
 const INTERVAL = { interval: v.optional(seconds) };
 const AT = { x: v.optional(unitPoint), y: v.optional(unitPoint) };
 
-const callVariant = v.variant(
-  'name',
-  [
-    call('click', { ...POINT, clicks: v.optional(positiveInt), ...CLICK_TIMING, ...DURATION }),
-    call('doubleClick', { ...POINT, ...CLICK_TIMING, ...DURATION }),
-    call('tripleClick', { ...POINT, ...CLICK_TIMING, ...DURATION }),
-    call('rightClick', { ...POINT, ...DURATION }),
-    call('middleClick', { ...POINT, ...DURATION }),
-    call('moveTo', { x: unitPoint, y: unitPoint, ...DURATION }),
-    call('dragTo', { x: unitPoint, y: unitPoint, button, ...DURATION }),
-    call('scroll', { clicks: pyInt, ...AT }),
-    call('hscroll', { clicks: pyInt, ...AT }),
-    call('write', { message: text(undefined, 1), ...INTERVAL }),
-    call('press', { keys, ...INTERVAL }),
-    call('hotkey', { keys, ...INTERVAL }),
-    call('wait', { seconds: v.optional(seconds) }),
-    call('terminate', { status: oneOf(TERMINATE_STATUSES) }),
-  ],
-  got(`must be one of ${ACTION_NAMES.join(', ')}`),
-);
+// Built by a function marked free of side effects, so that a bundle that never checks a call (the
+// renderer) drops it whole: the spreads of its argument lists would otherwise be kept.
+/* @__NO_SIDE_EFFECTS__ */
+function callSchemas() {
+  return v.variant(
+    'name',
+    [
+      call('click', { ...POINT, clicks: v.optional(positiveInt), ...CLICK_TIMING, ...DURATION }),
+      call('doubleClick', { ...POINT, ...CLICK_TIMING, ...DURATION }),
+      call('tripleClick', { ...POINT, ...CLICK_TIMING, ...DURATION }),
+      call('rightClick', { ...POINT, ...DURATION }),
+      call('middleClick', { ...POINT, ...DURATION }),
+      call('moveTo', { x: unitPoint, y: unitPoint, ...DURATION }),
+      call('dragTo', { x: unitPoint, y: unitPoint, button, ...DURATION }),
+      call('scroll', { clicks: pyInt, ...AT }),
+      call('hscroll', { clicks: pyInt, ...AT }),
+      call('write', { message: text(undefined, 1), ...INTERVAL }),
+      call('press', { keys, ...INTERVAL }),
+      call('hotkey', { keys, ...INTERVAL }),
+      call('wait', { seconds: v.optional(seconds) }),
+      call('terminate', { status: oneOf(TERMINATE_STATUSES) }),
+    ],
+    got(`must be one of ${ACTION_NAMES.join(', ')}`),
+  );
+}
+const callVariant = callSchemas();
 /** One call of the action space as an edit may set it: a known name with its keyword arguments
  * (required ones present, each of its type). The output is a domain {@link ActionCall}. */
 export const ActionCallInputSchema: v.GenericSchema<unknown, ActionCall> = v.pipe(
@@ -139,106 +147,111 @@ export const ActionCallInputSchema: v.GenericSchema<unknown, ActionCall> = v.pip
 
 const stepId = idField;
 
-/** One edit. Step ids are the stable ids of steps (inserted steps get `edit:<edit id>`). */
-export const StepEditSchema = v.pipe(
-  v.custom<Record<string, unknown>>(isPlainObject, got('must be an edit object with an op')),
-  v.variant(
-    'op',
-    [
-      fields({ op: v.literal('relabel'), stepId, label: text() }),
-      /** Replace the step's calls (validated: a well-formed action of the action space). */
-      fields({
-        op: v.literal('set-action'),
-        stepId,
-        calls: v.pipe(
-          v.array(ActionCallInputSchema, got(`must be a list of 1 to ${MAX_CALLS} calls`)),
-          v.minLength(1, got(`must be a list of 1 to ${MAX_CALLS} calls`)),
-          v.maxLength(MAX_CALLS, got(`must be a list of 1 to ${MAX_CALLS} calls`)),
-        ),
-      }),
-      fields({ op: v.literal('delete'), stepId }),
-      /**
-       * Merge two adjacent steps (the first keeps its id and position; calls and time spans are
-       * joined, adjacent writes become one write, two scrolls add up; distinct non-empty labels
-       * are joined with a space).
-       */
-      v.pipe(
+// The edit schema, built like the call schema (a bundle that never checks an edit drops it).
+/* @__NO_SIDE_EFFECTS__ */
+function stepEditSchema() {
+  return v.pipe(
+    v.custom<Record<string, unknown>>(isPlainObject, got('must be an edit object with an op')),
+    v.variant(
+      'op',
+      [
+        fields({ op: v.literal('relabel'), stepId, label: text() }),
+        /** Replace the step's calls (validated: a well-formed action of the action space). */
         fields({
-          op: v.literal('merge'),
-          stepIds: v.pipe(
-            v.array(stepId, got('must be a list of two step ids')),
-            v.length(2, got('must be a list of two step ids')),
-            v.transform((ids): [string, string] => [ids[0]!, ids[1]!]),
+          op: v.literal('set-action'),
+          stepId,
+          calls: v.pipe(
+            v.array(ActionCallInputSchema, got(`must be a list of 1 to ${MAX_CALLS} calls`)),
+            v.minLength(1, got(`must be a list of 1 to ${MAX_CALLS} calls`)),
+            v.maxLength(MAX_CALLS, got(`must be a list of 1 to ${MAX_CALLS} calls`)),
           ),
         }),
-        v.forward(
-          v.check((e) => e.stepIds[0] !== e.stepIds[1], 'must differ from the first step id'),
-          ['stepIds', 1],
-        ),
-      ),
-      /**
-       * Split a typing step's write message at a character offset (Unicode code points over the
-       * step's write messages in order, 0 < at < length) into two steps; the second half gets
-       * the id `edit:<edit id>`.
-       */
-      fields({ op: v.literal('split'), stepId, at: integer(1) }),
-      /**
-       * Insert a wait or terminate step after the given step (null = at the start). `status`
-       * only for terminate (default success), `seconds` only for wait (default: pyautogui's own
-       * wait). A terminate must be inserted after the last step.
-       */
-      v.pipe(
-        fields({
-          op: v.literal('insert'),
-          afterStepId: v.nullable(stepId),
-          kind: oneOf(INSERT_KINDS),
-          status: v.optional(oneOf(TERMINATE_STATUSES)),
-          seconds: v.optional(
-            v.pipe(
-              finiteField,
-              v.minValue(0, (i) => `must be between 0 and 3600, got ${show(i.input)}`),
-              v.maxValue(3600, (i) => `must be between 0 and 3600, got ${show(i.input)}`),
+        fields({ op: v.literal('delete'), stepId }),
+        /**
+         * Merge two adjacent steps (the first keeps its id and position; calls and time spans are
+         * joined, adjacent writes become one write, two scrolls add up; distinct non-empty labels
+         * are joined with a space).
+         */
+        v.pipe(
+          fields({
+            op: v.literal('merge'),
+            stepIds: v.pipe(
+              v.array(stepId, got('must be a list of two step ids')),
+              v.length(2, got('must be a list of two step ids')),
+              v.transform((ids): [string, string] => [ids[0]!, ids[1]!]),
             ),
+          }),
+          v.forward(
+            v.check((e) => e.stepIds[0] !== e.stepIds[1], 'must differ from the first step id'),
+            ['stepIds', 1],
           ),
-        }),
-        v.forward(
-          v.check(
-            (e) => e.status === undefined || e.kind === 'terminate',
-            'is only allowed when kind is terminate',
-          ),
-          ['status'],
         ),
-        v.forward(
-          v.check(
-            (e) => e.seconds === undefined || e.kind === 'wait',
-            'is only allowed when kind is wait',
+        /**
+         * Split a typing step's write message at a character offset (Unicode code points over the
+         * step's write messages in order, 0 < at < length) into two steps; the second half gets
+         * the id `edit:<edit id>`.
+         */
+        fields({ op: v.literal('split'), stepId, at: integer(1) }),
+        /**
+         * Insert a wait or terminate step after the given step (null = at the start). `status`
+         * only for terminate (default success), `seconds` only for wait (default: pyautogui's own
+         * wait). A terminate must be inserted after the last step.
+         */
+        v.pipe(
+          fields({
+            op: v.literal('insert'),
+            afterStepId: v.nullable(stepId),
+            kind: oneOf(INSERT_KINDS),
+            status: v.optional(oneOf(TERMINATE_STATUSES)),
+            seconds: v.optional(
+              v.pipe(
+                finiteField,
+                v.minValue(0, (i) => `must be between 0 and 3600, got ${show(i.input)}`),
+                v.maxValue(3600, (i) => `must be between 0 and 3600, got ${show(i.input)}`),
+              ),
+            ),
+          }),
+          v.forward(
+            v.check(
+              (e) => e.status === undefined || e.kind === 'terminate',
+              'is only allowed when kind is terminate',
+            ),
+            ['status'],
           ),
-          ['seconds'],
-        ),
-      ),
-      /** Trim the recording: steps starting before startMs or after endMs are left out. */
-      v.pipe(
-        fields({
-          op: v.literal('trim'),
-          startMs: v.nullable(finiteField),
-          endMs: v.nullable(finiteField),
-        }),
-        v.forward(
-          v.check(
-            (e) => e.startMs === null || e.endMs === null || e.endMs >= e.startMs,
-            (issue) => {
-              const e = issue.input as { startMs: number; endMs: number };
-              return `must not be before startMs (${e.startMs}), got ${e.endMs}`;
-            },
+          v.forward(
+            v.check(
+              (e) => e.seconds === undefined || e.kind === 'wait',
+              'is only allowed when kind is wait',
+            ),
+            ['seconds'],
           ),
-          ['endMs'],
         ),
-      ),
-      fields({ op: v.literal('mark'), stepId, mark: v.nullable(StepMarkSchema) }),
-    ] satisfies { entries: { op: v.LiteralSchema<(typeof EDIT_OPS)[number], undefined> } }[],
-    got(`must be one of ${EDIT_OPS.join(', ')}`),
-  ),
-);
+        /** Trim the recording: steps starting before startMs or after endMs are left out. */
+        v.pipe(
+          fields({
+            op: v.literal('trim'),
+            startMs: v.nullable(finiteField),
+            endMs: v.nullable(finiteField),
+          }),
+          v.forward(
+            v.check(
+              (e) => e.startMs === null || e.endMs === null || e.endMs >= e.startMs,
+              (issue) => {
+                const e = issue.input as { startMs: number; endMs: number };
+                return `must not be before startMs (${e.startMs}), got ${e.endMs}`;
+              },
+            ),
+            ['endMs'],
+          ),
+        ),
+        fields({ op: v.literal('mark'), stepId, mark: v.nullable(StepMarkSchema) }),
+      ] satisfies { entries: { op: v.LiteralSchema<(typeof EDIT_OPS)[number], undefined> } }[],
+      got(`must be one of ${EDIT_OPS.join(', ')}`),
+    ),
+  );
+}
+/** One edit. Step ids are the stable ids of steps (inserted steps get `edit:<edit id>`). */
+export const StepEditSchema = stepEditSchema();
 /** One edit. Step ids are the stable ids of steps (inserted steps get `edit:<edit id>`). */
 export type StepEdit = v.InferOutput<typeof StepEditSchema>;
 

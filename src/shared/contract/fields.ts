@@ -23,6 +23,7 @@ export function show(value: unknown): string {
 }
 
 /** A message saying what was expected and, after it, what came. */
+/* @__NO_SIDE_EFFECTS__ */
 export function got(expected: string): (issue: v.BaseIssue<unknown>) => string {
   return (issue) => `${expected}, got ${show(issue.input)}`;
 }
@@ -37,6 +38,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** The message of a strict object: a missing field is required, an unknown one is named. */
+/* @__NO_SIDE_EFFECTS__ */
 function fieldsMessage(
   entries: v.ObjectEntries,
   requiredFor = '',
@@ -54,11 +56,13 @@ function fieldsMessage(
 }
 
 /** An object with exactly these fields (a variant option: see {@link obj} for a whole payload). */
+/* @__NO_SIDE_EFFECTS__ */
 export function fields<const E extends v.ObjectEntries>(entries: E, requiredFor = '') {
   return v.strictObject(entries, fieldsMessage(entries, requiredFor));
 }
 
 /** A plain object with exactly these fields; `what` names it when something else came. */
+/* @__NO_SIDE_EFFECTS__ */
 export function obj<const E extends v.ObjectEntries>(entries: E, what = 'an object') {
   return v.pipe(
     v.custom<Record<string, unknown>>(isPlainObject, got(`must be ${what}`)),
@@ -67,6 +71,7 @@ export function obj<const E extends v.ObjectEntries>(entries: E, what = 'an obje
 }
 
 /** A string of `min` to `max` characters. */
+/* @__NO_SIDE_EFFECTS__ */
 export function text(max = MAX_TEXT_LENGTH, min = 0) {
   return v.pipe(
     v.string(got('must be a string')),
@@ -83,6 +88,7 @@ export const idField = v.pipe(
 );
 
 /** One of `values`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return v.picklist(values, got(`must be one of ${values.join(', ')}`));
 }
@@ -94,6 +100,7 @@ export const finiteField = v.pipe(
 );
 
 /** A safe integer in [min, max]. */
+/* @__NO_SIDE_EFFECTS__ */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   const range = (issue: v.BaseIssue<unknown>) =>
     `must be between ${min} and ${max}, got ${show(issue.input)}`;
@@ -116,6 +123,7 @@ export const absolutePathField = v.pipe(
 );
 
 /** A list of 1 to `max` recording ids. */
+/* @__NO_SIDE_EFFECTS__ */
 export function idList(max: number) {
   const message = got(`must be a list of 1 to ${max} recording ids`);
   return v.pipe(v.array(idField, message), v.minLength(1, message), v.maxLength(max, message));

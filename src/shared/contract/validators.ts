@@ -99,6 +99,7 @@ export function validateStepEdit(payload: unknown, field = 'edit'): Validation<S
 type Input<M extends ApiMethod> = ApiMethods[M]['input'];
 type Output<M extends ApiMethod> = ApiMethods[M]['output'];
 
+/* @__NO_SIDE_EFFECTS__ */
 function validatorsOf<K extends string, T extends { [N in K]: unknown }>(
   names: readonly K[],
   schemaOf: (name: K) => v.GenericSchema,

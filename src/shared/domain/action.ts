@@ -36,17 +36,24 @@ export type TerminateStatus = (typeof TERMINATE_STATUSES)[number];
 /** A Python-typed argument value: ints and floats differ when printed (`-3` vs `-3.0`). */
 export type PyValue = { int: number } | { float: number } | string | boolean | null | PyValue[];
 
+// Built by a function marked free of side effects: a bundle that never checks a value (the
+// renderer) drops the self-referencing schema whole.
+/* @__NO_SIDE_EFFECTS__ */
+function pyValueSchema(): v.GenericSchema<PyValue> {
+  const schema: v.GenericSchema<PyValue> = v.lazy(() =>
+    v.union([
+      v.strictObject({ int: v.number() }),
+      v.strictObject({ float: v.number() }),
+      v.string(),
+      v.boolean(),
+      v.null(),
+      v.array(schema),
+    ]),
+  );
+  return schema;
+}
 /** Any {@link PyValue} (a recursive type is written out once, here). */
-export const PyValueSchema: v.GenericSchema<PyValue> = v.lazy(() =>
-  v.union([
-    v.strictObject({ int: v.number() }),
-    v.strictObject({ float: v.number() }),
-    v.string(),
-    v.boolean(),
-    v.null(),
-    v.array(PyValueSchema),
-  ]),
-);
+export const PyValueSchema = pyValueSchema();
 
 /** One call, e.g. `pyautogui.click(x=0.5, y=0.5)`. Args keep insertion order. */
 export const ActionCallSchema = v.strictObject({
