@@ -55,10 +55,13 @@ function changedSteps(ctx: ServiceContext, id: string): ApiMethods['recordings:g
   return dto;
 }
 
-/** A recording's page data; opening one whose keyframes are missing or stale queues them. */
+/** A recording's page data; opening one whose keyframes are missing or stale queues them (the
+ * page data says whether any step lacks one: no second read of the steps otherwise). */
 function openRecording(ctx: ServiceContext, id: string): ApiMethods['recordings:get']['output'] {
   const dto = getRecordingDto(ctx.lib, exact(ctx, id), ctx);
-  ctx.keyframes.ensure(dto.id);
+  if (dto.steps.some((s) => s.keyframeUrl === null)) {
+    ctx.keyframes.ensure(dto.id);
+  }
   return dto;
 }
 

@@ -70,8 +70,9 @@ export class KeyframeJobs {
       return Promise.resolve({ recordingId, state: 'cancelled' });
     }
     this.failures.delete(recordingId);
+    // a job being cancelled no longer covers a new request: that gets a job of its own
     const existing = this.jobs.get(recordingId);
-    if (existing) {
+    if (existing && !existing.abort.signal.aborted) {
       existing.recompute ||= options.recompute === true;
       if (existing === this.running) {
         existing.again = true;
@@ -101,7 +102,7 @@ export class KeyframeJobs {
    * True when a job is queued or running for it afterwards.
    */
   ensure(recordingId: string): boolean {
-    if (this.jobs.has(recordingId)) {
+    if (this.isPending(recordingId)) {
       return true;
     }
     if (this.isClosed || this.failures.has(recordingId)) {
@@ -119,9 +120,10 @@ export class KeyframeJobs {
     return true;
   }
 
-  /** True while a job of the recording is queued or running. */
+  /** True while a job of the recording is queued or running (and not being cancelled). */
   isPending(recordingId: string): boolean {
-    return this.jobs.has(recordingId);
+    const job = this.jobs.get(recordingId);
+    return job !== undefined && !job.abort.signal.aborted;
   }
 
   /** The error of the recording's last job when it failed (cleared by the next request). */
