@@ -1,12 +1,12 @@
 // `cua-annotator import <folder...>`: AgentNet Tool recording folders → the library.
 import { importAgentNetFolder, type ImportResult } from '../../services/import/agentnet-import';
-import { KeyframeJobs, type KeyframeJobOutcome } from '../../services/review/keyframe-jobs';
+import type { KeyframeJobOutcome, KeyframeJobs } from '../../services/review/keyframe-jobs';
 import { isAppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibraryOrCreate } from '../context';
-import type { Library } from '../../services/library/library';
-import type { ApiEvents } from '../../shared/contract';
+import type { Services } from '../../services/create-services';
+import { withServices } from '../context';
+import type { ApiEvent, ApiEvents } from '../../shared/contract';
 import { APP_VERSION } from '../version';
 import { createProgress, errLine, out, outJson, type Progress } from '../output';
 
@@ -64,9 +64,11 @@ export const importCommand: Command = {
       positionals.length,
       Boolean(process.stderr.isTTY) && !values.json,
     );
-    await withLibraryOrCreate(values.library, async (lib) => {
-      // keyframes are computed in the background while the next folder imports
-      const keyframes = values['no-keyframes'] ? null : new ImportKeyframes(lib, !values.json);
+    let keyframes: ImportKeyframes | null = null;
+    const run = async ({ lib, keyframeJobs }: Services) => {
+      // keyframes are computed in the background (the services' job runner) while the next
+      // folder imports
+      keyframes = values['no-keyframes'] ? null : new ImportKeyframes(keyframeJobs, !values.json);
       for (const [i, folder] of positionals.entries()) {
         progress.update(i, folder);
         try {
@@ -79,8 +81,7 @@ export const importCommand: Command = {
         } catch (e) {
           if (!isAppError(e) || positionals.length === 1) {
             progress.finish();
-            await keyframes?.close();
-            throw e;
+            throw e; // closing the services cancels the keyframes under way
           }
           outcomes.push({
             folder,
@@ -94,6 +95,13 @@ export const importCommand: Command = {
       progress.update(positionals.length);
       progress.finish();
       await keyframes?.finish(outcomes);
+    };
+    await withServices(values.library, run, {
+      create: true,
+      services: {
+        emit: (event, payload) => keyframes?.onEvent(event, payload),
+        log: () => undefined, // keyframe failures are reported with the import's outcome
+      },
     });
     if (values.json) {
       outJson(outcomes.length === 1 ? outcomes[0] : outcomes);
@@ -133,7 +141,6 @@ export const importCommand: Command = {
 // The keyframes of the imported recordings: queued by the import as each recording lands, then
 // awaited with a progress bar; each outcome joins its import's (a failure keeps the import).
 class ImportKeyframes {
-  private readonly jobs: KeyframeJobs;
   private readonly pending = new Map<
     string,
     { started: number; done: Promise<KeyframeJobOutcome> }
@@ -142,19 +149,16 @@ class ImportKeyframes {
   private finished = 0;
 
   constructor(
-    lib: Library,
+    private readonly jobs: KeyframeJobs,
     private readonly showProgress: boolean,
-  ) {
-    this.jobs = new KeyframeJobs({
-      lib,
-      emit: (event, payload) => {
-        if (event === 'keyframes:progress') {
-          const p = payload as ApiEvents['keyframes:progress'];
-          this.progress?.update(this.finished, `keyframes ${p.phase}`);
-        }
-      },
-      log: () => undefined, // failures are reported with the import's outcome
-    });
+  ) {}
+
+  /** An event of the services: keyframe progress moves the bar. */
+  onEvent(event: ApiEvent, payload: unknown): void {
+    if (event === 'keyframes:progress') {
+      const p = payload as ApiEvents['keyframes:progress'];
+      this.progress?.update(this.finished, `keyframes ${p.phase}`);
+    }
   }
 
   enqueue(recordingId: string): void {
@@ -189,11 +193,6 @@ class ImportKeyframes {
       }
     } finally {
       this.progress?.finish();
-      await this.close();
     }
-  }
-
-  async close(): Promise<void> {
-    await this.jobs.close();
   }
 }
