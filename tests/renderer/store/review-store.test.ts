@@ -1,6 +1,6 @@
 import '../helpers/setup';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RecordingDto, StepEdit } from '../../../src/shared/contract';
+import type { KeyframesProgressDto, RecordingDto, StepEdit } from '../../../src/shared/contract';
 import { previewEdit } from '../../../src/renderer/lib/edit-preview';
 import {
   AUTOSAVE_DELAY_MS,
@@ -275,6 +275,26 @@ describe('useReviewStore', () => {
     expect(state().reviewBusy).toBe(false);
     await state().loadAxTree('s1');
     expect(state().axTrees.s1).toMatchObject({ status: 'ready', tMs: 5 });
+  });
+
+  it('follows the background keyframe job of the open recording (keyframes:progress)', () => {
+    const progress = (phase: KeyframesProgressDto['phase'], recordingId = 'rec-1') =>
+      state().keyframesProgress({
+        recordingId,
+        phase,
+        steps: 5,
+        error: phase === 'failed' ? { code: 'VIDEO_UNREADABLE', message: 'no frames' } : null,
+      });
+    progress('decoding');
+    expect(state().keyframesStatus).toBe('computing');
+    progress('failed', 'rec-2'); // another recording's job: not this page's
+    expect(state().keyframesStatus).toBe('computing');
+    progress('failed');
+    expect([state().keyframesStatus, state().keyframesError]).toEqual(['error', 'no frames']);
+    progress('queued');
+    expect([state().keyframesStatus, state().keyframesError]).toEqual(['computing', null]);
+    progress('done');
+    expect(state().keyframesStatus).toBe('idle');
   });
 
   it('drops answers for a recording that is no longer open', async () => {
