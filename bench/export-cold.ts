@@ -1,0 +1,227 @@
+// Benchmark: the whole AgentNet-JSONL export of the example recording as ONE process from a cold
+// start (a fresh temp library: import, then `export --all --format agentnet-jsonl`, nothing stored
+// beforehand; the OS file cache warm from a discarded first run), against OpenCUA's own
+// `data/data-process/src/extract_raw.py` on the same episode folder. Each run is measured by
+// /usr/bin/time -v: wall time, CPU time (user + sys of the process and its children, e.g.
+// ffmpeg) and peak RSS (of the largest single process of the tree, as GNU time reports it).
+//   npx tsx bench/export-cold.ts
+//   OPENCUA_DATA_PROCESS=/path/to/OpenCUA/data/data-process npx tsx bench/export-cold.ts
+// Env: BENCH_RUNS (default 3), OPENCUA_PYTHON (default /usr/bin/python3; needs cv2, numpy, PIL,
+// tqdm; a missing `pybase64` is stood in for by the standard library's base64 and said so).
+// Our process is started the way bin/cua-annotator.mjs starts the CLI (whatever it does now:
+// tsx over the sources, or built JavaScript), running import then export in one process.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FIXTURE_DIR, REPO_ROOT } from '../tests/helpers/paths';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const OPENCUA = process.env.OPENCUA_DATA_PROCESS ?? process.argv[2];
+const PYTHON = process.env.OPENCUA_PYTHON ?? '/usr/bin/python3';
+const TIME = '/usr/bin/time';
+const BIN = path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-export-cold-'));
+
+type Measure = { wallS: number; cpuS: number; userS: number; sysS: number; peakMiB: number };
+
+/** Runs `argv` under GNU time -v; fails loudly on a non-zero exit. */
+function timed(argv: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Measure {
+  const report = path.join(work, 'time.txt');
+  const r = spawnSync(TIME, ['-v', '-o', report, ...argv], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) {
+    throw new Error(`${argv.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  }
+  const text = fs.readFileSync(report, 'utf8');
+  const num = (label: string): number => {
+    const m = new RegExp(`${label}: (.+)`).exec(text);
+    if (!m?.[1]) {
+      throw new Error(`no "${label}" in the time report:\n${text}`);
+    }
+    return m[1].includes(':')
+      ? m[1]
+          .trim()
+          .split(':')
+          .reduce((acc, part) => acc * 60 + Number(part), 0)
+      : Number(m[1]);
+  };
+  const userS = num('User time \\(seconds\\)');
+  const sysS = num('System time \\(seconds\\)');
+  return {
+    wallS: num('Elapsed \\(wall clock\\) time \\(h:mm:ss or m:ss\\)'),
+    cpuS: userS + sysS,
+    userS,
+    sysS,
+    peakMiB: num('Maximum resident set size \\(kbytes\\)') / 1024,
+  };
+}
+
+/** Reads every file of a folder once (warms the OS file cache). */
+function warmFiles(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (fs.statSync(p).isFile()) {
+      fs.readFileSync(p);
+    }
+  }
+}
+
+// The driver: the CLI as `cua-annotator` runs it now (bin/cua-annotator.mjs starts either the built
+// bundle out/node/cli.js or, with CUA_ANNOTATOR_FROM_SOURCE=1 or in older trees, the sources through
+// tsx), with its one `main(process.argv.slice(2))` call made twice (import, then export) in one
+// process. It is a copy of that entry written beside it (same relative imports) while the bench
+// runs. (Importing the entry twice with query strings does not work: the second runs no command.)
+const BUILT = path.join(REPO_ROOT, 'out', 'node', 'cli.js');
+const binSource = fs.readFileSync(BIN, 'utf8');
+const useBuilt =
+  binSource.includes('out/node/cli.js') &&
+  process.env.CUA_ANNOTATOR_FROM_SOURCE !== '1' &&
+  fs.existsSync(BUILT);
+const ENTRY = useBuilt ? BUILT : BIN;
+const startMode = useBuilt
+  ? `the built bundle out/node/cli.js (built ${fs.statSync(BUILT).mtime.toISOString()})`
+  : 'tsx over the TypeScript sources';
+const entrySource = fs.readFileSync(ENTRY, 'utf8');
+const CALL = 'main(process.argv.slice(2))';
+if (!entrySource.includes(CALL)) {
+  throw new Error(`${ENTRY} no longer calls ${CALL}: update the driver of this bench`);
+}
+const DRIVER = path.join(path.dirname(ENTRY), `.export-cold-driver-${process.pid}.mjs`);
+fs.writeFileSync(
+  DRIVER,
+  entrySource.replace(/^#!.*\n/, '').replace(
+    CALL,
+    `(async () => {
+  const [library, folder, out] = process.argv.slice(2);
+  const code = await main(['import', folder, '--library', library]);
+  return code || main(['export', '--all', '--format', 'agentnet-jsonl', '--out', out, '--library', library]);
+})()`,
+  ),
+);
+process.on('exit', () => fs.rmSync(DRIVER, { force: true }));
+
+let runNo = 0;
+function ours(): Measure {
+  runNo += 1;
+  const library = path.join(work, `lib-${runNo}`);
+  const out = path.join(work, `out-${runNo}`);
+  const m = timed([process.execPath, DRIVER, library, FIXTURE_DIR, out], { cwd: REPO_ROOT });
+  const jsonl = fs.readFileSync(path.join(out, 'agentnet.jsonl'), 'utf8').trim().split('\n');
+  const images = fs.readdirSync(path.join(out, 'images')).length;
+  if (jsonl.length !== 1 || images === 0) {
+    throw new Error(`unexpected export: ${jsonl.length} records, ${images} images`);
+  }
+  fs.rmSync(library, { recursive: true, force: true });
+  fs.rmSync(out, { recursive: true, force: true });
+  return m;
+}
+
+/** Sets up OpenCUA's script on a raw folder holding only the example episode. */
+function openCuaRunner(dataProcess: string): { run: () => Measure; note: string } {
+  const script = path.join(dataProcess, 'src', 'extract_raw.py');
+  if (!fs.existsSync(script)) {
+    throw new Error(`no ${script}`);
+  }
+  const rawDir = path.join(work, 'raw');
+  fs.mkdirSync(rawDir);
+  fs.symlinkSync(FIXTURE_DIR, path.join(rawDir, path.basename(FIXTURE_DIR)));
+  const pythonPath = [dataProcess];
+  let note = '';
+  if (spawnSync(PYTHON, ['-c', 'import pybase64']).status !== 0) {
+    const shim = path.join(work, 'shim');
+    fs.mkdirSync(shim);
+    fs.writeFileSync(path.join(shim, 'pybase64.py'), 'from base64 import b64encode, b64decode\n');
+    pythonPath.push(shim);
+    note = ' (pybase64 missing: the standard library base64 stands in)';
+  }
+  const env = { ...process.env, PYTHONPATH: pythonPath.join(path.delimiter) };
+  return {
+    note,
+    run: () => {
+      const outFile = path.join(work, 'opencua-out.json');
+      const m = timed([PYTHON, '-m', 'src.extract_raw', outFile, '--raw_dir', rawDir], {
+        cwd: dataProcess,
+        env,
+      });
+      const episodes = JSON.parse(fs.readFileSync(outFile, 'utf8')) as {
+        events: { frame: string | null }[];
+      }[];
+      const frames = episodes[0]?.events.filter((e) => e.frame).length ?? 0;
+      if (episodes.length !== 1 || frames === 0) {
+        throw new Error(`OpenCUA produced ${episodes.length} episodes, ${frames} frames`);
+      }
+      fs.rmSync(outFile);
+      return m;
+    },
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function summarise(runs: Measure[]): Measure {
+  return {
+    wallS: median(runs.map((r) => r.wallS)),
+    cpuS: median(runs.map((r) => r.cpuS)),
+    userS: median(runs.map((r) => r.userS)),
+    sysS: median(runs.map((r) => r.sysS)),
+    peakMiB: median(runs.map((r) => r.peakMiB)),
+  };
+}
+
+const row = (name: string, m: Measure) =>
+  `  ${name.padEnd(34)} ${m.wallS.toFixed(2).padStart(6)} s  ${m.cpuS.toFixed(2).padStart(6)} s` +
+  ` (${m.userS.toFixed(2)} user + ${m.sysS.toFixed(2)} sys)  ${m.peakMiB.toFixed(0).padStart(4)} MiB`;
+
+console.log(
+  `cold export of ${path.basename(FIXTURE_DIR)} (one process: import into a fresh library, then ` +
+    `export --format agentnet-jsonl), median of ${RUNS} runs after a discarded warm-up; ` +
+    `Node ${process.versions.node}, CLI run as ${startMode}; ${os.cpus().length} cores, ` +
+    `load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+);
+console.log(
+  `  ${''.padEnd(34)} ${'wall'.padStart(8)}  ${'CPU'.padStart(8)}${''.padEnd(25)}  peak RSS`,
+);
+warmFiles(FIXTURE_DIR);
+ours();
+const oursRuns = Array.from({ length: RUNS }, ours);
+runs('cua-annotator (import + export)', oursRuns);
+const oursMedian = summarise(oursRuns);
+if (OPENCUA) {
+  const opencua = openCuaRunner(path.resolve(OPENCUA));
+  opencua.run();
+  const openRuns = Array.from({ length: RUNS }, opencua.run);
+  runs(`OpenCUA extract_raw.py${opencua.note ? ' *' : ''}`, openRuns);
+  const o = summarise(openRuns);
+  console.log(
+    `  ratio: ${(o.wallS / oursMedian.wallS).toFixed(1)}x faster (wall), ` +
+      `${(o.cpuS / oursMedian.cpuS).toFixed(1)}x less CPU, peak ${(
+        oursMedian.peakMiB / o.peakMiB
+      ).toFixed(2)}x OpenCUA's (aim: >= 10x faster, <= 1x peak)`,
+  );
+  if (opencua.note) {
+    console.log(`  *${opencua.note}`);
+  }
+} else {
+  console.log(
+    '  OpenCUA extract_raw.py: skipped (set OPENCUA_DATA_PROCESS to its data/data-process folder)',
+  );
+}
+fs.rmSync(work, { recursive: true, force: true });
+
+function runs(name: string, list: Measure[]): void {
+  console.log(row(name, summarise(list)));
+  console.log(
+    `    runs: ${list.map((m) => `${m.wallS.toFixed(2)} s/${m.cpuS.toFixed(2)} s/${m.peakMiB.toFixed(0)} MiB`).join(', ')}`,
+  );
+}
