@@ -245,4 +245,29 @@ describe('createServices', { timeout: 60_000 }, () => {
     walk(root);
     expect(found).toEqual([]);
   });
+
+  it('the CLI and the server reach dispatch, uploads, keyframe jobs and recording only through createServices', () => {
+    const src = path.resolve(import.meta.dirname, '../../src');
+    // value imports of the modules whose state the composition root owns (type imports are fine)
+    const owned =
+      /^import (?!type )[^;]*from '(?:\.\.\/)+services\/(dispatch|upload\/ui-service|upload\/queue|recording\/record-service|review\/keyframe-jobs)'/m;
+    const found: string[] = [];
+    for (const host of ['cli', 'server']) {
+      const walk = (dir: string): void => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+          const p = path.join(dir, e.name);
+          if (e.isDirectory()) {
+            walk(p);
+          } else if (e.name.endsWith('.ts')) {
+            const m = owned.exec(fs.readFileSync(p, 'utf8'));
+            if (m) {
+              found.push(`${path.relative(src, p)}: ${m[1]}`);
+            }
+          }
+        }
+      };
+      walk(path.join(src, host));
+    }
+    expect(found).toEqual([]);
+  });
 });
