@@ -7,6 +7,7 @@ import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import pkg from './package.json' with { type: 'json' };
+import type { ChildEntry } from './src/infra/child-launcher';
 
 const src = (file: string): string => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
 
@@ -31,12 +32,18 @@ function cliEntry(): Plugin {
 }
 
 /**
- * Entries written to out/node/<name>.js. Child-process entries are started by file name, so
- * their names are part of the contract with src/infra/child-launcher.ts.
+ * The source of every child-process entry of src/infra/child-launcher.ts (CHILD_ENTRIES): its
+ * bundled launcher starts out/node/<entry>.js, so a new entry there fails the typecheck here
+ * until it is built too.
  */
+const CHILD_ENTRY_SOURCES: Record<ChildEntry, string> = {
+  'hook-child': src('recorder/input/hook-child.ts'),
+};
+
+/** Entries written to out/node/<name>.js: the CLI and the child-process entries. */
 export const NODE_ENTRIES: Record<string, string> = {
   cli: CLI_ENTRY_ID,
-  'hook-child': src('recorder/input/hook-child.ts'),
+  ...CHILD_ENTRY_SOURCES,
 };
 
 /** Packages installed at run time: imported, never bundled (native addons need their own files). */

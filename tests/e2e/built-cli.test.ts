@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
+import { bundledLauncher, CHILD_ENTRIES } from '../../src/infra/child-launcher';
 import type { CliRun } from '../helpers/cli';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 import { startXvfb } from '../recorder/input/x-server';
@@ -70,19 +71,28 @@ afterAll(() => {
 });
 
 describe('the built CLI (out/node)', () => {
-  it('emits the CLI and every child-process entry side by side', () => {
-    // the bundled child launcher starts <dir of the bundle>/<entry>.js
+  it('emits the CLI and every child-process entry where the bundled launcher starts it', () => {
     expect(fs.existsSync(cliJs)).toBe(true);
-    expect(fs.existsSync(path.join(nodeDir, 'hook-child.js'))).toBe(true);
+    expect(CHILD_ENTRIES.length).toBeGreaterThan(0);
+    const launcher = bundledLauncher({ bundleDir: nodeDir });
+    for (const entry of CHILD_ENTRIES) {
+      const { file, args, modulePath } = launcher.command(entry);
+      expect(file).toBe(process.execPath);
+      expect(args).toEqual([modulePath]);
+      expect(modulePath).toBe(path.join(nodeDir, `${entry}.js`));
+      expect(fs.existsSync(modulePath), entry).toBe(true);
+    }
+    // chunks sit beside the entries: every module of the bundle has out/node as its folder
     expect(
       fs.readdirSync(nodeDir).every((name) => !fs.statSync(path.join(nodeDir, name)).isDirectory()),
     ).toBe(true);
   });
 
-  it('the bundled input-hook child runs with plain Node: hello, then a clean exit on EOF', async () => {
+  it('bundled hook child via the launcher: hello, then a clean exit on EOF', async () => {
     const x = await startXvfb();
     try {
-      const child = spawn(process.execPath, [path.join(nodeDir, 'hook-child.js')], {
+      const { file, args } = bundledLauncher({ bundleDir: nodeDir }).command('hook-child');
+      const child = spawn(file, args, {
         env: { ...userEnv(), DISPLAY: x.display },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
