@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { ADAPTER_ONLY, CHILD_PROCESS_TEMPORARY, localPlugin } from '../../tools/eslint/layering.js';
+import { ADAPTER_ONLY, localPlugin } from '../../tools/eslint/layering.js';
 
 const root = '/repo';
 const linter = new Linter({ configType: 'flat', cwd: root });
@@ -149,18 +149,13 @@ describe('layering rule', () => {
     expect(messages[0]).toMatch(message);
   });
 
-  it('allows node:child_process outside src/infra only in the commented temporary list', () => {
-    expect(CHILD_PROCESS_TEMPORARY.every((entry) => !entry.startsWith('src/infra/'))).toBe(true);
-    for (const entry of CHILD_PROCESS_TEMPORARY) {
-      const file = entry.endsWith('/') ? `${entry}a.ts` : entry;
-      expect(lint(file, `import { spawn } from 'node:child_process';`)).toEqual([]);
-    }
-    expect(ADAPTER_ONLY['node:child_process']).toEqual(['src/infra/', ...CHILD_PROCESS_TEMPORARY]);
+  it('allows node:child_process in src/infra only', () => {
+    expect(ADAPTER_ONLY['node:child_process']).toEqual(['src/infra/']);
   });
 });
 
 describe('where node:child_process is imported', () => {
-  it('matches the rule: only src/infra and the temporary list', async () => {
+  it('is imported only under src/infra', async () => {
     const { readdir, readFile } = await import('node:fs/promises');
     const srcRoot = path.resolve(import.meta.dirname, '../../src');
     const entries = await readdir(srcRoot, { recursive: true, withFileTypes: true });
@@ -177,10 +172,7 @@ describe('where node:child_process is imported', () => {
         importers.push(path.relative(path.dirname(srcRoot), full).split(path.sep).join('/'));
       }
     }
-    const allowed = ['src/infra/', ...CHILD_PROCESS_TEMPORARY];
-    const outside = importers.filter(
-      (file) => !allowed.some((o) => file === o || (o.endsWith('/') && file.startsWith(o))),
-    );
+    const outside = importers.filter((file) => !file.startsWith('src/infra/'));
     expect(outside).toEqual([]);
     expect(importers.some((file) => file.startsWith('src/infra/'))).toBe(true);
   });

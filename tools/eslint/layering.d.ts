@@ -3,7 +3,5 @@ import type { ESLint, Rule } from 'eslint';
 
 export const LAYERS: Record<string, string[]>;
 export const ADAPTER_ONLY: Record<string, string[]>;
-/** Temporary allowance for node:child_process outside src/infra/ (see layering.js). */
-export const CHILD_PROCESS_TEMPORARY: string[];
 export const layeringRule: Rule.RuleModule;
 export const localPlugin: ESLint.Plugin;

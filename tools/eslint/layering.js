@@ -25,13 +25,6 @@ const COMPOSITION_ROOTS = {
   'src/main/index.ts': ['store', 'recorder', 'axtree', 'pipeline', 'server'],
 };
 
-/**
- * TEMPORARY: folders that may still import node:child_process outside src/infra/ while they are
- * being split (issue 11 item 8). The input hook's committed hook-process.ts still spawns its
- * child directly; once the split lands on src/infra/spawn-child.ts this list is empty.
- */
-export const CHILD_PROCESS_TEMPORARY = ['src/recorder/input/'];
-
 /** Bare modules that only one adapter (file or folder prefix) may import. */
 export const ADAPTER_ONLY = {
   electron: ['src/main/', 'src/preload/'],
@@ -40,7 +33,7 @@ export const ADAPTER_ONLY = {
   'dbus-next': ['src/axtree/platform/linux/'],
   '@aws-sdk/client-s3': ['src/services/upload/s3-client.ts'],
   // processes live in the infrastructure layer only (docs/architecture.md §5)
-  'node:child_process': ['src/infra/', ...CHILD_PROCESS_TEMPORARY],
+  'node:child_process': ['src/infra/'],
   child_process: [],
   execa: ['src/infra/'],
 };
