@@ -116,14 +116,17 @@ export class HookChildChannel {
     return this.stderrTail.text();
   }
 
-  /** Sends the shutdown request and closes stdin (the child also exits on stdin's end). */
-  requestShutdown(): void {
+  /** Sends the shutdown request and closes stdin (the child also exits on stdin's end); false
+   * when stdin is gone and nothing could be sent. */
+  requestShutdown(): boolean {
     const stdin = this.proc.stdin;
-    if (stdin && !stdin.destroyed) {
-      stdin.on('error', () => undefined);
-      stdin.write(`${JSON.stringify({ id: 'stop', method: 'shutdown' })}\n`);
-      stdin.end();
+    if (!stdin || stdin.destroyed) {
+      return false;
     }
+    stdin.on('error', () => undefined);
+    stdin.write(`${JSON.stringify({ id: 'stop', method: 'shutdown' })}\n`);
+    stdin.end();
+    return true;
   }
 
   /** Sends `signal` to the child. */

@@ -9,12 +9,7 @@ import type { AppError } from '../../shared/errors';
 import { monotonicNowMs } from '../clock';
 import type { HotkeyAction, HotkeyBindings } from './hotkeys';
 import { HookSupervisor } from './hook-supervisor';
-import type {
-  HookChildCommand,
-  InputGap,
-  InputHookDiagnostic,
-  InputHookState,
-} from './hook-supervisor';
+import type { HookChildCommand, InputGap, InputHookDiagnostic, InputHookState } from './hook-types';
 import { checkInputHookPreconditions } from './input-preconditions';
 import { InputPipeline } from './input-pipeline';
 import type { InputPipelineOutput } from './input-pipeline';
@@ -29,7 +24,7 @@ export type {
   InputHookDiagnostic,
   InputHookDiagnosticCode,
   InputHookState,
-} from './hook-supervisor';
+} from './hook-types';
 
 /** Options of {@link InputHook}. */
 export type InputHookOptions = {

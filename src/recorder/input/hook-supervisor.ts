@@ -6,52 +6,18 @@
 import { detectChildLauncher } from '../../infra/child-launcher';
 import type { ChildLauncher } from '../../infra/child-launcher';
 import { spawnChild } from '../../infra/spawn-child';
+import { stopChild } from '../../infra/stop-child';
 import { AppError } from '../../shared/errors';
 import { monotonicNowMs } from '../clock';
 import { HookChildChannel } from './hook-channel';
 import type { HookHelloLine, HookInputEvent } from './hook-protocol';
-
-/** Why input was not captured for a while. */
-export type InputGapReason = 'child-exit' | 'stall';
-
-/** A stretch of time without input capture. */
-export type InputGap = {
-  /** Last sign of life of the hook before the gap (session clock, ms). */
-  startMs: number;
-  /** When a new hook was capturing again (ms); null when the hook gave up (lost until stop). */
-  endMs: number | null;
-  reason: InputGapReason;
-  /** Exit code or signal, stall length, stderr tail. */
-  detail: string;
-};
-
-/** Kinds of non-fatal problems reported through `onDiagnostic`. */
-export type InputHookDiagnosticCode =
-  | 'HELPER_PROTOCOL_ERROR'
-  | 'HOOK_EVENTS_LOST'
-  | 'HOOK_RESTARTED'
-  | 'HOOK_RESTART_FAILED'
-  | 'KEYMAP_FALLBACK'
-  | 'RECORD_NOT_CHECKED'
-  | 'CALLBACK_FAILED';
-
-/** A non-fatal problem. */
-export type InputHookDiagnostic = {
-  code: InputHookDiagnosticCode;
-  message: string;
-  details?: Record<string, unknown>;
-};
-
-/** An explicit child command (a test seam: e.g. a scripted fake hook); replaces the launcher. */
-export type HookChildCommand = {
-  /** Executable, e.g. `process.execPath`. */
-  command: string;
-  args: string[];
-};
-
-/** Lifecycle states of the hook. */
-export type InputHookState =
-  'idle' | 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped' | 'failed';
+import type {
+  HookChildCommand,
+  InputGap,
+  InputGapReason,
+  InputHookDiagnostic,
+  InputHookState,
+} from './hook-types';
 
 /** Options of {@link HookSupervisor} (defaults as in `InputHookOptions`). */
 export type HookSupervisorOptions = {
@@ -352,16 +318,13 @@ export class HookSupervisor {
 
   private async terminate(channel: HookChildChannel): Promise<void> {
     const graceMs = this.options.stopGraceMs ?? DEFAULTS.stopGraceMs;
-    channel.requestShutdown();
-    if (await closedWithin(channel, graceMs)) {
-      return;
-    }
-    channel.kill('SIGTERM');
-    if (await closedWithin(channel, graceMs)) {
-      return;
-    }
-    channel.kill('SIGKILL');
-    await channel.closed;
+    await stopChild(channel.proc, {
+      exited: channel.closed,
+      request: () => channel.requestShutdown(),
+      requestGraceMs: graceMs,
+      signal: 'SIGTERM',
+      killGraceMs: graceMs,
+    });
   }
 
   private onChildClosed(
@@ -502,21 +465,4 @@ export class HookSupervisor {
       });
     }
   }
-}
-
-// True when the child closed within `ms`.
-async function closedWithin(channel: HookChildChannel, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const closed = await Promise.race([
-    (async () => {
-      await channel.closed;
-      return true;
-    })(),
-    timeout,
-  ]);
-  clearTimeout(timer);
-  return closed;
 }
