@@ -26,7 +26,7 @@ async function startParent(
     },
   );
   const exited = new Promise((resolve) => parent.once('exit', resolve));
-  const lines = readline.createInterface({ input: parent.stdout! });
+  const lines = readline.createInterface({ input: parent.stdout });
   const first = await new Promise<string>((resolve) => lines.once('line', resolve));
   const { pid } = JSON.parse(first) as { pid: number };
   return { parent, childPid: pid, exited };
