@@ -34,19 +34,29 @@ const cards = (page: Page) => page.locator('[data-testid=step-card]');
 const selectedId = (page: Page) =>
   page.locator('[data-testid=step-card][aria-selected=true]').getAttribute('data-step-id');
 
-/** True when the card lies wholly inside the visible part of the steps pane. */
-async function isInView(page: Page, stepId: string): Promise<boolean> {
-  const card = await page
-    .locator(`[data-testid=step-card][data-step-id="${stepId}"]`)
-    .boundingBox();
-  const pane = await page.locator('.rec-steps').boundingBox();
-  return (
-    card !== null &&
-    pane !== null &&
-    card.y >= pane.y - 1 &&
-    card.y + card.height <= pane.y + pane.height + 1
-  );
+type Rect = { top: number; bottom: number };
+type PageDocument = {
+  querySelector(selector: string): { getBoundingClientRect(): Rect } | null;
+};
+
+/** True when the card is in the DOM and lies wholly inside the visible part of the steps pane
+ * (one evaluation: no waiting for a card that is not rendered). */
+function isInView(page: Page, stepId: string): Promise<boolean> {
+  return page.evaluate((id) => {
+    const doc = (globalThis as unknown as { document: PageDocument }).document;
+    const card = doc.querySelector(`[data-testid=step-card][data-step-id="${id}"]`);
+    const pane = doc.querySelector('.rec-steps');
+    if (!card || !pane) {
+      return false;
+    }
+    const c = card.getBoundingClientRect();
+    const p = pane.getBoundingClientRect();
+    return c.top >= p.top - 1 && c.bottom <= p.bottom + 1;
+  }, stepId);
 }
+
+/** Polls generously: the machines running this are often busy. */
+const POLL = { timeout: 15_000 };
 
 describe('step list at 2,000 steps (Chromium, IPC transport, fake window.api)', () => {
   let browser: Browser | null = null;
@@ -98,15 +108,15 @@ describe('step list at 2,000 steps (Chromium, IPC transport, fake window.api)', 
     for (let i = 0; i < 30; i += 1) {
       await page.keyboard.press('ArrowDown');
     }
-    await expect.poll(() => selectedId(page)).toBe('s30');
-    await expect.poll(() => isInView(page, 's30')).toBe(true);
+    await expect.poll(() => selectedId(page), POLL).toBe('s30');
+    await expect.poll(() => isInView(page, 's30'), POLL).toBe(true);
     // to the very end: the last card shows, the DOM stays small
     await page.locator('.rec-steps').evaluate((el) => {
       el.scrollTop = el.scrollHeight;
     });
     const last = page.locator(`[data-testid=step-card][data-step-id="s${COUNT - 1}"]`);
     await last.waitFor({ timeout: 15_000 });
-    await expect.poll(() => isInView(page, `s${COUNT - 1}`)).toBe(true);
+    await expect.poll(() => isInView(page, `s${COUNT - 1}`), POLL).toBe(true);
     expect(await cards(page).count()).toBeLessThan(60);
   });
 
@@ -115,10 +125,10 @@ describe('step list at 2,000 steps (Chromium, IPC transport, fake window.api)', 
     expect(await page.locator('[data-testid=step-card][data-step-id="s30"]').count()).toBe(0);
     // (the clicked card left the DOM with its focus: the keys go to the page)
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => selectedId(page), { timeout: 10_000 }).toBe('s31');
-    await expect.poll(() => isInView(page, 's31'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => selectedId(page), POLL).toBe('s31');
+    await expect.poll(() => isInView(page, 's31'), POLL).toBe(true);
     await page.keyboard.press('ArrowUp');
-    await expect.poll(() => selectedId(page)).toBe('s30');
-    await expect.poll(() => isInView(page, 's30')).toBe(true);
+    await expect.poll(() => selectedId(page), POLL).toBe('s30');
+    await expect.poll(() => isInView(page, 's30'), POLL).toBe(true);
   });
 });

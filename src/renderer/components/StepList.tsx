@@ -1,5 +1,5 @@
-// The step list: the steps as cards, virtualised (only the cards near the viewport are in the
-// DOM, so a recording of thousands of steps opens as fast as a short one); the selected one is
+// The step list: the steps as cards, virtualised beyond 150 steps (only the cards near the
+// viewport are in the DOM, so a recording of thousands of steps opens fast); the selected one is
 // kept in view. Cards differ in height: each rendered card is measured, the others are estimated
 // from the measured ones.
 import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from 'react';
@@ -27,6 +27,9 @@ const CARD_GAP_PX = 6;
 const ESTIMATED_CARD_PX = 96;
 /** Cards rendered beyond each edge of the viewport, px. */
 const OVERSCAN_PX = 900;
+/** Lists up to this long render every card (cheap, and every card stays findable in the page,
+ * e.g. by the browser's find-in-page); longer ones only those near the viewport. */
+const RENDER_ALL_UP_TO = 150;
 
 // The list of steps of a recording.
 export function StepList({
@@ -72,12 +75,15 @@ export function StepList({
   const heightOf = (i: number) =>
     (offsets[i + 1] ?? 0) - (offsets[i] ?? 0) - (i < steps.length - 1 ? CARD_GAP_PX : 0);
 
-  const range = variableRange({
-    offsets,
-    scrollTopPx: scrollTop - LIST_PAD_PX,
-    viewportPx: viewport || window.innerHeight,
-    overscanPx: OVERSCAN_PX,
-  });
+  const range =
+    steps.length <= RENDER_ALL_UP_TO
+      ? { start: 0, end: steps.length }
+      : variableRange({
+          offsets,
+          scrollTopPx: scrollTop - LIST_PAD_PX,
+          viewportPx: viewport || window.innerHeight,
+          overscanPx: OVERSCAN_PX,
+        });
 
   // measure the rendered cards (again whenever one changes size, e.g. a longer label)
   useLayoutEffect(() => {
