@@ -38,6 +38,18 @@ describe('cua-annotator CLI', () => {
     const r3 = await runCli(['list', '--nope']);
     expect(r3.code).toBe(1);
     expect(r3.stderr).toContain('unknown option --nope');
+    // neither ids nor --all: a usage error before any library is opened
+    const r4 = await runCli([
+      'export',
+      '--format',
+      'agentnet-jsonl',
+      '--out',
+      lib,
+      '--library',
+      lib,
+    ]);
+    expect(r4.code).toBe(1);
+    expect(r4.stderr).toContain('give recording ids or --all');
   });
 
   it('imports the fixture and shows it as JSON with the required facts', async () => {

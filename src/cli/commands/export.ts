@@ -74,7 +74,7 @@ export const exportCommand: Command = {
     if (!values.out) {
       throw new UsageError('--out DIR is required');
     }
-    if (values.all === Boolean(positionals.length)) {
+    if (Boolean(values.all) === positionals.length > 0) {
       throw new UsageError('give recording ids or --all (not both)');
     }
     const format = values.format as ExportFormat;
