@@ -132,7 +132,7 @@ function startRecorder(
 
 /** Child processes of `pid` whose command line contains `needle`. */
 function childPids(pid: number, needle: string): number[] {
-  let list = '';
+  let list: string;
   try {
     list = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' });
   } catch {

@@ -172,7 +172,7 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<D
         } catch (error) {
           const log = await readFile(path.join(runDir, 'openbox.log'), 'utf8').catch(() => '');
           await desktop.stop();
-          throw new Error(`${(error as Error).message}; openbox.log:\n${log}`);
+          throw new Error(`${(error as Error).message}; openbox.log:\n${log}`, { cause: error });
         }
       }
       // a part that died during start-up (seen rarely under a loaded parallel run): try the

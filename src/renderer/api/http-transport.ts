@@ -117,7 +117,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
           `Cannot reach the server (${e instanceof Error ? e.message : String(e)}). Is \`cua-annotator serve\` still running?`,
         );
       }
-      let answer: unknown = null;
+      let answer: unknown;
       try {
         answer = await response.json();
       } catch {

@@ -97,7 +97,6 @@ export async function acquireExportLock(outDir: string): Promise<ReleaseLock> {
   const file = path.join(outDir, LOCK_NAME);
   const content = `${process.pid}\n${randomBytes(8).toString('hex')}\n`;
   const deadline = Date.now() + LOCK_WAIT_MS;
-  let holder: number | null = null;
   for (;;) {
     if (await create(file, content)) {
       break;
@@ -110,7 +109,7 @@ export async function acquireExportLock(outDir: string): Promise<ReleaseLock> {
       await breakStale(file, seen);
       continue;
     }
-    holder = seen.pid;
+    const holder = seen.pid;
     if (Date.now() >= deadline) {
       throw new AppError(
         'EXPORT_TARGET_BUSY',

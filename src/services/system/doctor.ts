@@ -769,7 +769,7 @@ async function checkLibrary(libraryDir: string): Promise<DoctorCheck> {
   const base = { id: 'library', severity: 'error' } as const;
   const chooseOther = 'or choose another library folder';
 
-  let isDirectory: boolean | null = null;
+  let isDirectory: boolean | null;
   try {
     isDirectory = (await stat(absolute)).isDirectory();
   } catch {

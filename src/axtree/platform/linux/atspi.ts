@@ -310,7 +310,7 @@ async function setIsEnabled(
   value: boolean,
   timeoutMs: number,
 ): Promise<boolean | null> {
-  let previous: boolean | null = null;
+  let previous: boolean | null;
   try {
     const body = await callWithTimeout(
       session,
