@@ -8,6 +8,17 @@ import { fileURLToPath } from 'node:url';
 
 const BUILT_CLI = fileURLToPath(new URL('../out/node/cli.js', import.meta.url));
 
+// better-sqlite3 13 and the rest need Node 22.12 or newer; `npx` and `npm run` in the project use
+// its own Node 24 (the `node` dev dependency), a bare `node bin/…` the machine's
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(
+    `error: cua-annotator needs Node 22.12 or newer; this is Node ${process.versions.node} (${process.execPath})\n` +
+      'fix: run it as `npx cua-annotator …` in the project folder (npm ci installs Node 24 there), or install Node 24\n',
+  );
+  process.exit(2);
+}
+
 if (process.env.CUA_ANNOTATOR_FROM_SOURCE === '1') {
   let register;
   try {

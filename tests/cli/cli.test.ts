@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { execFileSync } from 'node:child_process';
+import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 
 const lib = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-cli-'));
 afterAll(() => fs.rmSync(lib, { recursive: true, force: true }));
@@ -28,6 +29,29 @@ describe('cua-annotator CLI', () => {
       expect(r.stdout).toMatch(new RegExp(`^Usage: cua-annotator ${c}`));
     },
   );
+
+  it('bin refuses a Node older than 22.12 with a fix instead of crashing in better-sqlite3', () => {
+    // the machine's own Node may be older (CI's is 20): npx runs the project's Node 24 instead
+    const script =
+      "Object.defineProperty(process.versions, 'node', { value: '20.19.0' });" +
+      "process.argv.push('list'); await import('./bin/cua-annotator.mjs');";
+    let status = 0;
+    let stderr = '';
+    try {
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (e) {
+      const failure = e as { status: number; stderr: string };
+      status = failure.status;
+      stderr = failure.stderr;
+    }
+    expect(status).toBe(2);
+    expect(stderr).toContain('needs Node 22.12 or newer; this is Node 20.19.0');
+    expect(stderr).toContain('fix: run it as `npx cua-annotator');
+  });
 
   it('usage mistakes exit 1 and say what is wrong', async () => {
     const r = await runCli(['list', '--status', 'bogus', '--library', lib]);
