@@ -58,7 +58,8 @@ describe('kill-on-exit and parent-death signal', () => {
       expect(isProcessAlive(childPid)).toBe(true);
       parent.kill('SIGKILL');
       await exited;
-      expect(await waitUntilGone(childPid, 5_000)).toBe(true);
+      // the kernel signals at once; a loaded machine may take a while to schedule the end
+      expect(await waitUntilGone(childPid, 15_000)).toBe(true);
     },
     30_000,
   );

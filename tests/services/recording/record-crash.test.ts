@@ -103,7 +103,7 @@ describe('recorder killed with SIGKILL', () => {
     expect(rows[0]).toMatchObject({ id, status: 'recovered' });
   });
 
-  it('the video plays up to at most 1 s before the kill', async () => {
+  it('the video keeps what was on disk at the kill and plays to within 2 s of it', async () => {
     const l = openLibrary(lib);
     try {
       const v = showRecording(l, id).video!;
@@ -115,10 +115,11 @@ describe('recorder killed with SIGKILL', () => {
       // everything ffmpeg had written when the recorder died is kept
       expect(v.frameCount, facts).toBeGreaterThanOrEqual(framesAtKill);
       // and when the encoder kept up with real time (on a loaded machine it has been seen 8 s
-      // behind: capture lag, not a loss of the crash), the video plays to within 1 s of the kill
-      // (fragments land once a second, so "kept up" means on disk within 2 s of the kill)
+      // behind: capture lag, not a loss of the crash), the video plays to within 2 s of the kill:
+      // fragments land once a second, and the one under way at the kill is not always finished
+      // (README, known limitations)
       if (writtenUntilMs >= killAtMs - 2000) {
-        expect(playableUntilMs, facts).toBeGreaterThanOrEqual(killAtMs - 1000);
+        expect(playableUntilMs, facts).toBeGreaterThanOrEqual(killAtMs - 2000);
       }
       // the recovered file is a regular MP4 that ffprobe reads
       const probe = await probeStream(l.resolve(v.path));
