@@ -2,6 +2,7 @@
 // parent exits, the parent-death signal ends them when the parent is SIGKILLed (no hook runs),
 // and stopChild escalates from the request to the signals. Real processes throughout.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { describe, expect, it } from 'vitest';
@@ -32,15 +33,28 @@ async function startParent(
   return { parent, childPid: pid, exited };
 }
 
+// A killed child that nobody has reaped yet (a zombie, reparented to init) is dead too.
+function isRunning(pid: number): boolean {
+  if (!isProcessAlive(pid)) {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 async function waitUntilGone(pid: number, limitMs: number): Promise<boolean> {
   const deadline = performance.now() + limitMs;
   while (performance.now() < deadline) {
-    if (!isProcessAlive(pid)) {
+    if (!isRunning(pid)) {
       return true;
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  return !isProcessAlive(pid);
+  return !isRunning(pid);
 }
 
 describe('kill-on-exit and parent-death signal', () => {
