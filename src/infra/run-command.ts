@@ -2,7 +2,6 @@
 // xkbcomp, dbus-send): run to completion, collect output, kill on timeout (docs/architecture.md
 // §5). Built on execa: a time limit with SIGTERM then SIGKILL after a grace, cleanup when this
 // process exits, no shell. Long-lived children get a lifecycle class of their own instead.
-import { execa } from 'execa';
 import { AppError } from '../shared/errors';
 import { tailLines } from './lines';
 import { HeadBuffer, TailBuffer } from './stderr-tail';
@@ -93,10 +92,12 @@ export async function runCommand(
   args: readonly string[],
   options: RunCommandOptions,
 ): Promise<CommandResult> {
-  const startedAt = performance.now();
   const stdout = new HeadBuffer(options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES);
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
   const isOwnGroup = options.isOwnProcessGroup ?? false;
+  // loaded on first use: execa takes ~0.2 s to import, which every CLI start would pay
+  const { execa } = await import('execa');
+  const startedAt = performance.now();
   const subprocess = execa(cmd, [...args], {
     env: options.env ?? process.env,
     extendEnv: false,

@@ -1,12 +1,11 @@
 // `GET|HEAD /media/<recordingId>/video[/<file>]` and `/media/<recordingId>/keyframe/<file>.png`:
-// recording files through resolveMedia, byte ranges for seeking. Never a file outside the library.
+// recording files through the services' resolveMedia, byte ranges for seeking. Never a file outside the library.
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MediaKind } from '../services/context';
-import type { Library } from '../services/library/library';
-import { resolveMedia } from '../services/media';
+import type { Services } from '../services/create-services';
 import { decideRange } from './range';
 import { sendError } from './respond';
 
@@ -66,9 +65,9 @@ export function parseMediaPath(rawPath: string): MediaRequest | 'bad' | 'missing
 }
 
 // True when `file` (after resolving symlinks) lies inside the library folder.
-function insideLibrary(lib: Library, file: string): boolean {
+function insideLibrary(libraryDir: string, file: string): boolean {
   try {
-    const root = fs.realpathSync(lib.dir);
+    const root = fs.realpathSync(libraryDir);
     const real = fs.realpathSync(file);
     return real.startsWith(root + path.sep);
   } catch {
@@ -78,7 +77,7 @@ function insideLibrary(lib: Library, file: string): boolean {
 
 // Answers one authorised /media request (GET or HEAD).
 export async function serveMedia(
-  lib: Library,
+  services: Services,
   rawPath: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
@@ -98,9 +97,9 @@ export async function serveMedia(
     sendError(res, 404, 'NOT_FOUND', 'No such media');
     return;
   }
-  const file = resolveMedia(lib, parsed.recordingId, parsed.kind, parsed.name);
+  const file = services.resolveMedia(parsed.recordingId, parsed.kind, parsed.name);
   // defence in depth: even a resolver bug must not serve a file outside the library
-  if (file === null || !insideLibrary(lib, file)) {
+  if (file === null || !insideLibrary(services.lib.dir, file)) {
     sendError(res, 404, 'NOT_FOUND', 'No such media', { recordingId: parsed.recordingId });
     return;
   }

@@ -171,7 +171,7 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
         return;
       }
       if (isMedia) {
-        await serveMedia(options.services.lib, rawPath, req, res);
+        await serveMedia(options.services, rawPath, req, res);
         return;
       }
       if (rawPath === '/api/events') {

@@ -3,16 +3,57 @@
 // It owns what lives longer than one call: the upload runner, the keyframe job runner and the
 // recorder sessions, chooses the recording platform, and ends them in that order in close().
 // Nothing of this lives in modules: two instances on two libraries share no state.
+//
+// It is also the only module of src/services a host imports values from (a layering rule,
+// tests/services/create-services.test.ts): the operations the CLI runs beyond the contract
+// (list, show, delete, reduce, import, export, pull) are methods here. What only some commands
+// need (the dispatcher and its handlers, export, import, the recorder, the AWS SDK, dbus-next,
+// execa) loads on first use, so `cua-annotator list` starts within 2x of Node + SQLite
+// (bench/cli-startup.ts).
 import { createPlatform, type RecorderPlatform } from '../recorder/platform';
 import type { ApiEvent, ApiEvents } from '../shared/contract';
+import type { RecordingSummary } from '../shared/domain';
+import type { RecordingFilter } from '../store';
 import { AppError } from '../shared/errors';
 import { err, type Result } from '../shared/result';
 import type { MediaKind, ServiceContext } from './context';
-import { dispatch } from './dispatch';
+import type { runExport } from './export/export-service';
+import type { importAgentNetFolder } from './import/agentnet-import';
 import type { Library } from './library/library';
-import { recordSession, type RecordOptions, type RecordResult } from './recording/record-service';
+import { resolveMedia } from './media';
+import type { RecordOptions, RecordResult } from './recording/record-service';
+import { deleteRecording, listLibrary, showRecording, type RecordingView } from './recordings';
+import type { reduceRecording } from './reduce-service';
+import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
 import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
+import { loadUploadDefaults, saveUploadDefaults } from './upload/defaults';
+import type { exportToStore } from './upload/export-s3';
+import type { pullSubmissions } from './upload/pull';
+import { openS3Store } from './upload/s3-store';
+import type { UploadDefaults, UploadTarget } from './upload/target';
 import { UploadService, type UploadServiceOptions } from './upload/ui-service';
+
+// What hosts use beside their services: pure helpers and the library's opening (the host opens
+// the library, builds its services, closes them, then the library).
+export type { Library } from './library/library';
+export { openLibraryForHost } from './library/open-for-host';
+export { resolveLibraryDir } from './library/library-path';
+export { stepCode } from './recordings';
+export { MIN_PART_SIZE_BYTES } from './upload/part-plan';
+export { describeTarget, resolveTarget, targetUrl } from './upload/target';
+export { openS3Store };
+
+/** A function of the library with the library bound: what the operations below take. */
+type Bound<F> = F extends (lib: Library, ...rest: infer A) => infer R ? (...rest: A) => R : never;
+
+/** `cua-annotator doctor`'s checks (src/services/system/doctor.ts) and their text report. */
+export async function runDoctor(
+  ...args: Parameters<typeof runDoctorChecks>
+): Promise<{ report: DoctorReport; text: string }> {
+  const { runDoctor: run, formatDoctorReport } = await import('./system/doctor');
+  const report = await run(...args);
+  return { report, text: formatDoctorReport(report) };
+}
 
 /** Options of {@link createServices}: what the host supplies. */
 export type CreateServicesOptions = {
@@ -55,6 +96,30 @@ export type Services = {
   readonly keyframeJobs: KeyframeJobs;
   /** Records one session with this OS's parts; close() stops and saves it. */
   record(options: ServicesRecordOptions): Promise<RecordResult>;
+  /** The recordings of the library, newest first (`list`). */
+  listRecordings(filter?: RecordingFilter): RecordingSummary[];
+  /** One recording with its steps (`show`); NOT_FOUND names the id. */
+  showRecording(idOrPrefix: string): RecordingView;
+  /** Deletes a recording through the trash (`delete`); refuses one still being recorded. */
+  deleteRecording(idOrPrefix: string): Promise<{ id: string }>;
+  /** Reduces a recording's events to steps again (`reduce`). */
+  reduceRecording(
+    ...args: Parameters<Bound<typeof reduceRecording>>
+  ): Promise<ReturnType<typeof reduceRecording>>;
+  /** Imports an AgentNet raw folder (`import`); its keyframes are computed in the background. */
+  importFolder: Bound<typeof importAgentNetFolder>;
+  /** Exports recordings to a folder in one of the export formats (`export`). */
+  exportRecordings: Bound<typeof runExport>;
+  /** Exports recordings and uploads the result to an object store (`export --to`). */
+  exportToStore: Bound<typeof exportToStore>;
+  /** Pulls submissions from an object store into the library (`pull`). */
+  pullSubmissions: Bound<typeof pullSubmissions>;
+  /** The saved upload target and annotator. */
+  uploadDefaults(): UploadDefaults;
+  /** Saves the upload target and annotator (`upload --save`). */
+  saveUploadDefaults(target: UploadTarget, annotator: string | null): void;
+  /** The file behind a media URL of a recording, or null (the server's `/media/` routes). */
+  resolveMedia: Bound<typeof resolveMedia>;
   /** The recording platform (chosen on first use); PLATFORM_UNSUPPORTED where there is none. */
   platform(): RecorderPlatform;
   /** True once close() was called. */
@@ -102,6 +167,11 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
   const sessions = new Set<{ stop: AbortController; run: Promise<RecordResult> }>();
 
   const choosePlatform = (): RecorderPlatform => (platform ??= createPlatform(process.platform));
+  const guard = (): void => {
+    if (closing) {
+      throw closedError();
+    }
+  };
 
   return {
     lib,
@@ -117,8 +187,40 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
         const e = closedError();
         return err({ code: e.code, message: e.message, details: e.details, fix: e.fix });
       }
+      const { dispatch } = await import('./dispatch');
       return dispatch(context, method, payload);
     },
+    listRecordings: (filter) => (guard(), listLibrary(lib, filter)),
+    showRecording: (id) => (guard(), showRecording(lib, id)),
+    deleteRecording: async (id) => (guard(), deleteRecording(lib, id)),
+    reduceRecording: async (...args) => {
+      guard();
+      return (await import('./reduce-service')).reduceRecording(lib, ...args);
+    },
+    importFolder: async (folder, importOptions) => {
+      guard();
+      const { importAgentNetFolder } = await import('./import/agentnet-import');
+      return importAgentNetFolder(lib, folder, importOptions);
+    },
+    exportRecordings: async (ids, exportOptions) => {
+      guard();
+      return (await import('./export/export-service')).runExport(lib, ids, exportOptions);
+    },
+    exportToStore: async (ids, store, exportOptions) => {
+      guard();
+      return (await import('./upload/export-s3')).exportToStore(lib, ids, store, exportOptions);
+    },
+    pullSubmissions: async (store, prefix, pullOptions) => {
+      guard();
+      return (await import('./upload/pull')).pullSubmissions(lib, store, prefix, pullOptions);
+    },
+    uploadDefaults: () => (guard(), loadUploadDefaults(lib.db)),
+    saveUploadDefaults: (target, annotator) => {
+      guard();
+      saveUploadDefaults(lib.db, target, annotator);
+    },
+    resolveMedia: (...args) => resolveMedia(lib, ...args),
+
     record: async (recordOptions) => {
       if (closing) {
         throw closedError();
@@ -129,6 +231,9 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       if (outer?.aborted) {
         stop.abort();
       }
+      const { recordSession } = await import('./recording/record-service');
+      // close() may have come while the recorder loaded
+      guard();
       const run = recordSession(lib, {
         ...recordOptions,
         ...(recordOptions.env || options.env ? { env: recordOptions.env ?? options.env } : {}),

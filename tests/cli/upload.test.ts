@@ -1,7 +1,9 @@
 // The upload, uploads, pull and export-to-S3 commands, run as real CLI processes against Swift
 // (endpoint, region and credentials from the standard AWS environment variables).
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -10,7 +12,7 @@ import { importAgentNetFolder } from '../../src/services/import/agentnet-import'
 import { openLibrary } from '../../src/services/library/library';
 import { setReviewStatus } from '../../src/services/review-service';
 import { runCli } from '../helpers/cli';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 import { startSwift, type Swift } from '../helpers/swift';
 import {
   createBucket,
@@ -224,5 +226,60 @@ describe('cua-annotator upload / uploads / pull / export --out s3://', { timeout
     expect(index.files.map((f: { path: string }) => f.path)).toContain(
       'win10-display-settings/events.jsonl',
     );
+  });
+
+  it('Ctrl+C pauses a running upload and the command ends normally (resumable, not killed)', async () => {
+    // a server that accepts connections and never answers: the upload stays under way
+    const sockets: net.Socket[] = [];
+    const hang = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
+    const port = (hang.address() as net.AddressInfo).port;
+    const lib = path.join(root, 'interrupted');
+    const seeded = openLibrary(lib);
+    const id = (await importAgentNetFolder(seeded, FIXTURE_DIR, { appVersion: 'test' })).id;
+    seeded.close();
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+          'upload',
+          id,
+          '--to',
+          's3://hang/team',
+          '--endpoint',
+          `http://127.0.0.1:${port}`,
+          '--path-style',
+          '--annotator',
+          'alice',
+          '--library',
+          lib,
+        ],
+        { env: { ...process.env, ...swift.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.on('close', (code, signal) => resolve({ code, signal })),
+      );
+      // the upload has built its bundle (ffprobe ran: execa and its signal handling are loaded)
+      // and is talking to the server
+      const deadline = Date.now() + 60_000;
+      while (sockets.length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(sockets.length, stderr).toBeGreaterThan(0);
+      child.kill('SIGINT');
+      const end = await exited;
+      expect(end, stderr).toEqual({ code: 2, signal: null });
+      expect(stderr).toContain('interrupted: pausing');
+      const rows = JSON.parse((await cli(['uploads', '--json', '--library', lib])).stdout);
+      expect(rows.map((r: { status: string }) => r.status)).toEqual(['paused']);
+    } finally {
+      for (const socket of sockets) {
+        socket.destroy();
+      }
+      hang.close();
+    }
   });
 });

@@ -133,6 +133,40 @@ describe('the built CLI (out/node)', () => {
     expect(rows[0]?.task).toMatch(/^Open the system display settings/);
   });
 
+  it('`list` loads none of the packages only other commands need (AWS SDK, execa, dbus-next)', async () => {
+    // a preload that records every package the process resolves (Node's synchronous hooks)
+    const preload = path.join(install, 'record-packages.mjs');
+    fs.writeFileSync(
+      preload,
+      [
+        "import { registerHooks } from 'node:module';",
+        'const seen = new Set();',
+        'registerHooks({ resolve(specifier, context, next) {',
+        "  if (!specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.includes(':')) seen.add(specifier);",
+        '  return next(specifier, context);',
+        '} });',
+        "process.on('exit', () => process.stderr.write(`PACKAGES ${JSON.stringify([...seen])}\\n`));",
+      ].join('\n'),
+    );
+    const listed = await runNode([
+      '--import',
+      preload,
+      cliJs,
+      'list',
+      '--json',
+      '--library',
+      library,
+    ]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const line = listed.stderr.split('\n').find((l) => l.startsWith('PACKAGES '));
+    expect(line, listed.stderr).toBeDefined();
+    const packages = JSON.parse(line!.slice('PACKAGES '.length)) as string[];
+    // the hook sees what it should: the database is opened
+    expect(packages).toContain('better-sqlite3');
+    const heavy = packages.filter((p) => /^(@aws-sdk\/|@smithy\/|execa$|dbus-next$)/.test(p));
+    expect(heavy).toEqual([]);
+  });
+
   it('bin/cua-annotator.mjs runs the build (there are no sources beside this copy)', async () => {
     const r = await runNode([path.join(install, 'bin', 'cua-annotator.mjs'), '--version']);
     expect(r.code, r.stderr).toBe(0);

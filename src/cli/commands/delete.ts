@@ -1,9 +1,8 @@
 // `cua-annotator delete <id>`: removes a recording and its files.
 import { isAppError } from '../../shared/errors';
-import { deleteRecording } from '../../services/recordings';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator delete <id...> [--json] [--library DIR]
@@ -32,12 +31,12 @@ export const deleteCommand: Command = {
       throw new UsageError('delete needs at least one recording id');
     }
     // every id is tried: one that fails never hides what the others did
-    const { deleted, failed } = await withLibrary(values.library, async (lib) => {
+    const { deleted, failed } = await withServices(values.library, async (services) => {
       const done: string[] = [];
       const errors: { id: string; code: string; message: string; fix?: string }[] = [];
       for (const id of positionals) {
         try {
-          done.push((await deleteRecording(lib, id)).id);
+          done.push((await services.deleteRecording(id)).id);
         } catch (e) {
           if (!isAppError(e)) {
             throw e;

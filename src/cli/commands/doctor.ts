@@ -1,6 +1,5 @@
 // `cua-annotator doctor`: checks what recording needs and says exactly what to fix.
-import { resolveLibraryDir } from '../../services/library/library-path';
-import { formatDoctorReport, runDoctor } from '../../services/system/doctor';
+import { resolveLibraryDir, runDoctor } from '../../services/create-services';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { out, outJson } from '../output';
@@ -41,11 +40,14 @@ export const doctorCommand: Command = {
       throw new UsageError(`doctor takes no arguments (got "${positionals.join(' ')}")`);
     }
     const { dir } = resolveLibraryDir({ flag: values.library });
-    const report = await runDoctor(process.env, { libraryDir: dir, repair: values.repair });
+    const { report, text } = await runDoctor(process.env, {
+      libraryDir: dir,
+      repair: values.repair,
+    });
     if (values.json) {
       outJson(report);
     } else {
-      out(formatDoctorReport(report));
+      out(text);
     }
     return report.ok ? 0 : 2;
   },

@@ -1,11 +1,8 @@
 // `cua-annotator export`: AgentNet/OpenCUA formats into a folder, all-or-nothing.
-import { runExport } from '../../services/export/export-service';
-import { listLibrary } from '../../services/recordings';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
-import { exportToStore } from '../../services/upload/export-s3';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { createProgress, out, outJson } from '../output';
 import { APP_VERSION } from '../version';
 import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
@@ -80,16 +77,16 @@ export const exportCommand: Command = {
     const format = values.format as ExportFormat;
     const outDir = values.out;
     if (outDir.startsWith('s3://')) {
-      const result = await withLibrary(values.library, async (lib) => {
-        const ids = values.all ? listLibrary(lib).map((r) => r.id) : positionals;
+      const result = await withServices(values.library, async (services) => {
+        const ids = values.all ? services.listRecordings().map((r) => r.id) : positionals;
         if (!ids.length) {
           throw new UsageError('the library has no recordings to export');
         }
-        const { target } = resolveCliTarget(lib, { ...values, url: outDir });
+        const { target } = resolveCliTarget(services, { ...values, url: outDir });
         const store = openCliStore(target, values.profile);
         const progress = createProgress(100, Boolean(process.stderr.isTTY) && !values.json);
         try {
-          return await exportToStore(lib, ids, store, {
+          return await services.exportToStore(ids, store, {
             format,
             prefix: target.prefix,
             embedImages: values['embed-images'],
@@ -113,14 +110,14 @@ export const exportCommand: Command = {
       );
       return 0;
     }
-    const run = await withLibrary(values.library, async (lib) => {
-      const ids = values.all ? listLibrary(lib).map((r) => r.id) : positionals;
+    const run = await withServices(values.library, async (services) => {
+      const ids = values.all ? services.listRecordings().map((r) => r.id) : positionals;
       if (!ids.length) {
         throw new UsageError('the library has no recordings to export');
       }
       const progress = createProgress(ids.length, Boolean(process.stderr.isTTY) && !values.json);
       try {
-        return await runExport(lib, ids, {
+        return await services.exportRecordings(ids, {
           format,
           outDir,
           embedImages: values['embed-images'],

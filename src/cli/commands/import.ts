@@ -1,5 +1,5 @@
 // `cua-annotator import <folder...>`: AgentNet Tool recording folders → the library.
-import { importAgentNetFolder, type ImportResult } from '../../services/import/agentnet-import';
+import type { ImportResult } from '../../services/import/agentnet-import';
 import type { KeyframeJobOutcome, KeyframeJobs } from '../../services/review/keyframe-jobs';
 import { isAppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
@@ -65,14 +65,15 @@ export const importCommand: Command = {
       Boolean(process.stderr.isTTY) && !values.json,
     );
     let keyframes: ImportKeyframes | null = null;
-    const run = async ({ lib, keyframeJobs }: Services) => {
+    const run = async (services: Services) => {
+      const { keyframeJobs } = services;
       // keyframes are computed in the background (the services' job runner) while the next
       // folder imports
       keyframes = values['no-keyframes'] ? null : new ImportKeyframes(keyframeJobs, !values.json);
       for (const [i, folder] of positionals.entries()) {
         progress.update(i, folder);
         try {
-          const result = await importAgentNetFolder(lib, folder, {
+          const result = await services.importFolder(folder, {
             appVersion: APP_VERSION,
             allowDuplicate: values['allow-duplicate'],
             ...(keyframes ? { keyframes } : {}),

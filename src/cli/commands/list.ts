@@ -1,10 +1,9 @@
 // `cua-annotator list`: the recordings in the library.
 import { RECORDING_STATUSES, REVIEW_STATUSES } from '../../shared/domain';
 import type { RecordingStatus, ReviewStatus } from '../../shared/domain';
-import { listLibrary } from '../../services/recordings';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator list [--status S] [--review S] [--search TEXT] [--limit N] [--json] [--library DIR]
@@ -64,8 +63,8 @@ export const listCommand: Command = {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
       throw new UsageError(`--limit must be a positive integer (got "${values.limit}")`);
     }
-    const rows = await withLibrary(values.library, (lib) =>
-      listLibrary(lib, {
+    const rows = await withServices(values.library, (services) =>
+      services.listRecordings({
         status: values.status as RecordingStatus | undefined,
         reviewStatus: values.review as ReviewStatus | undefined,
         search: values.search,

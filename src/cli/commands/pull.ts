@@ -1,8 +1,8 @@
 // `cua-annotator pull s3://bucket/prefix`: imports complete submissions into this library.
-import { pullSubmissions, type PullItem } from '../../services/upload/pull';
+import type { PullItem } from '../../services/upload/pull';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibraryOrCreate } from '../context';
+import { withServices } from '../context';
 import { createProgress, errLine, out, outJson } from '../output';
 import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
 
@@ -53,24 +53,28 @@ export const pullCommand: Command = {
     }
     const url = positionals[0];
     // a pull imports, like `import`: a reviewer's first pull may create the library
-    const items: PullItem[] = await withLibraryOrCreate(values.library, async (lib) => {
-      const { target } = resolveCliTarget(lib, { ...values, url });
-      const store = openCliStore(target, values.profile);
-      const progress = createProgress(100, Boolean(process.stderr.isTTY) && !values.json);
-      try {
-        return await pullSubmissions(lib, store, target.prefix, {
-          ...(sinceMs === undefined ? {} : { sinceMs }),
-          onProgress: (p) =>
-            progress.update(
-              p.submissionsTotal ? Math.floor((p.submissionsDone / p.submissionsTotal) * 100) : 0,
-              `${p.recordingId.slice(0, 8)} ${p.detail} ${formatMiB(p.bytesDone)}`,
-            ),
-        });
-      } finally {
-        progress.finish();
-        store.close();
-      }
-    });
+    const items: PullItem[] = await withServices(
+      values.library,
+      async (services) => {
+        const { target } = resolveCliTarget(services, { ...values, url });
+        const store = openCliStore(target, values.profile);
+        const progress = createProgress(100, Boolean(process.stderr.isTTY) && !values.json);
+        try {
+          return await services.pullSubmissions(store, target.prefix, {
+            ...(sinceMs === undefined ? {} : { sinceMs }),
+            onProgress: (p) =>
+              progress.update(
+                p.submissionsTotal ? Math.floor((p.submissionsDone / p.submissionsTotal) * 100) : 0,
+                `${p.recordingId.slice(0, 8)} ${p.detail} ${formatMiB(p.bytesDone)}`,
+              ),
+          });
+        } finally {
+          progress.finish();
+          store.close();
+        }
+      },
+      { create: true },
+    );
     if (values.json) {
       outJson({ source: url, items });
     } else {

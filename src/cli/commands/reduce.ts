@@ -1,9 +1,8 @@
 // `cua-annotator reduce <id>`: (re)runs the reducer over a recording's raw events.
-import { reduceRecording } from '../../services/reduce-service';
-import { stepCode } from '../../services/recordings';
+import { stepCode } from '../../services/create-services';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator reduce <id> [--dry-run] [--replace-imported] [--json] [--library DIR]
@@ -39,8 +38,8 @@ export const reduceCommand: Command = {
       throw new UsageError('reduce takes exactly one recording id');
     }
     const id = positionals[0];
-    const r = await withLibrary(values.library, (lib) =>
-      reduceRecording(lib, id, {
+    const r = await withServices(values.library, (services) =>
+      services.reduceRecording(id, {
         dryRun: values['dry-run'],
         replaceImported: values['replace-imported'],
       }),

@@ -45,16 +45,23 @@ function parsePort(text: string | undefined): number {
 }
 
 // Resolves on the first SIGINT or SIGTERM.
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
+// The listeners stay until the server has stopped (dispose): a handler that removed itself while
+// the signal is being delivered would leave signal-exit (loaded with execa on first use) as the
+// only listener, and it then re-raises the signal, killing the process mid-shutdown.
+function untilSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
+  let on: (signal: NodeJS.Signals) => void = () => undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    on = resolve;
+  });
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    stopped,
+    dispose: () => {
       process.off('SIGINT', on);
       process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
+    },
+  };
 }
 
 /** The `serve` command. */
@@ -101,7 +108,7 @@ export const serveCommand: Command = {
           staticDir,
           log: errLine,
         });
-        const stopped = untilSignal();
+        const { stopped, dispose } = untilSignal();
         out(`Serving the library ${services.lib.dir}`);
         out(`Open ${server.url}`);
         if (!isLoopbackHost(host)) {
@@ -115,9 +122,13 @@ export const serveCommand: Command = {
           errLine('note: --open is not available yet; open the URL above in your browser.');
         }
         out('Press Ctrl+C to stop.');
-        const signal = await stopped;
-        errLine(`${signal}: stopping the server…`);
-        await server.close();
+        try {
+          const signal = await stopped;
+          errLine(`${signal}: stopping the server…`);
+          await server.close();
+        } finally {
+          dispose();
+        }
         return 0;
       },
       { services: { emit: events.emit, mediaUrl: mediaPath } },

@@ -1,8 +1,7 @@
 // `cua-annotator show <id>`: one recording in detail.
-import { showRecording } from '../../services/recordings';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { withLibrary } from '../context';
+import { withServices } from '../context';
 import { out, outJson } from '../output';
 import { formatDuration } from './list';
 
@@ -32,7 +31,7 @@ export const showCommand: Command = {
       throw new UsageError('show takes exactly one recording id');
     }
     const id = positionals[0];
-    const view = await withLibrary(values.library, (lib) => showRecording(lib, id));
+    const view = await withServices(values.library, (services) => services.showRecording(id));
     if (values.json) {
       outJson(view);
       return 0;

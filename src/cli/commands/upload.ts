@@ -1,21 +1,18 @@
 // `cua-annotator upload`: sends recordings as verified submissions to S3-compatible storage,
 // resuming interrupted uploads.
 import { REVIEW_STATUSES, type ReviewStatus } from '../../shared/domain';
-import { listLibrary } from '../../services/recordings';
-import type { Services } from '../../services/create-services';
-import type { Library } from '../../services/library/library';
-import { loadUploadDefaults, saveUploadDefaults } from '../../services/upload/defaults';
-import type { UploadProgress } from '../../services/upload/engine';
-import { MIN_PART_SIZE_BYTES } from '../../services/upload/part-plan';
-import type { UploadOutcome } from '../../services/upload/queue';
-import { S3ObjectStore } from '../../services/upload/s3-client';
 import {
   describeTarget,
+  MIN_PART_SIZE_BYTES,
+  openS3Store,
   resolveTarget,
   targetUrl,
-  type ResolvedTarget,
-  type UploadTarget,
-} from '../../services/upload/target';
+  type Services,
+} from '../../services/create-services';
+import type { UploadProgress } from '../../services/upload/engine';
+import type { ObjectStore } from '../../services/upload/object-store';
+import type { UploadOutcome } from '../../services/upload/queue';
+import type { ResolvedTarget, UploadTarget } from '../../services/upload/target';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
@@ -37,13 +34,13 @@ export const TARGET_HELP = `  --endpoint URL   S3 endpoint (else AWS_ENDPOINT_UR
                    then AWS_PROFILE / the default profile)`;
 
 /** Opens the S3 store of a target with the standard AWS credential chain. */
-export function openCliStore(target: UploadTarget, profile: string | undefined): S3ObjectStore {
-  return new S3ObjectStore(target, { kind: 'aws-chain', ...(profile ? { profile } : {}) });
+export function openCliStore(target: UploadTarget, profile: string | undefined): ObjectStore {
+  return openS3Store(target, { kind: 'aws-chain', ...(profile ? { profile } : {}) });
 }
 
 /** Resolves --to/--endpoint/--region/--path-style/--annotator against env and settings. */
 export function resolveCliTarget(
-  lib: Library,
+  services: Services,
   values: {
     url?: string | undefined;
     endpoint?: string | undefined;
@@ -61,7 +58,7 @@ export function resolveCliTarget(
       annotator: values.annotator,
     },
     process.env,
-    loadUploadDefaults(lib.db),
+    services.uploadDefaults(),
   );
 }
 
@@ -184,18 +181,19 @@ export const uploadCommand: Command = {
     const concurrency = positiveInt('--concurrency', values.concurrency);
     const showProgress = Boolean(process.stderr.isTTY) && !values.json;
 
-    const run = async ({ lib, uploads }: Services) => {
-      const resolved = resolveCliTarget(lib, { ...values, url: values.to });
+    const run = async (services: Services) => {
+      const { uploads } = services;
+      const resolved = resolveCliTarget(services, { ...values, url: values.to });
       if (!resolved.annotator) {
         throw new UsageError(
           'no annotator: pass --annotator NAME (or save one with --annotator NAME --save)',
         );
       }
       if (values.save) {
-        saveUploadDefaults(lib.db, resolved.target, resolved.annotator);
+        services.saveUploadDefaults(resolved.target, resolved.annotator);
       }
       const ids = values.status
-        ? listLibrary(lib, { reviewStatus: values.status as ReviewStatus }).map((r) => r.id)
+        ? services.listRecordings({ reviewStatus: values.status as ReviewStatus }).map((r) => r.id)
         : positionals;
       const enqueued = uploads.enqueue(ids, {
         target: resolved.target,
@@ -213,7 +211,8 @@ export const uploadCommand: Command = {
           uploads.pause(e.uploadId);
         }
       };
-      process.once('SIGINT', onSigint);
+      // `on`, not `once`: see untilSignal in serve.ts (the listener stays until the run ends)
+      process.on('SIGINT', onSigint);
       try {
         const outcomes: UploadOutcome[] = await uploads.run(toRun.map((e) => e.uploadId));
         return { resolved, outcomes, skipped };

@@ -1,5 +1,5 @@
 // `cua-annotator uploads`: the upload queue and history; cancels an unfinished upload.
-import { UPLOAD_STATUSES, type UploadStatus } from '../../store/queries/uploads';
+import { UPLOAD_STATUSES, type UploadStatus } from '../../shared/domain';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';

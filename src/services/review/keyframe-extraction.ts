@@ -4,7 +4,7 @@
 import { msToSeconds } from '../../shared/clock';
 import type { Step, VideoInfo } from '../../shared/domain';
 import type { KeyframeStepInput } from '../../pipeline/keyframes/plan';
-import { extractKeyframes, type KeyframeExtraction } from '../../pipeline/media/keyframes-extract';
+import type { KeyframeExtraction } from '../../pipeline/media/keyframes-extract';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 
 const ACTION_WORD: Partial<Record<Step['kind'], string>> = {
@@ -83,6 +83,8 @@ export async function extractStepKeyframes(
   binaries: DecodeBinaries,
   signal?: AbortSignal,
 ): Promise<KeyframeExtraction> {
+  // the decoder loads with the first extraction: hosts that only read keyframes skip it
+  const { extractKeyframes } = await import('../../pipeline/media/keyframes-extract');
   return await extractKeyframes({
     videoPath,
     ...binaries,

@@ -19,7 +19,6 @@
 // resumes with the same bytes; library files (the video) are read in place. The AgentNet files
 // are written by the export's format writers straight into the staging folder, and the keyframes
 // are the stored ones when fresh (the video is decoded only when they are not).
-import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -37,7 +36,13 @@ import { effectiveSteps } from '../steps';
 import type { FileRole } from './manifest';
 import { isSafeRelativePath } from './manifest';
 import { RAW_SUBDIR } from '../import/agentnet-import';
-import { dumpRecordingRow, dumpTableLines, recordingTables, tableDumpPath } from './recording-dump';
+import {
+  dumpRecordingRow,
+  dumpTableLines,
+  recordingFingerprint,
+  recordingTables,
+  tableDumpPath,
+} from './recording-dump';
 
 /** One file of a submission before hashing. */
 export type BundleFile = {
@@ -134,20 +139,6 @@ function knownFiles(
     }
   }
   return known;
-}
-
-// SHA-256 over every database row of a recording (the table dumps): changes with any edit,
-// label, review or re-reduction, so a staged or uploaded submission can tell it is stale.
-export function recordingFingerprint(lib: Library, seq: number): string {
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify(dumpRecordingRow(lib.db, seq)));
-  for (const table of recordingTables(lib.db)) {
-    hash.update(`\n#${table.name}\n`);
-    for (const line of dumpTableLines(lib.db, table, seq)) {
-      hash.update(line);
-    }
-  }
-  return hash.digest('hex');
 }
 
 // Builds (or reuses, when complete and current) the staged submission of a recording.

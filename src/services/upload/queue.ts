@@ -18,15 +18,14 @@ import {
   type UploadRecord,
 } from '../../store/queries/uploads';
 import type { Library } from '../library/library';
-import { recordingFingerprint } from './bundle';
 import {
-  runUpload,
   uploadState,
   type UploadEngineOptions,
   type UploadProgress,
   type UploadResult,
   type UploadState,
-} from './engine';
+} from './engine/types';
+import { recordingFingerprint } from './recording-dump';
 import { MANIFEST_NAME } from './manifest';
 import type { ObjectStore } from './object-store';
 import { joinKey, submissionKeyPrefix, targetUrl, type UploadTarget } from './target';
@@ -247,6 +246,8 @@ export class UploadQueue {
       this.running.set(uploadId, { controller, stopped });
       const store = this.deps.openStore(uploadState(row).target);
       try {
+        // the engine (bundles, exports, hashing) loads with the first upload that runs
+        const { runUpload } = await import('./engine');
         const result = await runUpload(this.lib, uploadId, store, {
           ...this.deps.engine,
           signal: controller.signal,

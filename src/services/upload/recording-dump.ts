@@ -3,7 +3,9 @@
 // another library. Tables are discovered from the schema, so tables added by later migrations
 // travel too; ids that reference each other are remapped on restore.
 import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
+import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors';
+import type { Library } from '../library/library';
 import type { Db } from '../../store';
 import {
   getRecordingRow,
@@ -252,4 +254,18 @@ export function restoreRecording(db: Db, dump: RecordingDump, dir: string): Rest
   // triggers (e.g. recordings.step_count) ran while rows went in: put the row back as dumped
   updateTableRow(db, 'recordings', 'seq', seq, recordingRow);
   return { seq, editIds };
+}
+
+// SHA-256 over every database row of a recording (the table dumps): changes with any edit,
+// label, review or re-reduction, so a staged or uploaded submission can tell it is stale.
+export function recordingFingerprint(lib: Library, seq: number): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(dumpRecordingRow(lib.db, seq)));
+  for (const table of recordingTables(lib.db)) {
+    hash.update(`\n#${table.name}\n`);
+    for (const line of dumpTableLines(lib.db, table, seq)) {
+      hash.update(line);
+    }
+  }
+  return hash.digest('hex');
 }

@@ -23,7 +23,7 @@ import {
   type UploadRequest,
   type UploadView,
 } from './queue';
-import { S3ObjectStore } from './s3-client';
+import { openS3Store } from './s3-store';
 import { resolveTarget, targetUrl, type UploadTarget } from './target';
 
 /** The saved target of the upload dialog. */
@@ -95,8 +95,7 @@ export class UploadService {
     private readonly options: UploadServiceOptions,
   ) {
     this.openStore =
-      options.openStore ??
-      ((target: UploadTarget) => new S3ObjectStore(target, { kind: 'aws-chain' }));
+      options.openStore ?? ((target: UploadTarget) => openS3Store(target, { kind: 'aws-chain' }));
     this.queue = new UploadQueue(lib, {
       openStore: this.openStore,
       engine: { ...options.engine, appVersion: options.appVersion },

@@ -2,10 +2,28 @@
 // that imports dbus-next (docs/architecture.md §2). It finds the a11y bus through the session bus
 // (org.a11y.Bus.GetAddress), connects, and offers raw method calls with a timeout each, signal
 // subscriptions and the org.a11y.Status.IsEnabled switch. docs/platform-linux.md §4.
-import { DBusError, Message, MessageType, Variant, sessionBus } from 'dbus-next';
-import type { MessageBus } from 'dbus-next';
+import type * as DbusNextModule from 'dbus-next';
+import type { Message, MessageBus } from 'dbus-next';
 import { netSocketAddress } from './dbus-address';
 import { AppError } from '../../../shared/errors';
+
+type DbusNext = typeof DbusNextModule;
+/**
+ * dbus-next, imported by the first connectAtspi() (~0.1 s): the commands that never capture (the
+ * CLI's list, export…) do not pay for it. Every use below runs after a connection began.
+ */
+let dbusNext: Promise<DbusNext> | null = null;
+let dbusLoaded: DbusNext | null = null;
+async function loadDbus(): Promise<DbusNext> {
+  dbusLoaded = await (dbusNext ??= import('dbus-next'));
+  return dbusLoaded;
+}
+function dbus(): DbusNext {
+  if (!dbusLoaded) {
+    throw new Error('dbus-next is used before connectAtspi() loaded it');
+  }
+  return dbusLoaded;
+}
 
 /** A D-Bus object: (bus name, object path), as AT-SPI passes references (`(so)`). */
 export type AtspiRef = { bus: string; path: string };
@@ -136,7 +154,7 @@ async function callWithTimeout(
     const reply = await Promise.race([bus.call(message), timeout]);
     return (reply?.body ?? []) as unknown[];
   } catch (error) {
-    if (error instanceof DBusError) {
+    if (error instanceof dbus().DBusError) {
       throw new AtspiCallError(error.type, error.text ?? error.message);
     }
     throw error;
@@ -167,6 +185,7 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
     );
   }
 
+  const { Message, MessageType, sessionBus } = await loadDbus();
   const session = sessionBus({ busAddress: netSocketAddress(sessionAddress) });
   // an 'error' event without a listener would crash the process
   session.on('error', () => undefined);
@@ -310,6 +329,7 @@ async function setIsEnabled(
   value: boolean,
   timeoutMs: number,
 ): Promise<boolean | null> {
+  const { Message, Variant } = dbus();
   let previous: boolean | null;
   try {
     const body = await callWithTimeout(
