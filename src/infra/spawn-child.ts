@@ -9,7 +9,11 @@ import type {
   StdioOptions,
 } from 'node:child_process';
 import { killOnExit } from './kill-on-exit';
-import { withParentDeathSignal } from './parent-death';
+import {
+  needsParentDeathWatcher,
+  parentDeathWatcherCommand,
+  withParentDeathSignal,
+} from './parent-death';
 
 export type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
 
@@ -22,11 +26,13 @@ export type SpawnChildOptions = {
   /** stdio of the child; default all three piped. */
   stdio?: StdioOptions;
   /**
-   * Signal the kernel sends the child when this process dies, even by SIGKILL (Linux with
-   * setpriv, ./parent-death.ts); default SIGKILL; null: none.
+   * Signal the child gets when this process dies, even by SIGKILL (Linux, ./parent-death.ts):
+   * SIGKILL from the kernel (setpriv), any other signal exactly once from a watcher process, so
+   * that a child finishing its file on the first signal is not cut short by a second one; default
+   * SIGKILL; null: none.
    */
   parentDeathSignal?: NodeJS.Signals | null;
-  /** setpriv executable to use for the parent-death signal; default the one found on the system. */
+  /** setpriv executable to use for a SIGKILL on parent death; default the one found on the system. */
   setprivPath?: string;
   /**
    * Signal sent from the 'exit' hook when this process exits while the child runs
@@ -59,8 +65,9 @@ export function spawnChild(
 ): ChildProcess {
   const parentDeathSignal =
     options.parentDeathSignal === undefined ? 'SIGKILL' : options.parentDeathSignal;
+  const useWatcher = parentDeathSignal !== null && needsParentDeathWatcher(parentDeathSignal);
   const [file, fileArgs] =
-    parentDeathSignal === null
+    parentDeathSignal === null || useWatcher
       ? [command, [...args]]
       : withParentDeathSignal(command, args, {
           signal: parentDeathSignal,
@@ -78,5 +85,38 @@ export function spawnChild(
     const unregister = killOnExit(child, exitSignal);
     child.once('exit', unregister);
   }
+  if (useWatcher && child.pid !== undefined) {
+    watchForParentDeath(child, child.pid, parentDeathSignal);
+  }
   return child;
+}
+
+// Starts the watcher that signals `child` once when we die (./parent-death.ts). It is SIGKILLed
+// (it then signals nothing) when the child ends and from our 'exit' hook, where the child gets
+// its own exit signal instead. It runs in a session of its own and never keeps us alive.
+function watchForParentDeath(child: ChildProcess, pid: number, signal: NodeJS.Signals): void {
+  const command = parentDeathWatcherCommand(pid, signal);
+  if (command === null) {
+    return;
+  }
+  const watcher = spawn(command[0], command[1], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+    windowsHide: true,
+  });
+  // a watcher that cannot start leaves the child without a parent-death signal, nothing more
+  watcher.once('error', () => undefined);
+  watcher.stdin?.on('error', () => undefined);
+  watcher.unref();
+  if (watcher.pid === undefined) {
+    return;
+  }
+  const unregister = killOnExit(watcher, 'SIGKILL');
+  watcher.once('exit', unregister);
+  const disarm = () => {
+    if (watcher.exitCode === null && watcher.signalCode === null) {
+      watcher.kill('SIGKILL');
+    }
+  };
+  child.once('exit', disarm);
 }

@@ -2,7 +2,8 @@
 // parent exits, the parent-death signal ends them when the parent is SIGKILLed (no hook runs),
 // and stopChild escalates from the request to the signals. Real processes throughout.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { describe, expect, it } from 'vitest';
@@ -17,11 +18,12 @@ const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'spawn-then-die.ts');
 
 /** Starts the fixture parent; resolves its process and the pid of the sleep it started. */
 async function startParent(
-  mode: 'exit' | 'wait',
+  mode: 'exit' | 'wait' | 'term-exit' | 'term-wait',
+  countFile = '',
 ): Promise<{ parent: ReturnType<typeof spawn>; childPid: number; exited: Promise<unknown> }> {
   const parent = spawn(
     process.execPath,
-    [path.join(REPO_ROOT, 'bin', 'run-ts.mjs'), FIXTURE, mode],
+    [path.join(REPO_ROOT, 'bin', 'run-ts.mjs'), FIXTURE, mode, countFile],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -92,6 +94,53 @@ describe('kill-on-exit and parent-death signal', () => {
     unregister();
     expect(registeredChildCount()).toBe(before);
   });
+});
+
+// SIGTERMs the fixture's counting child has received (one line each).
+function termsReceived(file: string): number {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+// Starts the counting child under `mode`, ends the parent (SIGKILL for term-wait), and returns
+// how many SIGTERMs the child got within 1 s of the first (which must come within 15 s).
+async function termsAfterParentEnds(mode: 'term-exit' | 'term-wait'): Promise<number> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cua-pdeath-'));
+  const file = path.join(dir, 'terms.txt');
+  const { parent, childPid, exited } = await startParent(mode, file);
+  try {
+    if (mode === 'term-wait') {
+      parent.kill('SIGKILL');
+    }
+    await exited;
+    const deadline = performance.now() + 15_000;
+    while (termsReceived(file) === 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    // the repeats, when there are any, come within milliseconds
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return termsReceived(file);
+  } finally {
+    // the child survives SIGTERM by design
+    process.kill(childPid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// The kernel sends a setpriv parent-death signal once per thread of the parent that exits while
+// holding the child: 2–4 times for a SIGKILLed Node. ffmpeg finishes its file on the first
+// SIGTERM and aborts every write still to come on the second, so the last fragment was lost.
+describe.runIf(process.platform === 'linux')('a parent-death SIGTERM (ffmpeg capture)', () => {
+  it('arrives exactly once when the parent is SIGKILLed', async () => {
+    expect(await termsAfterParentEnds('term-wait')).toBe(1);
+  }, 30_000);
+
+  it('arrives exactly once when the parent exits (the exit hook sends it, the watcher does not)', async () => {
+    expect(await termsAfterParentEnds('term-exit')).toBe(1);
+  }, 30_000);
 });
 
 describe('stopChild', () => {

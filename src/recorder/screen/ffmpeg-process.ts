@@ -36,11 +36,12 @@ export type FfmpegRecorderStartOptions = CaptureArgsOptions & {
   /** Environment of the child; default the parent's `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
-   * Linux: signal ffmpeg gets when the recorder process dies (via `setpriv --pdeathsig`), so a
-   * killed recorder never leaves ffmpeg running; default none (spawn ffmpeg directly).
+   * Linux: signal ffmpeg gets when the recorder process dies, so a killed recorder never leaves
+   * ffmpeg running; SIGTERM comes exactly once, from a watcher (src/infra/parent-death.ts): a
+   * second one would make ffmpeg drop the fragment under way. Default none.
    */
   parentDeathSignal?: NodeJS.Signals;
-  /** setpriv executable (util-linux); default the one src/infra/parent-death.ts finds. */
+  /** setpriv executable (util-linux) for a SIGKILL; default the one infra/parent-death.ts finds. */
   setprivPath?: string;
 };
 
@@ -209,11 +210,13 @@ export class FfmpegRecorder {
     this.wallOffsets.push(sampleWallClockOffset());
     this.spawnedAtMs = monotonicNowMs();
     this.log(`spawn ${options.ffmpegPath} ${this.captureArgs.join(' ')}`);
-    // With a parent-death signal, ffmpeg ends (and finishes its fragments) even when the
-    // recorder itself is SIGKILLed: util-linux setpriv sets PR_SET_PDEATHSIG and execs ffmpeg.
-    // On this process's exit it gets SIGTERM (not SIGKILL), so it finishes the file on its own
-    // (exit 255, docs/platform-linux.md §5); hosts that die by a signal run no 'exit' handlers
-    // and should call process.exit() from theirs.
+    // With a parent-death SIGTERM, ffmpeg ends (and finishes the fragment under way) even when
+    // the recorder itself is SIGKILLed: spawnChild's watcher sends it exactly once, because
+    // ffmpeg treats a second SIGTERM as "exit now" and drops every write still to come (the
+    // kernel's setpriv signal comes once per recorder thread, 2–4 times). On this process's
+    // exit it gets SIGTERM (not SIGKILL) from the exit hook instead, and finishes the file on
+    // its own (exit 255, docs/platform-linux.md §5); hosts that die by a signal run no 'exit'
+    // handlers and should call process.exit() from theirs.
     const child = spawnChild(options.ffmpegPath, this.captureArgs, {
       env: options.env ?? process.env,
       parentDeathSignal: options.parentDeathSignal ?? null,

@@ -390,4 +390,39 @@ describe('FfmpegRecorder (real ffmpeg, real Xvfb)', () => {
     const facts = await probeStream(outputPath);
     expect(facts.decodedFrames).toBeGreaterThanOrEqual(20);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'finishes the file after the parent-death SIGTERM when the host is SIGKILLed',
+    async () => {
+      const outputPath = outFile();
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(REPO_ROOT, 'bin', 'run-ts.mjs'),
+          path.join(import.meta.dirname, 'fixtures', 'record-then-exit.ts'),
+          xvfb.display,
+          outputPath,
+          ffmpegPath,
+          'wait',
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const exited = new Promise<unknown>((resolve) => child.once('exit', resolve));
+      const lines = readline.createInterface({ input: child.stdout });
+      const first = await new Promise<string>((resolve) => lines.once('line', resolve));
+      const { pid } = JSON.parse(first) as { pid: number };
+      await sleep(1500);
+      child.kill('SIGKILL');
+      await exited;
+      // a loaded machine may take a while to schedule ffmpeg's end
+      expect(await waitUntilGone(pid, 15_000)).toBe(true);
+      // ffmpeg got one SIGTERM and wrote the fragment under way and its trailer ('mfra' last).
+      // The kernel's setpriv signal came once per host thread (2–4 times): on the second one
+      // ffmpeg aborted every write still to come, and the file ended with the last whole fragment
+      expect(topLevelBoxes(await readFile(outputPath)).at(-1)).toBe('mfra');
+      const facts = await probeStream(outputPath);
+      expect(facts.decodedFrames).toBeGreaterThanOrEqual(30);
+    },
+    30_000,
+  );
 });
