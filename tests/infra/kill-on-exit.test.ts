@@ -8,7 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { killOnExit, registeredChildCount } from '../../src/infra/kill-on-exit';
-import { findSetpriv } from '../../src/infra/parent-death';
+import { findSetpriv, parentDeathWatcherCommand } from '../../src/infra/parent-death';
 import { isProcessAlive } from '../../src/infra/process-alive';
 import { spawnChild } from '../../src/infra/spawn-child';
 import { stopChild } from '../../src/infra/stop-child';
@@ -141,6 +141,36 @@ describe.runIf(process.platform === 'linux')('a parent-death SIGTERM (ffmpeg cap
   it('arrives exactly once when the parent exits (the exit hook sends it, the watcher does not)', async () => {
     expect(await termsAfterParentEnds('term-exit')).toBe(1);
   }, 30_000);
+
+  it('comes from a watcher that signals only its own process, and nothing once disarmed', async () => {
+    const target = spawn('sleep', ['30'], { stdio: 'ignore' });
+    await new Promise((resolve) => target.once('spawn', resolve));
+    const targetEnded = new Promise((resolve) => target.once('exit', resolve));
+    const command = parentDeathWatcherCommand(target.pid!, 'SIGTERM');
+    expect(command).not.toBeNull();
+    const [file, args] = command!;
+    // runs the watcher with `input` on its stdin, then end of input (what our death looks like)
+    const watch = async (watcherArgs: string[], input: string) => {
+      const watcher = spawn(file, watcherArgs, { stdio: ['pipe', 'ignore', 'inherit'] });
+      const ended = new Promise((resolve) => watcher.once('exit', resolve));
+      watcher.stdin.end(input);
+      await ended;
+    };
+    try {
+      // a line on stdin disarms it
+      await watch(args, 'disarm\n');
+      // a pid now naming another process (another start time) is left alone
+      await watch([...args.slice(0, -1), '1'], '');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(isRunning(target.pid!)).toBe(true);
+      // end of input: the signal, once
+      await watch(args, '');
+      await targetEnded;
+      expect(target.signalCode).toBe('SIGTERM');
+    } finally {
+      target.kill('SIGKILL');
+    }
+  });
 });
 
 describe('stopChild', () => {
