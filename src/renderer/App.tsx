@@ -1,9 +1,15 @@
-// The app shell: a header and a tiny hash router (`#/` library, `#/uploads`, `#/recording/<id>`).
+// The app shell: a header and a tiny hash router (`#/` library, `#/uploads`, `#/recording/<id>`,
+// `#/record`, `#/health`, `#/settings`; `#/hud` is the desktop app's HUD window, without the header).
 import { Component, useEffect, type ReactNode } from 'react';
 import { useHashRoute } from './hooks/use-hash-route';
+import { HealthPage } from './pages/HealthPage';
+import { HudPage } from './pages/HudPage';
 import { LibraryPage } from './pages/LibraryPage';
+import { RecordPage } from './pages/RecordPage';
 import { RecordingPage } from './pages/RecordingPage';
+import { SettingsPage } from './pages/SettingsPage';
 import { UploadsPage } from './pages/UploadsPage';
+import type { Route } from './lib/route';
 import { UploadDialog } from './components/UploadDialog';
 import { useUploadsStore } from './store/uploads';
 
@@ -33,6 +39,34 @@ class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | 
   }
 }
 
+/** The header's links to pages without parameters. */
+const NAV_LINKS = [
+  { page: 'record', label: 'Record' },
+  { page: 'uploads', label: 'Uploads' },
+  { page: 'health', label: 'Health' },
+  { page: 'settings', label: 'Settings' },
+] as const satisfies readonly { page: Route['page']; label: string }[];
+
+// The page of a route.
+function PageOf({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'recording':
+      return <RecordingPage id={route.id} />;
+    case 'uploads':
+      return <UploadsPage />;
+    case 'record':
+      return <RecordPage />;
+    case 'health':
+      return <HealthPage />;
+    case 'settings':
+      return <SettingsPage />;
+    case 'hud':
+      return <HudPage />;
+    case 'library':
+      return <LibraryPage />;
+  }
+}
+
 // The root component.
 export function App() {
   const route = useHashRoute();
@@ -45,6 +79,13 @@ export function App() {
       closeDialog();
     }
   }, [routeKey]);
+  if (route.page === 'hud') {
+    return (
+      <ErrorBoundary key="hud">
+        <HudPage />
+      </ErrorBoundary>
+    );
+  }
   return (
     <div className="app">
       <nav className="app-bar">
@@ -55,22 +96,20 @@ export function App() {
           cua-annotator
         </a>
         <span className="app-bar-sub">Review</span>
-        <a
-          href="#/uploads"
-          className={`app-bar-link${route.page === 'uploads' ? ' is-active' : ''}`}
-          data-testid="nav-uploads"
-        >
-          Uploads
-        </a>
+        {NAV_LINKS.map((link) => (
+          <a
+            key={link.page}
+            href={`#/${link.page}`}
+            className={`app-bar-link${route.page === link.page ? ' is-active' : ''}`}
+            aria-current={route.page === link.page ? 'page' : undefined}
+            data-testid={`nav-${link.page}`}
+          >
+            {link.label}
+          </a>
+        ))}
       </nav>
       <ErrorBoundary key={route.page === 'recording' ? route.id : route.page}>
-        {route.page === 'recording' ? (
-          <RecordingPage id={route.id} />
-        ) : route.page === 'uploads' ? (
-          <UploadsPage />
-        ) : (
-          <LibraryPage />
-        )}
+        <PageOf route={route} />
       </ErrorBoundary>
       <UploadDialog />
     </div>

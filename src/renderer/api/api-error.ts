@@ -17,6 +17,8 @@ export class ApiError extends Error {
     /** Payload field the error is about (from `details.field` / `details.path`), else null. */
     readonly field: string | null = null,
     readonly details?: Record<string, unknown>,
+    /** What the user should do about it (one sentence), when the service said. */
+    readonly fix?: string,
   ) {
     super(message);
   }
@@ -34,6 +36,7 @@ export function apiErrorFromWire(error: {
   code: unknown;
   message: unknown;
   details?: unknown;
+  fix?: unknown;
 }): ApiError {
   const details =
     typeof error.details === 'object' && error.details !== null && !Array.isArray(error.details)
@@ -47,6 +50,7 @@ export function apiErrorFromWire(error: {
     message,
     field,
     details,
+    typeof error.fix === 'string' && error.fix !== '' ? error.fix : undefined,
   );
 }
 

@@ -4,7 +4,10 @@ import type { ApiEvent, ApiMethod } from '../../shared/contract';
 /** A Result envelope as it arrives over the wire (codes are checked by the client). */
 export type WireResult =
   | { ok: true; value: unknown }
-  | { ok: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+  | {
+      ok: false;
+      error: { code: string; message: string; details?: Record<string, unknown>; fix?: string };
+    };
 
 /** A way to reach the services (Electron IPC or HTTP). */
 export type Transport = {

@@ -1,7 +1,10 @@
 // Resets every store (the test setup calls this after each test).
 import { resetExportStore } from './export';
+import { resetHealthStore } from './health';
 import { resetLibraryStore } from './library';
+import { resetRecorderStore } from './recorder';
 import { resetReviewStore } from './review';
+import { resetSettingsStore } from './settings';
 import { resetUploadsStore } from './uploads';
 
 // Puts every renderer store back to its initial state.
@@ -10,4 +13,7 @@ export function resetAllStores(): void {
   resetReviewStore();
   resetExportStore();
   resetUploadsStore();
+  resetRecorderStore();
+  resetSettingsStore();
+  resetHealthStore();
 }

@@ -17,8 +17,8 @@ export type FakeApi = {
   on: (method: ApiMethod, handler: Handler) => void;
   /** Holds every answer until `release()` is called (calls are still recorded). */
   hold: () => void;
-  /** Releases held answers in order; returns once they settled. */
-  release: () => Promise<void>;
+  /** Releases held answers in order (or newest first); returns once they settled. */
+  release: (order?: 'sent' | 'reversed') => Promise<void>;
   /** Pushes an event to subscribers. */
   emit: (event: ApiEvent, payload: unknown) => void;
   /** Methods called, in order. */
@@ -31,6 +31,7 @@ export class FakeFailure extends Error {
     readonly code: string,
     message: string,
     readonly details?: Record<string, unknown>,
+    readonly fix?: string,
   ) {
     super(message);
   }
@@ -53,7 +54,12 @@ export function installFakeApi(): FakeApi {
       if (e instanceof FakeFailure) {
         return {
           ok: false,
-          error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
+          error: {
+            code: e.code,
+            message: e.message,
+            ...(e.details ? { details: e.details } : {}),
+            ...(e.fix ? { fix: e.fix } : {}),
+          },
         };
       }
       throw e;
@@ -87,8 +93,8 @@ export function installFakeApi(): FakeApi {
     hold: () => {
       held = [];
     },
-    release: async () => {
-      const queue = held ?? [];
+    release: async (order = 'sent') => {
+      const queue = order === 'reversed' ? [...(held ?? [])].reverse() : (held ?? []);
       held = null;
       for (const r of queue) {
         r();

@@ -115,6 +115,12 @@ describe('routes', () => {
     ['#/recording/a%20b/', { page: 'recording', id: 'a b' }],
     ['#/recording/%E0%A4%A', { page: 'library' }],
     ['#/nope', { page: 'library' }],
+    ['#/uploads', { page: 'uploads' }],
+    ['#/record', { page: 'record' }],
+    ['#/health/', { page: 'health' }],
+    ['#/settings', { page: 'settings' }],
+    ['#/hud', { page: 'hud' }],
+    ['#/hud/x', { page: 'library' }],
   ])('%s', (hash, route) => {
     expect(parseRoute(hash)).toEqual(route);
   });
@@ -123,6 +129,13 @@ describe('routes', () => {
     const route = { page: 'recording', id: 'x/y?z' } as const;
     expect(parseRoute(routeHash(route))).toEqual(route);
   });
+
+  it.each(['library', 'uploads', 'record', 'health', 'settings', 'hud'] as const)(
+    'round-trips %s',
+    (page) => {
+      expect(parseRoute(routeHash({ page }))).toEqual({ page });
+    },
+  );
 });
 
 describe('reviewActions', () => {
