@@ -3,8 +3,15 @@
 import { resolveFfmpeg, type FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { getCapture, listActiveRecordings } from '../../store';
 import type { Library } from '../library/library';
-import { isProcessAlive } from '../../infra/process-alive';
-import { finalizeCapture } from './finalize';
+import { isProcessAlive, processesWritingFile } from '../../infra/process-alive';
+import { finalizeCapture, type StoredSegment } from './finalize';
+
+/**
+ * How long recovery waits, in ms, for another process to stop writing a recording's video: the
+ * ffmpeg of a recorder that just died finishes its last fragment after the parent-death SIGTERM
+ * (≈ 0.1 s; longer on a loaded machine), and remuxing before that would lose it.
+ */
+export const DEFAULT_WRITER_WAIT_MS = 10_000;
 
 /** One recovered recording. */
 export type RecoveredRecording = {
@@ -18,7 +25,11 @@ export type RecoveredRecording = {
 /** Recovers every `active` recording whose recorder process is gone. */
 export async function recoverActiveRecordings(
   lib: Library,
-  options: { ffmpeg?: FfmpegBinary } = {},
+  options: {
+    ffmpeg?: FfmpegBinary;
+    /** Limit of the wait for the video's last writer; default {@link DEFAULT_WRITER_WAIT_MS}. */
+    writerWaitMs?: number;
+  } = {},
 ): Promise<RecoveredRecording[]> {
   const stale = listActiveRecordings(lib.db).filter((r) => {
     const capture = getCapture(lib.db, r.seq);
@@ -36,12 +47,25 @@ export async function recoverActiveRecordings(
       typeof capture?.pid === 'number'
         ? `pid ${capture.pid}${typeof capture.host === 'string' ? ` on ${capture.host}` : ''}`
         : 'unknown process';
+    const segments = (
+      Array.isArray(capture?.segments) ? capture.segments : []
+    ) as Partial<StoredSegment>[];
+    const files = segments
+      .map((segment) => segment.path)
+      .filter((file): file is string => typeof file === 'string')
+      .map((file) => lib.resolve(file));
+    const writers = await waitForWriters(files, options.writerWaitMs ?? DEFAULT_WRITER_WAIT_MS);
     const result = await finalizeCapture(lib, r, ffmpeg, {
       remux: true,
       okStatus: 'recovered',
       stoppedAt: null,
       warnings: [
         `the recorder (${who}) ended without stopping the recording (crash, kill or power loss); recovered everything it had saved, the last second of video and input may be missing`,
+        ...(writers.length > 0
+          ? [
+              `the video was still being written by pid ${writers.join(', ')} when it was recovered; what was written later is not in it`,
+            ]
+          : []),
       ],
     });
     out.push({
@@ -53,4 +77,17 @@ export async function recoverActiveRecordings(
     });
   }
   return out;
+}
+
+// Waits until no other process writes any of `files` (up to `limitMs`); returns those still
+// writing then.
+async function waitForWriters(files: string[], limitMs: number): Promise<number[]> {
+  const deadline = performance.now() + limitMs;
+  for (;;) {
+    const writers = [...new Set(files.flatMap((file) => processesWritingFile(file)))];
+    if (writers.length === 0 || performance.now() >= deadline) {
+      return writers;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
