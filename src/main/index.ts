@@ -199,7 +199,10 @@ async function start(): Promise<void> {
       mainWindow?.hide();
     }
   });
-  const hud = (): BrowserWindow => {
+  const hud = (create: boolean): BrowserWindow | null => {
+    if (!create) {
+      return hudWindow === null || hudWindow.isDestroyed() ? null : hudWindow;
+    }
     if (hudWindow === null || hudWindow.isDestroyed()) {
       hudWindow = createHudWindow(BrowserWindow, { ...windowOptions, platform: process.platform });
     }

@@ -98,12 +98,15 @@ export class RecordingShell {
     this.options.render(this.view());
   }
 
-  /** Asks the recorder for its status (at start-up, after a reload). */
+  /**
+   * Asks the recorder for its status (at start-up: a recording may be under way). A recorder
+   * that cannot answer leaves the UX idle; starting then says why.
+   */
   async sync(): Promise<void> {
     try {
       this.onStatus(await this.options.controls.status());
-    } catch (e) {
-      this.send({ type: 'recorder-died', message: messageOf(e) });
+    } catch {
+      this.refresh();
     }
   }
 
@@ -185,8 +188,8 @@ export function trayMenuTemplate(
 export type ViewTargets = {
   tray: { setToolTip(text: string): void; setContextMenu(menu: Menu | null): void };
   buildMenu: (template: MenuItemConstructorOptions[]) => Menu;
-  /** The HUD window, created on first need; null when there is none to hide. */
-  hud: () => { isVisible(): boolean; showInactive(): void; hide(): void } | null;
+  /** The HUD window: created when `create` (it is to be shown), else the existing one or null. */
+  hud: (create: boolean) => { isVisible(): boolean; showInactive(): void; hide(): void } | null;
   main: { isVisible(): boolean; show(): void; hide(): void } | null;
   onTrayItem: (id: TrayItemId) => void;
   /** Shows a notice (a system notification or dialog). */
@@ -205,7 +208,7 @@ export function createViewApplier(targets: ViewTargets): (view: UxView) => void 
       lastMenuKey = menuKey;
       targets.tray.setContextMenu(targets.buildMenu(trayMenuTemplate(view, targets.onTrayItem)));
     }
-    const hud = targets.hud();
+    const hud = targets.hud(view.hud.visible);
     if (hud && view.hud.visible && !hud.isVisible()) {
       // inactive: the HUD must not take the focus from the application being recorded
       hud.showInactive();
