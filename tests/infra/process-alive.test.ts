@@ -30,8 +30,8 @@ describe('isProcessAlive', () => {
   it.runIf(process.platform === 'linux')(
     'says false for a zombie (ended, not reaped by its parent)',
     async () => {
-      // the background `true` ends at once; its parent becomes `sleep`, which never reaps it
-      const { child, first } = await startShell('true & echo $!; exec sleep 30');
+      // the background sleep ends after the shell has become `sleep 30`, which never reaps it
+      const { child, first } = await startShell('sleep 0.3 & echo $!; exec sleep 30');
       try {
         const pid = Number(first);
         const deadline = performance.now() + 10_000;
