@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { ForkOptions, UtilityProcess } from 'electron';
 import type { ChildEntry, ChildLauncher } from '../infra/child-launcher';
+import { UtilityChild } from './utility-child';
 
 /** What the launcher needs of Electron's utilityProcess module. */
 export type UtilityProcessModule = {
@@ -20,10 +21,11 @@ export type UtilityLauncherOptions = {
 /** The launcher port plus the way Electron starts an entry: a utility process. */
 export type UtilityLauncher = ChildLauncher & {
   /**
-   * Starts `entry` with `args` as a utility process: stdout and stderr piped, the environment
-   * given (DISPLAY, XAUTHORITY), named in the task manager after the entry.
+   * Starts `entry` with `args` as a utility process: stdout and stderr piped, stdin carried by
+   * messages (./utility-child.ts), the environment given (DISPLAY, XAUTHORITY), named in the
+   * task manager after the entry. The result has the ChildProcess surface process owners use.
    */
-  fork: (entry: ChildEntry, args: readonly string[], env: NodeJS.ProcessEnv) => UtilityProcess;
+  fork: (entry: ChildEntry, args: readonly string[], env: NodeJS.ProcessEnv) => UtilityChild;
 };
 
 // The launcher of the packaged or built app: <bundleDir>/<entry>.js in a utility process.
@@ -41,10 +43,12 @@ export function utilityProcessLauncher(
       return { file: process.execPath, args: [modulePath], modulePath };
     },
     fork: (entry, args, env) =>
-      utility.fork(modulePathOf(entry), [...args], {
-        env: { ...env },
-        stdio: 'pipe',
-        serviceName: `cua-annotator ${entry}`,
-      }),
+      new UtilityChild(
+        utility.fork(modulePathOf(entry), [...args], {
+          env: { ...env },
+          stdio: 'pipe',
+          serviceName: `cua-annotator ${entry}`,
+        }),
+      ),
   };
 }

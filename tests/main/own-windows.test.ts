@@ -1,9 +1,5 @@
-// The app's own windows for the recorder (native ids), and the utility-process child launcher.
-import path from 'node:path';
-import type { UtilityProcess } from 'electron';
-import { describe, expect, it, vi } from 'vitest';
-import { CHILD_ENTRIES } from '../../src/infra/child-launcher';
-import { utilityProcessLauncher } from '../../src/main/launcher';
+// The app's own windows for the recorder: native ids, and the check on the recorder's window ids.
+import { describe, expect, it } from 'vitest';
 import {
   createOwnWindowCheck,
   nativeWindowId,
@@ -39,22 +35,5 @@ describe('own windows', () => {
     expect(isOwn('window')).toBe(false);
     expect(parseWindowId('0x0')).toBe(0);
     expect(nativeWindowId(Buffer.alloc(2))).toBe(0);
-  });
-});
-
-describe('utility-process launcher', () => {
-  it('forks each child entry from the main bundle folder with piped output', () => {
-    const fork = vi.fn(() => ({}) as UtilityProcess);
-    const launcher = utilityProcessLauncher({ fork }, { bundleDir: '/app/out/main' });
-    expect(launcher.kind).toBe('bundled');
-    for (const entry of CHILD_ENTRIES) {
-      expect(launcher.command(entry).modulePath).toBe(path.join('/app/out/main', `${entry}.js`));
-      launcher.fork(entry, ['--heartbeat-ms', '250'], { DISPLAY: ':5' });
-      expect(fork).toHaveBeenLastCalledWith(
-        path.join('/app/out/main', `${entry}.js`),
-        ['--heartbeat-ms', '250'],
-        { env: { DISPLAY: ':5' }, stdio: 'pipe', serviceName: `cua-annotator ${entry}` },
-      );
-    }
   });
 });
