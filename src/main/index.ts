@@ -14,6 +14,7 @@ import {
   Menu,
   nativeImage,
   protocol,
+  safeStorage,
   session,
   Tray,
   utilityProcess,
@@ -161,6 +162,8 @@ async function start(): Promise<void> {
     emit,
     mediaUrl,
     log: (line) => process.stderr.write(`${line}\n`),
+    // upload credentials are kept encrypted by the OS keychain (settings:set)
+    secretCipher: safeStorage,
   });
 
   hardenSession(

@@ -154,6 +154,12 @@ vi.mock('electron', () => ({
     },
   },
   utilityProcess: { fork: vi.fn() },
+  safeStorage: {
+    isEncryptionAvailable: () => true,
+    getSelectedStorageBackend: () => 'gnome_libsecret',
+    encryptString: (text: string) => Buffer.from(`enc:${text}`),
+    decryptString: (data: Buffer) => data.toString().slice('enc:'.length),
+  },
 }));
 
 const libraryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-app-lib-'));
@@ -257,12 +263,15 @@ describe('main process composition root', () => {
     // the settings' hotkeys (settings:get), registered in canonical form
     const settings = (await electron.handlers.get('cua:settings:get')!(fromApp, {})) as {
       ok: true;
-      value: { hotkeys: { startStop: string; pause: string } };
+      value: { hotkeys: { startStop: string; pause: string }; canStoreCredentials: boolean };
     };
     const { hotkeys } = settings.value;
     expect([...electron.shortcuts.keys()].sort()).toEqual(
       [hotkeys.startStop, hotkeys.pause].map((a) => normalize(a)).sort(),
     );
+
+    // the app keeps upload credentials (through safeStorage), so the settings say it can
+    expect(settings.value).toMatchObject({ canStoreCredentials: true });
 
     // the start/stop hotkey with no task yet opens the Record page to ask for one
     electron.shortcuts.get(normalize(hotkeys.startStop))!();
