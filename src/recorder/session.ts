@@ -151,6 +151,21 @@ export function pickClickedElement(
   return activeTitleAtPress !== null && windowNameOf(live) === activeTitleAtPress ? live : stamped;
 }
 
+/** Live figures of a session (the recorder's status in the app). */
+export type SessionStats = {
+  /** Time recorded, pauses excluded, ms. */
+  elapsedMs: number;
+  /** Video frames ffmpeg has written, all segments. */
+  frames: number;
+  /** Frames ffmpeg dropped (the machine could not keep up). */
+  droppedFrames: number;
+  /** Input events kept. */
+  events: number;
+};
+
+/** How long before a request from the app's own window its triggering press may lie, ms. */
+export const APP_GESTURE_WINDOW_MS = 3000;
+
 /** A recording session: `start()`, optionally `pause()`/`resume()`, then `stop()`. */
 export class RecordingSession {
   private stateValue: SessionState = 'idle';
@@ -162,6 +177,14 @@ export class RecordingSession {
   private eventCount = 0;
   private startedAt = 0;
   private pausedAtMs: number | null = null;
+  /** Session-clock ms the session started recording (0 before), and pauses summed so far. */
+  private recordingSinceMs = 0;
+  private pausedTotalMs = 0;
+  /** Frames and drops of the segments that ended. */
+  private endedFrames = 0;
+  private endedDrops = 0;
+  /** Session-clock ms of the last button or key press kept. */
+  private lastPressMs: number | null = null;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private snapshotBusy = false;
   private readonly pending = new Set<Promise<unknown>>();
@@ -191,6 +214,36 @@ export class RecordingSession {
   /** Current state. */
   get state(): SessionState {
     return this.stateValue;
+  }
+
+  /** Live figures: time recorded, frames, drops, events. */
+  get stats(): SessionStats {
+    const now = monotonicNowMs();
+    const pausedNow = this.pausedAtMs === null ? 0 : now - this.pausedAtMs;
+    const progress = this.ffmpeg?.lastProgress ?? null;
+    return {
+      elapsedMs:
+        this.recordingSinceMs === 0
+          ? 0
+          : Math.max(0, Math.round(now - this.recordingSinceMs - this.pausedTotalMs - pausedNow)),
+      frames: this.endedFrames + (progress?.frame ?? 0),
+      droppedFrames: this.endedDrops + (progress?.dropFrames ?? 0),
+      events: this.eventCount,
+    };
+  }
+
+  /**
+   * Leaves the gesture that asked for a stop or pause out of the steps: when the app's own window
+   * (the Record page, the HUD, the tray) got the click or key, its press is the last one kept, at
+   * most {@link APP_GESTURE_WINDOW_MS} ago. An `app-input` mark from that press to now tells the
+   * reducer to skip those events (the raw events stay stored). No-op without such a press.
+   */
+  excludeAppGesture(withinMs = APP_GESTURE_WINDOW_MS): void {
+    const now = monotonicNowMs();
+    if (this.lastPressMs !== null && now - this.lastPressMs <= withinMs) {
+      this.options.sink.mark({ tMs: this.lastPressMs, endMs: now, kind: 'app-input' });
+      this.lastPressMs = null;
+    }
   }
 
   /** Session-clock ms of video frame 0 of the first segment (0 before start()). */
@@ -277,6 +330,7 @@ export class RecordingSession {
       }
       const videoStart = await this.startSegment();
       this.startedAt = videoStart.monotonicMs;
+      this.recordingSinceMs = monotonicNowMs();
       this.stateValue = 'recording';
       return { startedAtMs: this.startedAt, videoStart };
     } catch (e) {
@@ -298,6 +352,7 @@ export class RecordingSession {
     }
     this.stateValue = 'paused';
     this.pausedAtMs = monotonicNowMs();
+    this.lastPressMs = null;
     await this.runTransition('pause', () => this.endSegment());
   }
 
@@ -327,6 +382,7 @@ export class RecordingSession {
         endMs: videoStart.monotonicMs,
         kind: 'pause',
       });
+      this.pausedTotalMs += monotonicNowMs() - (this.pausedAtMs ?? monotonicNowMs());
       this.pausedAtMs = null;
       this.stateValue = 'recording';
     });
@@ -443,6 +499,9 @@ export class RecordingSession {
       if (segment) {
         segment.result = result;
       }
+      const last = result.lastProgress;
+      this.endedFrames += last?.frame ?? 0;
+      this.endedDrops += last?.dropFrames ?? 0;
     }
   }
 
@@ -580,6 +639,11 @@ export class RecordingSession {
     }
     this.eventCount += batch.length;
     this.options.sink.events(batch);
+    for (const e of batch) {
+      if (e.kind === 'down' || e.kind === 'keydown') {
+        this.lastPressMs = e.tMs;
+      }
+    }
     const ax = this.options.accessibility;
     let acted = false;
     let rest: { x: number; y: number } | null = null;

@@ -63,6 +63,11 @@ export function isLoopbackHost(host: string): boolean {
   return net.isIPv4(v4) && v4.startsWith('127.');
 }
 
+// True for the peer address of a connection from this machine (IPv4 127/8, ::1, mapped forms).
+export function isLoopbackAddress(address: string | undefined): boolean {
+  return address !== undefined && address !== 'localhost' && isLoopbackHost(address);
+}
+
 /** Inputs of {@link bindPolicyError}. */
 export type BindPolicyInput = {
   /** Interface to bind (`--host`). */

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Services } from '../services/create-services';
+import { LOCAL_ONLY_METHODS } from '../shared/contract';
 import { AppError } from '../shared/errors';
 import { DEFAULT_BODY_LIMIT_BYTES, serveApiCall } from './api';
 import { createSseStreams, DEFAULT_HEARTBEAT_MS, type EventHub } from './events';
@@ -12,6 +13,8 @@ import {
   allowedHosts,
   bindPolicyError,
   createToken,
+  isLoopbackAddress,
+  isLoopbackHost,
   readBasicPassword,
   readBearer,
   readCookie,
@@ -189,6 +192,22 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
         method = decodeURIComponent(rawPath.slice('/api/'.length));
       } catch {
         sendError(res, 400, 'INVALID_PAYLOAD', 'Malformed method name in the path');
+        return;
+      }
+      // recording this machine, reading its health and changing the app's settings are for the
+      // annotator at this machine: a loopback client of a loopback server only
+      if (
+        (LOCAL_ONLY_METHODS as readonly string[]).includes(method) &&
+        !(isLoopbackHost(host) && isLoopbackAddress(req.socket.remoteAddress))
+      ) {
+        sendError(
+          res,
+          403,
+          'FORBIDDEN',
+          `${method} is only served to a browser on this machine (a loopback client of a server ` +
+            'bound to loopback), not through serve --host.',
+          { method },
+        );
         return;
       }
       await serveApiCall(options.services, method, req, res, limitBytes);

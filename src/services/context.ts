@@ -3,7 +3,9 @@
 // Hosts build it only through createServices().
 import type { ApiEvent, ApiEvents } from '../shared/contract';
 import type { Library } from './library/library';
+import type { RecorderService } from './recording/recorder-service';
 import type { KeyframeJobs } from './review/keyframe-jobs';
+import type { SecretCipher } from './upload/secret-store';
 import type { UploadService } from './upload/ui-service';
 
 /** A media file kind the hosts serve. */
@@ -30,4 +32,10 @@ export type ServiceContext = {
   keyframes: KeyframeJobs;
   /** The dispatcher's queue of writes waiting for another process's lock. */
   writeQueue: WriteQueue;
+  /** The recorder the `recorder:*` methods drive (one recording at a time). */
+  recorder: RecorderService;
+  /** The host's secret store for upload credentials (Electron's safeStorage); null: none. */
+  secretCipher: SecretCipher | null;
+  /** Environment (DISPLAY, AWS_*…) for the machine checks. */
+  env: NodeJS.ProcessEnv;
 };

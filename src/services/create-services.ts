@@ -26,6 +26,9 @@ import { deleteRecording, listLibrary, showRecording, type RecordingView } from 
 import type { reduceRecording } from './reduce-service';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
 import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
+import { RecorderService } from './recording/recorder-service';
+import { readSettings } from './settings/settings-service';
+import type { SecretCipher } from './upload/secret-store';
 import { loadUploadDefaults, saveUploadDefaults } from './upload/defaults';
 import type { exportToStore } from './upload/export-s3';
 import type { pullSubmissions } from './upload/pull';
@@ -77,10 +80,18 @@ export type CreateServicesOptions = {
   uploads?: Pick<UploadServiceOptions, 'openStore' | 'engine'>;
   /** Settings of the keyframe job runner (decode binaries, clock); its close() runs second. */
   keyframeJobs?: KeyframeJobsOptions;
+  /** The host's secret store for upload credentials (the desktop app: Electron's safeStorage);
+   * without one, `settings:set` refuses credentials. */
+  secretCipher?: SecretCipher;
+  /** Interval of the recorder's status pushes while it records, ms; default 1000. */
+  recorderTickMs?: number;
 };
 
 /** What {@link Services.record} takes: the record service's options without what the root owns. */
-export type ServicesRecordOptions = Omit<RecordOptions, 'platform' | 'appVersion'>;
+export type ServicesRecordOptions = Omit<RecordOptions, 'platform' | 'appVersion'> & {
+  /** Asked when the recording is saved: false skips its background keyframes (a discard). */
+  keepKeyframes?: () => boolean;
+};
 
 /** The services of one open library. */
 export type Services = {
@@ -94,6 +105,8 @@ export type Services = {
   readonly uploads: UploadService;
   /** The keyframe job runner (also `context.keyframes`). */
   readonly keyframeJobs: KeyframeJobs;
+  /** The recorder the `recorder:*` methods drive (also `context.recorder`). */
+  readonly recorder: RecorderService;
   /** Records one session with this OS's parts; close() stops and saves it. */
   record(options: ServicesRecordOptions): Promise<RecordResult>;
   /** The recordings of the library, newest first (`list`). */
@@ -158,7 +171,9 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     ...(options.log ? { log: options.log } : {}),
     uploads,
     writeQueue: { tail: Promise.resolve() },
-  } as Omit<ServiceContext, 'keyframes'> as ServiceContext;
+    secretCipher: options.secretCipher ?? null,
+    env: options.env ?? process.env,
+  } as Omit<ServiceContext, 'keyframes' | 'recorder'> as ServiceContext;
   // the runner reports through the context it is part of
   const keyframeJobs = new KeyframeJobs(context, options.keyframeJobs);
   context.keyframes = keyframeJobs;
@@ -173,11 +188,16 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     }
   };
 
-  return {
+  // built right after the services below: it records through their record()
+  let recorder: RecorderService | null = null;
+  const services: Services = {
     lib,
     context,
     uploads,
     keyframeJobs,
+    get recorder() {
+      return recorder as RecorderService;
+    },
     get closed() {
       return closing !== null;
     },
@@ -246,7 +266,9 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       try {
         const result = await run;
         // the finalised recording's keyframes, in the background
-        void keyframeJobs.enqueue(result.id);
+        if (recordOptions.keepKeyframes?.() ?? true) {
+          void keyframeJobs.enqueue(result.id);
+        }
         return result;
       } finally {
         sessions.delete(session);
@@ -256,6 +278,7 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       closing ??= (async () => {
         await uploads.close();
         await keyframeJobs.close();
+        await recorder?.close();
         const running = [...sessions];
         for (const s of running) {
           s.stop.abort();
@@ -266,4 +289,14 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       return closing;
     },
   };
+  recorder = new RecorderService({
+    emit,
+    record: (recordOptions) => services.record(recordOptions),
+    defaults: () => readSettings(lib, options.secretCipher ?? null),
+    deleteRecording: (id) => services.deleteRecording(id),
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.recorderTickMs ? { tickMs: options.recorderTickMs } : {}),
+  });
+  context.recorder = recorder;
+  return services;
 }

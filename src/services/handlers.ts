@@ -7,6 +7,7 @@ import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
 import { deleteRecording } from './recordings';
+import { readSettings, writeSettings } from './settings/settings-service';
 import {
   getRecordingDto,
   getStepAxTree,
@@ -165,4 +166,27 @@ export const handlers = {
   'uploads:list': (_input, ctx) => settle(() => ctx.uploads.list()),
   'uploads:retry': (input, ctx) => settle(() => ctx.uploads.retry(input.uploadId)),
   'uploads:cancel': (input, ctx) => ctx.uploads.cancel(input.uploadId),
+  'recorder:start': (input, ctx) => ctx.recorder.start(input),
+  'recorder:pause': (_input, ctx) => ctx.recorder.pause(),
+  'recorder:resume': (_input, ctx) => ctx.recorder.resume(),
+  'recorder:stop': (_input, ctx) => ctx.recorder.stop(),
+  'recorder:discard': (_input, ctx) => ctx.recorder.discard(),
+  'recorder:get-status': (_input, ctx) => settle(() => ctx.recorder.status()),
+  'system:health': async (_input, ctx) => {
+    const { runDoctor } = await import('./system/doctor');
+    const report = await runDoctor(ctx.env, { libraryDir: ctx.lib.dir });
+    return {
+      ok: report.ok,
+      platform: report.platform,
+      checks: report.checks.map((c) => ({
+        id: c.id,
+        ok: c.ok,
+        severity: c.severity,
+        summary: c.summary,
+        ...(c.fix && !c.ok ? { fix: c.fix } : {}),
+      })),
+    };
+  },
+  'settings:get': (_input, ctx) => settle(() => readSettings(ctx.lib, ctx.secretCipher)),
+  'settings:set': (input, ctx) => settle(() => writeSettings(ctx.lib, input, ctx.secretCipher)),
 } satisfies ApiHandlers;

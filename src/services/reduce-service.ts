@@ -13,8 +13,10 @@ import {
   readEvents,
   replaceSteps,
   setStepCount,
+  listMarks,
 } from '../store';
 import { applyEdits } from './edits/apply-edits';
+import { withoutAppInput } from './recording/app-input';
 import type { Library } from './library/library';
 
 /** Options of {@link reduceRecording}. */
@@ -83,7 +85,7 @@ export function reduceRecording(
         'Re-run with --replace-imported to replace them with a fresh reduction, or --dry-run to compare.',
     );
   }
-  const result = reduce(readEvents(lib.db, rec.seq), {
+  const result = reduce(withoutAppInput(readEvents(lib.db, rec.seq), listMarks(lib.db, rec.seq)), {
     screen: { width: rec.screen.width, height: rec.screen.height },
     scaleFactor: rec.screen.scale,
     platform: PLATFORMS.includes(rec.platform.os as ReducePlatform)

@@ -9,7 +9,15 @@ import { planKeptRange, type KeptRange, type TrimWindow } from '../../pipeline/e
 import { sha256File } from '../../pipeline/io/hash';
 import { cutVideoFrames } from '../../pipeline/media/cut-video';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
-import { getLabels, getRecording, listAxRecords, listWindows, readEvents } from '../../store';
+import {
+  getLabels,
+  getRecording,
+  listAxRecords,
+  listMarks,
+  listWindows,
+  readEvents,
+} from '../../store';
+import { withoutAppInput } from '../recording/app-input';
 import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
 import { errnoOf } from './export-target';
@@ -81,10 +89,11 @@ export function damagedError(damaged: SkippedRecording[]): AppError {
   );
 }
 
-/** The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows). */
+/** The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows);
+ * the app's own input (a click on Stop in the app's window) is left out, as from the steps. */
 export function readRawLayer(lib: Library, seq: number) {
   return {
-    events: readEvents(lib.db, seq),
+    events: withoutAppInput(readEvents(lib.db, seq), listMarks(lib.db, seq)),
     a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
       tS: msToSeconds(r.tMs),
       tree: JSON.parse(r.treeJson) as unknown,

@@ -8,7 +8,7 @@ import { osInfo, type DisplayInfo } from '../../recorder/display-info';
 import { checkInputHookPreconditions } from '../../recorder/input/input-preconditions';
 import type { HotkeyBindings } from '../../recorder/input/hotkeys';
 import type { RecorderPlatform } from '../../recorder/platform';
-import { RecordingSession, type SessionState } from '../../recorder/session';
+import { RecordingSession, type SessionState, type SessionStats } from '../../recorder/session';
 import { AppError } from '../../shared/errors';
 import {
   deleteRecordingRow,
@@ -45,11 +45,29 @@ export type RecordOptions = {
   signal?: AbortSignal;
   /** The recording row exists and capture runs. */
   onStarted?: (info: { id: string; display: DisplayInfo }) => void;
+  /** Right after onStarted: the handle a host drives the recording with (pause, resume, stop). */
+  onControl?: (control: RecordControl) => void;
   onStateChange?: (state: SessionState) => void;
   onWarning?: (message: string) => void;
   /** Free-space limits of the library's disk, bytes: warn below `warnBytes`, stop and save below
    * `floorBytes` (defaults: disk-watch.ts); `intervalMs` between checks. */
   disk?: { warnBytes?: number; floorBytes?: number; intervalMs?: number };
+};
+
+/** What a host drives a running recording with (src/services/recording/recorder-service.ts). */
+export type RecordControl = {
+  /** The session's state now. */
+  readonly state: SessionState;
+  /** Live figures (elapsed, frames, drops, events). */
+  stats(): SessionStats;
+  /** Pauses; a pause whose video cannot end stops the recording and saves it. */
+  pause(): Promise<void>;
+  /** Resumes after a pause (a new video segment). */
+  resume(): Promise<void>;
+  /** Asks the recording to stop; recordSession then saves it and resolves. */
+  stop(): void;
+  /** Leaves the click or key that asked for this (in the app's window) out of the steps. */
+  excludeAppGesture(): void;
 };
 
 /** One-line summary facts of a finished recording. */
@@ -165,26 +183,31 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       if (action === 'stop') {
         stopRequested();
       } else if (action === 'pause') {
-        void (async () => {
-          try {
-            await (session.state === 'paused' ? session.resume() : session.pause());
-            options.onStateChange?.(session.state);
-          } catch (e) {
-            // a pause whose video could not end or resume (ffmpeg failed) leaves the session
-            // paused with no screen capture: stop and save instead of waiting silently
-            session.stopWithFault(
-              new AppError(
-                'FFMPEG_FAILED',
-                `Screen capture failed while pausing or resuming (${(e as Error).message}); the recording stopped there and keeps everything captured before.`,
-                e instanceof AppError ? e.details : undefined,
-                'Check that the X display is still running (cua-annotator doctor), then record the rest of the task again.',
-              ),
-            );
-          }
-        })();
+        void switchPause(session.state === 'paused' ? 'resume' : 'pause').catch(() => undefined);
       }
     },
   });
+  // Pauses or resumes; a pause whose video could not end or resume (ffmpeg failed) leaves the
+  // session paused with no screen capture: stop and save instead of waiting silently.
+  const switchPause = async (to: 'pause' | 'resume'): Promise<void> => {
+    try {
+      await (to === 'resume' ? session.resume() : session.pause());
+      options.onStateChange?.(session.state);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'INVALID_STATE') {
+        throw e; // not recording (or not paused): nothing happened
+      }
+      session.stopWithFault(
+        new AppError(
+          'FFMPEG_FAILED',
+          `Screen capture failed while pausing or resuming (${(e as Error).message}); the recording stopped there and keeps everything captured before.`,
+          e instanceof AppError ? e.details : undefined,
+          'Check that the X display is still running (cua-annotator doctor), then record the rest of the task again.',
+        ),
+      );
+      throw e;
+    }
+  };
   try {
     await session.start();
   } catch (e) {
@@ -195,6 +218,16 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   }
   options.onStateChange?.(session.state);
   options.onStarted?.({ id, display });
+  options.onControl?.({
+    get state() {
+      return session.state;
+    },
+    stats: () => session.stats,
+    pause: () => switchPause('pause'),
+    resume: () => switchPause('resume'),
+    stop: () => stopRequested(),
+    excludeAppGesture: () => session.excludeAppGesture(),
+  });
   const timers: NodeJS.Timeout[] = [];
   if (options.durationS !== undefined) {
     timers.push(setTimeout(stopRequested, options.durationS * 1000));

@@ -1,4 +1,5 @@
 // The service contract shared by services, hosts (IPC, HTTP, CLI) and the renderer.
 export * from './methods';
 export * from './edits';
+export * from './recorder';
 export * from './validators';

@@ -21,6 +21,7 @@ import {
   type UploadStatus,
 } from '../domain';
 import { SkippedEditSchema, StepEditSchema, StepMarkSchema } from './edits';
+import { RECORDER_METHOD_SCHEMAS, RecorderStatusDtoSchema } from './recorder';
 import {
   absolutePathField,
   boolField,
@@ -323,6 +324,7 @@ export const METHOD_SCHEMAS = {
   /** Runs an unfinished (failed, paused, queued) upload again in the background. */
   'uploads:retry': { input: uploadIdOnly, output: UploadViewDtoSchema },
   'uploads:cancel': { input: uploadIdOnly, output: UploadViewDtoSchema },
+  ...RECORDER_METHOD_SCHEMAS,
 } satisfies Record<string, { input: v.GenericSchema; output: v.GenericSchema }>;
 
 /** A method name. */
@@ -357,6 +359,15 @@ export const API_METHODS = [
   'uploads:list',
   'uploads:retry',
   'uploads:cancel',
+  'recorder:start',
+  'recorder:pause',
+  'recorder:resume',
+  'recorder:stop',
+  'recorder:discard',
+  'recorder:get-status',
+  'system:health',
+  'settings:get',
+  'settings:set',
 ] as const satisfies readonly ApiMethod[];
 
 // ---- events ---------------------------------------------------------------------------------
@@ -397,6 +408,7 @@ export const EVENT_SCHEMAS = {
   'keyframes:progress': KeyframesProgressDtoSchema,
   'recordings:changed': idOnly,
   'uploads:progress': UploadProgressDtoSchema,
+  'recorder:status-changed': RecorderStatusDtoSchema,
 } satisfies Record<string, v.GenericSchema>;
 
 /** An event name. */
@@ -411,4 +423,5 @@ export const API_EVENTS = [
   'keyframes:progress',
   'recordings:changed',
   'uploads:progress',
+  'recorder:status-changed',
 ] as const satisfies readonly ApiEvent[];

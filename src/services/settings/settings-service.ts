@@ -1,0 +1,155 @@
+// The app's settings (`settings:get` / `settings:set`), kept in the library: recording defaults
+// (fps, quality, display, accessibility, countdown, hotkeys) under one key, the annotator and the
+// upload target with the upload defaults (the same ones `cua-annotator upload --save` writes), and
+// upload credentials only through the host's secret store (Electron's safeStorage): a host
+// without one (the browser host, the CLI) refuses them, so no secret is ever stored in plain text.
+import type { SettingsDto, SettingsPatch } from '../../shared/contract';
+import { AppError } from '../../shared/errors';
+import { getAppSettings, setAppSettings } from '../../store';
+import {
+  getUploadSetting,
+  setUploadSetting,
+  UPLOAD_SETTING_KEYS,
+} from '../../store/queries/uploads';
+import type { Library } from '../library/library';
+import {
+  clearUploadCredentials,
+  saveUploadCredentials,
+  storedCredentialsHint,
+  type SecretCipher,
+} from '../upload/secret-store';
+import { checkKeySegment, parseS3Url, type UploadDefaults } from '../upload/target';
+
+/** The recording defaults a fresh library starts with. */
+export const DEFAULT_SETTINGS = {
+  fps: 30,
+  quality: 'standard',
+  display: null,
+  accessibility: true,
+  countdownS: 3,
+  // the recorder's own chords (src/recorder/input/hotkeys.ts): the desktop app registers them too
+  hotkeys: { startStop: 'ctrl+alt+shift+r', pause: 'ctrl+alt+shift+p' },
+} as const satisfies Pick<
+  SettingsDto,
+  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys'
+>;
+
+type RecordingDefaults = Pick<
+  SettingsDto,
+  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys'
+>;
+
+// The stored recording defaults over the built-in ones (a value of the wrong type is ignored).
+function recordingDefaults(lib: Library): RecordingDefaults {
+  const raw = getAppSettings(lib.db);
+  const stored = raw && typeof raw === 'object' ? (raw as Partial<RecordingDefaults>) : {};
+  const pick = <K extends keyof RecordingDefaults>(
+    key: K,
+    ok: (v: unknown) => boolean,
+  ): RecordingDefaults[K] => (ok(stored[key]) ? stored[key] : DEFAULT_SETTINGS[key]) as never;
+  return {
+    fps: pick('fps', (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 60),
+    quality: pick('quality', (v) => v === 'standard' || v === 'high'),
+    display: pick('display', (v) => v === null || typeof v === 'string'),
+    accessibility: pick('accessibility', (v) => typeof v === 'boolean'),
+    countdownS: pick('countdownS', (v) => Number.isInteger(v) && (v as number) >= 0),
+    hotkeys: pick(
+      'hotkeys',
+      (v) =>
+        !!v &&
+        typeof (v as { startStop?: unknown }).startStop === 'string' &&
+        typeof (v as { pause?: unknown }).pause === 'string',
+    ),
+  };
+}
+
+function uploadDefaults(lib: Library): UploadDefaults {
+  const v = getUploadSetting(lib.db, UPLOAD_SETTING_KEYS.target);
+  return v && typeof v === 'object' ? (v) : {};
+}
+
+/** The settings as `settings:get` answers them. */
+export function readSettings(lib: Library, cipher: SecretCipher | null): SettingsDto {
+  const upload = uploadDefaults(lib);
+  return {
+    annotator: upload.annotator ?? null,
+    ...recordingDefaults(lib),
+    uploadTarget: upload.bucket
+      ? `s3://${upload.bucket}${upload.prefix ? `/${upload.prefix}` : ''}`
+      : null,
+    uploadEndpoint: upload.endpoint ?? null,
+    hasUploadCredentials: storedCredentialsHint(lib.db) !== null,
+    canStoreCredentials: cipher !== null && cipher.isEncryptionAvailable(),
+  };
+}
+
+/** Applies a `settings:set` patch (all or nothing) and answers the settings after it. */
+export function writeSettings(
+  lib: Library,
+  patch: SettingsPatch,
+  cipher: SecretCipher | null,
+): SettingsDto {
+  if (patch.uploadCredentials && !(cipher && cipher.isEncryptionAvailable())) {
+    throw new AppError(
+      'SECRET_STORAGE_UNAVAILABLE',
+      'This host cannot keep upload credentials: only the desktop app stores them, encrypted by ' +
+        "the system's secret store.",
+      { field: 'uploadCredentials' },
+      'Save the credentials in the desktop app, or give them to the CLI through the standard AWS ' +
+        'variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or an AWS profile (--profile).',
+    );
+  }
+  // checked before anything is written
+  const annotator =
+    patch.annotator === undefined || patch.annotator === null || patch.annotator === ''
+      ? patch.annotator
+      : checkKeySegment('annotator', patch.annotator);
+  const target =
+    patch.uploadTarget === undefined || patch.uploadTarget === null
+      ? patch.uploadTarget
+      : parseS3Url(patch.uploadTarget);
+  lib.db.transaction(() => {
+    const current = recordingDefaults(lib);
+    const next: RecordingDefaults = {
+      ...current,
+      ...(patch.fps === undefined ? {} : { fps: patch.fps }),
+      ...(patch.quality === undefined ? {} : { quality: patch.quality }),
+      ...(patch.display === undefined ? {} : { display: patch.display }),
+      ...(patch.accessibility === undefined ? {} : { accessibility: patch.accessibility }),
+      ...(patch.countdownS === undefined ? {} : { countdownS: patch.countdownS }),
+      ...(patch.hotkeys === undefined ? {} : { hotkeys: patch.hotkeys }),
+    };
+    setAppSettings(lib.db, next);
+    const upload: UploadDefaults = { ...uploadDefaults(lib) };
+    if (annotator !== undefined) {
+      if (annotator) {
+        upload.annotator = annotator;
+      } else {
+        delete upload.annotator;
+      }
+    }
+    if (target !== undefined) {
+      if (target) {
+        upload.bucket = target.bucket;
+        upload.prefix = target.prefix;
+      } else {
+        delete upload.bucket;
+        delete upload.prefix;
+      }
+    }
+    if (patch.uploadEndpoint !== undefined) {
+      if (patch.uploadEndpoint) {
+        upload.endpoint = patch.uploadEndpoint;
+      } else {
+        delete upload.endpoint;
+      }
+    }
+    setUploadSetting(lib.db, UPLOAD_SETTING_KEYS.target, upload);
+    if (patch.uploadCredentials === null) {
+      clearUploadCredentials(lib.db);
+    } else if (patch.uploadCredentials && cipher) {
+      saveUploadCredentials(lib.db, cipher, patch.uploadCredentials);
+    }
+  })();
+  return readSettings(lib, cipher);
+}
