@@ -252,8 +252,9 @@ async function start(): Promise<void> {
   const bindHotkeys = async (): Promise<void> => {
     hotkeys?.unregister();
     const bindings = await readHotkeys(services);
+    // registered also while recording, so the chord never reaches the application recorded
     hotkeys = registerHotkeys(globalShortcut, bindings, (action) =>
-      recordingShell.send({ type: action === 'startStop' ? 'toggle-recording' : 'toggle-pause' }),
+      recordingShell.send({ type: 'hotkey', action }),
     );
     recordingShell.setHotkeys(bindings);
     if (hotkeys.report.conflicts.length > 0) {

@@ -1,9 +1,9 @@
 // The recording UX of the desktop app as a pure state machine: what the tray, the global hotkeys
 // and the HUD ask for, and what the recorder reports, in; the commands for the recorder and the
 // view (tray menu and tooltip, HUD, main window visibility, a notice) out. The recorder is the
-// authority: its status reports decide the phase. A recording that ends without being asked to
-// (the recorder died, the disk filled up) is a crash: back to idle with a notice saying why and
-// what was kept. States: idle → starting → recording ⇄ paused → stopping → idle.
+// authority: its status reports decide the phase. A recording that ends with an error without
+// being asked to (the recorder died, the disk filled up) is a crash: back to idle with a notice
+// saying why and what was kept. States: idle → starting → recording ⇄ paused → stopping → idle.
 import { assertNever } from '../shared/assert';
 
 /** The recorder's phases (the contract's RECORDER_STATES). */
@@ -35,8 +35,14 @@ export type UxCommand =
 
 /** What can happen. */
 export type UxInput =
-  /** The start/stop hotkey or tray item: start with the last task, or stop. */
+  /** The start/stop tray item: start with the last task, or stop. */
   | { type: 'toggle-recording' }
+  /**
+   * A global hotkey press. Only a start is the app's to do: while a recording runs, the recorder
+   * acts on the same chords itself (its input hook sees them; the settings give both the same
+   * hotkeys), so acting here too would stop twice or pause and resume at once.
+   */
+  | { type: 'hotkey'; action: 'startStop' | 'pause' }
   /** A start with a task (the Record page, or the app after `ask-task`). */
   | { type: 'start'; task: string }
   /** The pause hotkey or tray item: pause or resume. */
@@ -93,6 +99,10 @@ export function reduceUx(state: UxState, input: UxInput): UxStep {
           : reduceUx(state, { type: 'start', task: state.lastTask });
       }
       return isCapturing(state.phase) ? reduceUx(state, { type: 'stop' }) : stay;
+    case 'hotkey':
+      return state.phase === 'idle' && input.action === 'startStop'
+        ? reduceUx(state, { type: 'toggle-recording' })
+        : stay;
     case 'start': {
       const task = input.task.trim();
       if (state.phase !== 'idle' || task === '') {
@@ -170,13 +180,17 @@ function followStatus(state: UxState, status: RecorderSnapshot, atMs: number): U
       notice: `The recording could not start: ${status.error?.message ?? 'no reason given'}`,
     };
   }
+  if (status.error === null) {
+    // an end without an error is a stop (the recorder's own stop hotkey), not a crash
+    return next;
+  }
   const saved =
     status.lastRecordingId !== null && status.lastRecordingId !== state.lastRecordingId
       ? ` What was captured is saved as recording ${status.lastRecordingId}.`
       : '';
   return {
     ...next,
-    notice: `The recording stopped on its own: ${status.error?.message ?? 'no reason given'}.${saved}`,
+    notice: `The recording stopped on its own: ${status.error.message}.${saved}`,
   };
 }
 

@@ -177,10 +177,35 @@ describe('recording UX state machine', () => {
     expect(run([{ type: 'start', task: '   ' }]).commands).toEqual([]);
     // a hotkey start without a task asks for one
     expect(run([{ type: 'toggle-recording' }]).commands).toEqual(['ask-task']);
+    expect(run([{ type: 'hotkey', action: 'startStop' }]).commands).toEqual(['ask-task']);
     expect(run([{ type: 'discard' }], recording)).toMatchObject({
       commands: ['discard'],
       state: { phase: 'stopping' },
     });
+  });
+
+  it('leaves hotkeys to the recorder while it records: no double stop, no pause-and-resume', () => {
+    const recording = run([{ type: 'start', task: 'T' }, status('recording')]).state;
+    for (const action of ['startStop', 'pause'] as const) {
+      const step = reduceUx(recording, { type: 'hotkey', action });
+      expect(step).toEqual({ state: recording, commands: [] });
+    }
+    // the recorder's own hotkey pause and stop arrive as its status
+    const paused = run([status('paused')], recording).state;
+    expect(paused.phase).toBe('paused');
+    expect(reduceUx(paused, { type: 'hotkey', action: 'pause' }).commands).toEqual([]);
+    const stopped = run([status('stopping'), status('idle', { lastRecordingId: 'r' })], paused);
+    expect(stopped.state).toMatchObject({ phase: 'idle', notice: null });
+    // also when its 'stopping' report was missed: an end without an error is no crash
+    expect(run([status('idle', { lastRecordingId: 'r' })], paused).state).toMatchObject({
+      phase: 'idle',
+      notice: null,
+    });
+    // idle: the start/stop hotkey starts with the last task, the pause hotkey does nothing
+    expect(run([{ type: 'hotkey', action: 'startStop' }], stopped.state).commands).toEqual([
+      'start:Open settings',
+    ]);
+    expect(run([{ type: 'hotkey', action: 'pause' }], stopped.state).commands).toEqual([]);
   });
 
   it('formats elapsed time', () => {
