@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { AccessibilityAdapter } from '../axtree/adapter';
 import type { AxElementRecord, AxSnapshot } from '../axtree/model';
 import { AppError } from '../shared/errors';
-import { findSetpriv } from '../infra/parent-death';
 import { monotonicNowMs } from './clock';
 import type { DisplayInfo } from './display-info';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
@@ -470,16 +469,15 @@ export class RecordingSession {
     const index = this.segments.length;
     const file = path.join(o.outputDir, `video-${index}.mp4`);
     const ffmpeg = new FfmpegRecorder();
-    // ffmpeg finishes its fragments even when we are SIGKILLed; without setpriv (not every
-    // distribution ships util-linux's) ffmpeg is started directly and only our exit hooks stop it
-    const setprivPath = findSetpriv();
+    // ffmpeg finishes its fragments even when we are SIGKILLed: it gets one SIGTERM when this
+    // process dies (src/infra/parent-death.ts: a watcher on Linux, which needs no setpriv)
     const started = await ffmpeg.start({
       ffmpegPath: o.ffmpegPath,
       source: o.platform.capture.source(o.display),
       outputPath: file,
       fps: o.fps ?? 30,
       env: o.env,
-      ...(setprivPath === null ? {} : { parentDeathSignal: 'SIGTERM' as const, setprivPath }),
+      parentDeathSignal: 'SIGTERM',
     });
     this.ffmpeg = ffmpeg;
     const segment: VideoSegment = { path: file, videoStart: started.videoStart, result: null };
