@@ -1,10 +1,16 @@
-// A real electron-builder run over electron-builder.yml, offline: `--linux dir` (the unpacked app
-// that the AppImage and deb wrap) against a stand-in Electron distribution (`electronDist`: a
-// file carrying Electron's fuse wire instead of the downloaded zip). It exercises electron-builder's
-// own config validation, the files and asarUnpack patterns, npmRebuild off and the afterPack fuse
-// hook (docs/packaging.md §7). Needs the built bundles (npx electron-vite build, npm run build:node).
+// Real electron-builder runs over electron-builder.yml, offline: `--linux dir` and `--win dir`
+// (the unpacked apps that the AppImage, deb and NSIS installer wrap) against stand-in Electron
+// distributions (`electronDist` instead of the downloaded zip). They exercise electron-builder's
+// own config validation, the files and asarUnpack patterns, npmRebuild off, the afterPack fuse hook
+// and, on Windows, the asar integrity resource (docs/packaging.md §7). Needs the built bundles
+// (npx electron-vite build, npm run build:node).
+//
+// The Linux stand-in is written here: a file with Electron's fuse sentinel and wire. The Windows
+// one, fixtures/electron-win/electron.exe (1.5 kB), is a PE32+ made with resedit: an empty
+// executable with a version resource (electron-builder adds the asar integrity next to it) and an
+// RCDATA resource holding the sentinel and Electron 45's default wire '10110001'.
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -12,6 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
+/** Electron 45's defaults: RunAsNode, NodeOptions, CliInspect, GrantFileProtocol on. */
+const DEFAULT_WIRE = '10110001';
+/** After the hook: RunAsNode, Cookie, NodeOptions, Inspect, AsarIntegrity, AsarOnly, V8Snapshot, FileProtocol. */
+const FLIPPED_WIRE = '01001100';
 const BUNDLES = [
   'out/main/index.js',
   'out/preload/index.cjs',
@@ -39,11 +49,54 @@ async function asarEntries(file: string): Promise<Map<string, boolean>> {
   return entries;
 }
 
+/** Every fuse wire in a binary (one per sentinel). */
+function wiresOf(binary: Buffer): string[] {
+  const wires: string[] = [];
+  for (let at = binary.indexOf(SENTINEL); at >= 0; at = binary.indexOf(SENTINEL, at + 1)) {
+    const wire = at + SENTINEL.length;
+    wires.push(binary.subarray(wire + 2, wire + 2 + binary[wire + 1]!).toString('latin1'));
+  }
+  return wires;
+}
+
+type Packed = { appDir: string; log: string; entries: Map<string, boolean> };
+
 let dir: string;
-let appDir: string;
-let unpackedOf: Map<string, boolean>;
-let entries: string[];
-let log: string;
+
+/** Runs electron-builder for one platform with `dist` as the Electron distribution. */
+async function pack(platform: 'linux' | 'win', dist: string, extra: string[]): Promise<Packed> {
+  const output = path.join(dir, `dist-${platform}`);
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    [
+      path.join(root, 'node_modules/electron-builder/cli.js'),
+      `--${platform}`,
+      'dir',
+      '--x64',
+      '--publish',
+      'never',
+      `-c.electronDist=${dist}`,
+      `-c.directories.output=${output}`,
+      ...extra,
+    ],
+    {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+      // electron-builder logs nothing but errors when it sees VITEST in its environment
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST'))),
+    },
+  );
+  const appDir = path.join(output, `${platform}-unpacked`);
+  return {
+    appDir,
+    // eslint-disable-next-line no-control-regex -- electron-builder colours its log
+    log: (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, ''),
+    entries: await asarEntries(path.join(appDir, 'resources', 'app.asar')),
+  };
+}
+
+let linux: Packed;
+let win: Packed;
 
 beforeAll(async () => {
   for (const bundle of BUNDLES) {
@@ -55,47 +108,31 @@ beforeAll(async () => {
       );
     }
   }
-  dir = await mkdtemp(path.join(os.tmpdir(), 'pack-linux-'));
-  // the stand-in Electron: Electron 45's default fuse wire, RunAsNode..GrantFileProtocol
-  const dist = path.join(dir, 'electron-dist');
-  await mkdir(path.join(dist, 'resources'), { recursive: true });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pack-'));
+  const linuxDist = path.join(dir, 'electron-linux');
+  await mkdir(path.join(linuxDist, 'resources'), { recursive: true });
   await writeFile(
-    path.join(dist, 'electron'),
+    path.join(linuxDist, 'electron'),
     Buffer.concat([
       Buffer.from('stand-in'),
       Buffer.from(SENTINEL),
-      Buffer.from([1, 8]),
-      Buffer.from('10110001'),
+      Buffer.from([1, DEFAULT_WIRE.length]),
+      Buffer.from(DEFAULT_WIRE),
     ]),
     { mode: 0o755 },
   );
-  await writeFile(path.join(dist, 'LICENSE'), '');
-  const output = path.join(dir, 'dist');
-  const cli = path.join(root, 'node_modules/electron-builder/cli.js');
-  const { stdout, stderr } = await promisify(execFile)(
-    process.execPath,
-    [
-      cli,
-      '--linux',
-      'dir',
-      '--publish',
-      'never',
-      `-c.electronDist=${dist}`,
-      `-c.directories.output=${output}`,
-    ],
-    {
-      cwd: root,
-      maxBuffer: 64 * 1024 * 1024,
-      // electron-builder logs nothing but errors when it sees VITEST in its environment
-      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST'))),
-    },
+  const winDist = path.join(dir, 'electron-win');
+  await mkdir(path.join(winDist, 'resources'), { recursive: true });
+  await copyFile(
+    path.join(import.meta.dirname, 'fixtures/electron-win/electron.exe'),
+    path.join(winDist, 'electron.exe'),
   );
-  // eslint-disable-next-line no-control-regex -- electron-builder colours its log
-  log = (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, '');
-  appDir = path.join(output, 'linux-unpacked');
-  unpackedOf = await asarEntries(path.join(appDir, 'resources', 'app.asar'));
-  entries = [...unpackedOf.keys()];
-}, 240_000);
+  // Windows: no rcedit/signing (it needs downloaded tools); the asar integrity is still embedded
+  [linux, win] = await Promise.all([
+    pack('linux', linuxDist, []),
+    pack('win', winDist, ['-c.win.signAndEditExecutable=false']),
+  ]);
+}, 300_000);
 
 afterAll(async () => {
   if (dir) {
@@ -103,18 +140,23 @@ afterAll(async () => {
   }
 });
 
-describe('electron-builder --linux dir', () => {
+describe.each([
+  ['linux', 'cua-annotator', () => linux],
+  ['win', 'cua-annotator.exe', () => win],
+])('electron-builder --%s dir', (_platform, executable, packed) => {
   it('accepts the configuration and rebuilds nothing', () => {
-    expect(log).toMatch(/skipped dependencies rebuild\s+reason=npmRebuild is set to false/);
+    expect(packed().log).toMatch(
+      /skipped dependencies rebuild\s+reason=npmRebuild is set to false/,
+    );
   });
 
   it('flips the fuses of the packed executable in the afterPack hook', async () => {
-    const binary = await readFile(path.join(appDir, 'cua-annotator'));
-    const at = binary.indexOf(SENTINEL) + SENTINEL.length;
-    expect(binary.subarray(at + 2, at + 2 + binary[at + 1]!).toString('latin1')).toBe('01001100');
+    const binary = await readFile(path.join(packed().appDir, executable));
+    expect(wiresOf(binary)).toEqual([FLIPPED_WIRE]);
   });
 
   it('packs the bundles and package.json into app.asar, without native sources or usocket', () => {
+    const entries = [...packed().entries.keys()];
     for (const bundle of [...BUNDLES, 'package.json']) {
       expect(entries).toContain(`/${bundle}`);
     }
@@ -128,11 +170,22 @@ describe('electron-builder --linux dir', () => {
   });
 
   it('unpacks the Node-API prebuilds next to the asar', async () => {
-    expect(unpackedOf.get('/node_modules/better-sqlite3/prebuilds/linux-x64.node')).toBe(true);
-    expect(unpackedOf.get('/out/main/index.js')).toBe(false);
+    const { entries, appDir } = packed();
+    expect(entries.get('/node_modules/better-sqlite3/prebuilds/win32-x64.node')).toBe(true);
+    expect(entries.get('/out/main/index.js')).toBe(false);
     const unpacked = path.join(appDir, 'resources', 'app.asar.unpacked', 'node_modules');
     await access(path.join(unpacked, 'better-sqlite3/prebuilds/linux-x64.node'));
+    await access(path.join(unpacked, 'better-sqlite3/prebuilds/win32-x64.node'));
     await access(path.join(unpacked, 'better-sqlite3/lib/binding.js'));
-    await access(path.join(unpacked, 'uiohook-napi/prebuilds/linux-x64/uiohook-napi.node'));
+    await access(path.join(unpacked, 'uiohook-napi/prebuilds/win32-x64/uiohook-napi.node'));
+  });
+});
+
+describe('electron-builder --win dir', () => {
+  it('embeds the asar integrity (checked by the EnableEmbeddedAsarIntegrityValidation fuse)', async () => {
+    const binary = await readFile(path.join(win.appDir, 'cua-annotator.exe'));
+    expect(binary.includes(Buffer.from('ELECTRONASAR', 'utf16le'))).toBe(true);
+    const json = /\[\{"file":"resources\\\\app\.asar","alg":"SHA256","value":"[0-9a-f]{64}"\}\]/;
+    expect(binary.toString('latin1')).toMatch(json);
   });
 });
