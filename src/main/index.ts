@@ -64,6 +64,8 @@ const PAGE_ORIGIN = (DEV_URL === null ? null : originOf(DEV_URL)) ?? APP_ORIGIN;
 let mainWindow: BrowserWindow | null = null;
 let hudWindow: BrowserWindow | null = null;
 let isQuitting = false;
+/** True while a recording is under way: the main window stays out of the video then. */
+let isRecording = (): boolean => false;
 
 /** Every live window of the app (main and HUD). */
 function appWindows(): BrowserWindow[] {
@@ -242,6 +244,7 @@ async function start(): Promise<void> {
     },
   });
   const recordingShell = shell;
+  isRecording = () => recordingShell.state.phase !== 'idle';
   const ticker = setInterval(() => {
     if (recordingShell.state.phase === 'recording') {
       recordingShell.refresh();
@@ -256,7 +259,10 @@ async function start(): Promise<void> {
     hotkeys = registerHotkeys(globalShortcut, bindings, (action) =>
       recordingShell.send({ type: 'hotkey', action }),
     );
-    recordingShell.setHotkeys(bindings);
+    const shown = Object.fromEntries(
+      hotkeys.report.registered.map((r) => [r.action, r.accelerator]),
+    );
+    recordingShell.setHotkeys(shown);
     if (hotkeys.report.conflicts.length > 0) {
       notify(hotkeys.report.conflicts.map((c) => c.message).join('\n'));
     }
@@ -294,7 +300,12 @@ if (!app.requestSingleInstanceLock()) {
   // another instance runs: it gets our 'second-instance' and shows itself
   app.quit();
 } else {
-  app.on('second-instance', () => showMainWindow());
+  // a second launch shows this instance, unless that would put the window into a recording
+  app.on('second-instance', () => {
+    if (!isRecording()) {
+      showMainWindow();
+    }
+  });
   app.on('before-quit', () => {
     isQuitting = true;
   });

@@ -270,6 +270,12 @@ describe('main process composition root', () => {
       [hotkeys.startStop, hotkeys.pause].map((a) => normalize(a)).sort(),
     );
 
+    // the tray shows each hotkey in Electron's form beside its item
+    const menu = electron.trays[0]!.menu as { template: { id?: string; accelerator?: string }[] };
+    expect(menu.template.find((i) => i.id === 'toggle-recording')?.accelerator).toBe(
+      normalize(hotkeys.startStop),
+    );
+
     // the app keeps upload credentials (through safeStorage), so the settings say it can
     expect(settings.value).toMatchObject({ canStoreCredentials: true });
 
