@@ -75,13 +75,16 @@ describe('fuse settings', () => {
   });
 
   it('map to @electron/fuses wire indices, with the ad-hoc signature reset on macOS only', () => {
-    const mac = fuseConfig('darwin');
+    const mac = fuseConfig('darwin', 'darwin');
     expect(mac.version).toBe(FuseVersion.V1);
     expect(mac.resetAdHocDarwinSignature).toBe(true);
     expect(mac[FuseV1Options.RunAsNode]).toBe(false);
     expect(mac[FuseV1Options.OnlyLoadAppFromAsar]).toBe(true);
     expect(mac[FuseV1Options.EnableEmbeddedAsarIntegrityValidation]).toBe(true);
     expect(mac[FuseV1Options.LoadBrowserProcessSpecificV8Snapshot]).toBeUndefined();
+    expect(fuseConfig('mas', 'darwin').resetAdHocDarwinSignature).toBe(true);
+    // codesign exists only on macOS: a macOS app packed elsewhere is left unsigned
+    expect(fuseConfig('darwin', 'linux').resetAdHocDarwinSignature).toBe(false);
     expect(fuseConfig('linux').resetAdHocDarwinSignature).toBe(false);
     expect(fuseConfig('win32').resetAdHocDarwinSignature).toBe(false);
   });

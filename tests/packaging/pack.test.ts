@@ -1,14 +1,16 @@
-// Real electron-builder runs over electron-builder.yml, offline: `--linux dir` and `--win dir`
-// (the unpacked apps that the AppImage, deb and NSIS installer wrap) against stand-in Electron
-// distributions (`electronDist` instead of the downloaded zip). They exercise electron-builder's
-// own config validation, the files and asarUnpack patterns, npmRebuild off, the afterPack fuse hook
-// and, on Windows, the asar integrity resource (docs/packaging.md §7). Needs the built bundles
-// (npx electron-vite build, npm run build:node).
+// Real electron-builder runs over electron-builder.yml, offline: `--linux dir`, `--win dir` and
+// `--mac dir` (the unpacked apps that the AppImage, deb, NSIS installer and dmg wrap) against
+// stand-in Electron distributions (`electronDist` instead of the downloaded zip). They exercise
+// electron-builder's own config validation, the files and asarUnpack patterns, npmRebuild off, the
+// afterPack fuse hook, the asar integrity that Windows and macOS embed, and the macOS Info.plist
+// with its usage strings (docs/packaging.md §7). Needs the built bundles (npx electron-vite build,
+// npm run build:node).
 //
-// The Linux stand-in is written here: a file with Electron's fuse sentinel and wire. The Windows
-// one, fixtures/electron-win/electron.exe (1.5 kB), is a PE32+ made with resedit: an empty
-// executable with a version resource (electron-builder adds the asar integrity next to it) and an
-// RCDATA resource holding the sentinel and Electron 45's default wire '10110001'.
+// The Linux and macOS stand-ins are written here: files with Electron's fuse sentinel and wire,
+// and for macOS an Electron.app skeleton with its Info.plist and one helper app. The Windows one,
+// fixtures/electron-win/electron.exe (1.5 kB), is a PE32+ made with resedit: an empty executable
+// with a version resource (electron-builder adds the asar integrity next to it) and an RCDATA
+// resource holding the sentinel and Electron 45's default wire '10110001'.
 import { execFile } from 'node:child_process';
 import { access, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -59,12 +61,54 @@ function wiresOf(binary: Buffer): string[] {
   return wires;
 }
 
-type Packed = { appDir: string; log: string; entries: Map<string, boolean> };
+type Platform = 'linux' | 'win' | 'mac';
+type Packed = {
+  /** The folder holding app.asar and app.asar.unpacked. */
+  resources: string;
+  /** The file carrying the fuse wire. */
+  fuseFile: string;
+  log: string;
+  entries: Map<string, boolean>;
+};
+
+/** Where electron-builder puts the app, per platform (x64), under the output folder. */
+const LAYOUT: Record<Platform, { resources: string; fuseFile: string }> = {
+  linux: { resources: 'linux-unpacked/resources', fuseFile: 'linux-unpacked/cua-annotator' },
+  win: { resources: 'win-unpacked/resources', fuseFile: 'win-unpacked/cua-annotator.exe' },
+  mac: {
+    resources: 'mac/cua-annotator.app/Contents/Resources',
+    fuseFile:
+      'mac/cua-annotator.app/Contents/Frameworks/Electron Framework.framework/Electron Framework',
+  },
+};
 
 let dir: string;
 
+/** A stand-in Electron binary: the fuse sentinel and Electron 45's default wire. */
+const standIn = (): Buffer =>
+  Buffer.concat([
+    Buffer.from('stand-in'),
+    Buffer.from(SENTINEL),
+    Buffer.from([1, DEFAULT_WIRE.length]),
+    Buffer.from(DEFAULT_WIRE),
+  ]);
+
+/** An XML plist of string values. */
+const plist = (values: Record<string, string>): string =>
+  '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>' +
+  Object.entries(values)
+    .map(([key, value]) => `<key>${key}</key><string>${value}</string>`)
+    .join('') +
+  '</dict></plist>\n';
+
+/** Writes `content` to `file` under `base`, creating folders. */
+async function put(base: string, file: string, content: string | Buffer): Promise<void> {
+  await mkdir(path.dirname(path.join(base, file)), { recursive: true });
+  await writeFile(path.join(base, file), content);
+}
+
 /** Runs electron-builder for one platform with `dist` as the Electron distribution. */
-async function pack(platform: 'linux' | 'win', dist: string, extra: string[]): Promise<Packed> {
+async function pack(platform: Platform, dist: string, extra: string[]): Promise<Packed> {
   const output = path.join(dir, `dist-${platform}`);
   const { stdout, stderr } = await promisify(execFile)(
     process.execPath,
@@ -86,17 +130,19 @@ async function pack(platform: 'linux' | 'win', dist: string, extra: string[]): P
       env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST'))),
     },
   );
-  const appDir = path.join(output, `${platform}-unpacked`);
+  const resources = path.join(output, LAYOUT[platform].resources);
   return {
-    appDir,
+    resources,
+    fuseFile: path.join(output, LAYOUT[platform].fuseFile),
     // eslint-disable-next-line no-control-regex -- electron-builder colours its log
     log: (stdout + stderr).replace(/\x1b\[[0-9;]*m/g, ''),
-    entries: await asarEntries(path.join(appDir, 'resources', 'app.asar')),
+    entries: await asarEntries(path.join(resources, 'app.asar')),
   };
 }
 
 let linux: Packed;
 let win: Packed;
+let mac: Packed;
 
 beforeAll(async () => {
   for (const bundle of BUNDLES) {
@@ -110,27 +156,45 @@ beforeAll(async () => {
   }
   dir = await mkdtemp(path.join(os.tmpdir(), 'pack-'));
   const linuxDist = path.join(dir, 'electron-linux');
-  await mkdir(path.join(linuxDist, 'resources'), { recursive: true });
-  await writeFile(
-    path.join(linuxDist, 'electron'),
-    Buffer.concat([
-      Buffer.from('stand-in'),
-      Buffer.from(SENTINEL),
-      Buffer.from([1, DEFAULT_WIRE.length]),
-      Buffer.from(DEFAULT_WIRE),
-    ]),
-    { mode: 0o755 },
-  );
+  await put(linuxDist, 'electron', standIn());
+  await mkdir(path.join(linuxDist, 'resources'));
   const winDist = path.join(dir, 'electron-win');
   await mkdir(path.join(winDist, 'resources'), { recursive: true });
   await copyFile(
     path.join(import.meta.dirname, 'fixtures/electron-win/electron.exe'),
     path.join(winDist, 'electron.exe'),
   );
-  // Windows: no rcedit/signing (it needs downloaded tools); the asar integrity is still embedded
-  [linux, win] = await Promise.all([
+  const macDist = path.join(dir, 'electron-mac');
+  const contents = path.join(macDist, 'Electron.app/Contents');
+  await put(contents, 'MacOS/Electron', 'stand-in');
+  await put(contents, 'Frameworks/Electron Framework.framework/Electron Framework', standIn());
+  await put(contents, 'Frameworks/Electron Helper.app/Contents/MacOS/Electron Helper', 'stand-in');
+  await put(
+    contents,
+    'Frameworks/Electron Helper.app/Contents/Info.plist',
+    plist({
+      CFBundleExecutable: 'Electron Helper',
+      CFBundleIdentifier: 'com.github.Electron.helper',
+    }),
+  );
+  await put(
+    contents,
+    'Info.plist',
+    plist({
+      CFBundleExecutable: 'Electron',
+      CFBundleIdentifier: 'com.github.Electron',
+      CFBundleName: 'Electron',
+      CFBundleVersion: '45.5.0',
+      CFBundlePackageType: 'APPL',
+    }),
+  );
+  await mkdir(path.join(contents, 'Resources'));
+  // Windows: no rcedit/signing (it needs downloaded tools); the asar integrity is still embedded.
+  // macOS: electron-builder skips signing off macOS, and so does the hook's ad-hoc re-signing.
+  [linux, win, mac] = await Promise.all([
     pack('linux', linuxDist, []),
     pack('win', winDist, ['-c.win.signAndEditExecutable=false']),
+    pack('mac', macDist, []),
   ]);
 }, 300_000);
 
@@ -141,9 +205,10 @@ afterAll(async () => {
 });
 
 describe.each([
-  ['linux', 'cua-annotator', () => linux],
-  ['win', 'cua-annotator.exe', () => win],
-])('electron-builder --%s dir', (_platform, executable, packed) => {
+  ['linux', () => linux],
+  ['win', () => win],
+  ['mac', () => mac],
+])('electron-builder --%s dir', (_platform, packed) => {
   it('accepts the configuration and rebuilds nothing', () => {
     expect(packed().log).toMatch(
       /skipped dependencies rebuild\s+reason=npmRebuild is set to false/,
@@ -151,8 +216,7 @@ describe.each([
   });
 
   it('flips the fuses of the packed executable in the afterPack hook', async () => {
-    const binary = await readFile(path.join(packed().appDir, executable));
-    expect(wiresOf(binary)).toEqual([FLIPPED_WIRE]);
+    expect(wiresOf(await readFile(packed().fuseFile))).toEqual([FLIPPED_WIRE]);
   });
 
   it('packs the bundles and package.json into app.asar, without native sources or usocket', () => {
@@ -170,10 +234,10 @@ describe.each([
   });
 
   it('unpacks the Node-API prebuilds next to the asar', async () => {
-    const { entries, appDir } = packed();
+    const { entries, resources } = packed();
     expect(entries.get('/node_modules/better-sqlite3/prebuilds/win32-x64.node')).toBe(true);
     expect(entries.get('/out/main/index.js')).toBe(false);
-    const unpacked = path.join(appDir, 'resources', 'app.asar.unpacked', 'node_modules');
+    const unpacked = path.join(resources, 'app.asar.unpacked', 'node_modules');
     await access(path.join(unpacked, 'better-sqlite3/prebuilds/linux-x64.node'));
     await access(path.join(unpacked, 'better-sqlite3/prebuilds/win32-x64.node'));
     await access(path.join(unpacked, 'better-sqlite3/lib/binding.js'));
@@ -183,9 +247,26 @@ describe.each([
 
 describe('electron-builder --win dir', () => {
   it('embeds the asar integrity (checked by the EnableEmbeddedAsarIntegrityValidation fuse)', async () => {
-    const binary = await readFile(path.join(win.appDir, 'cua-annotator.exe'));
+    const binary = await readFile(win.fuseFile);
     expect(binary.includes(Buffer.from('ELECTRONASAR', 'utf16le'))).toBe(true);
     const json = /\[\{"file":"resources\\\\app\.asar","alg":"SHA256","value":"[0-9a-f]{64}"\}\]/;
     expect(binary.toString('latin1')).toMatch(json);
+  });
+});
+
+describe('electron-builder --mac dir', () => {
+  it('writes the usage strings and the asar integrity into Info.plist', async () => {
+    const info = await readFile(path.join(mac.resources, '..', 'Info.plist'), 'utf8');
+    const value = (key: string): string | undefined =>
+      new RegExp(`<key>${key}</key>\\s*<string>([^<]*)</string>`).exec(info)?.[1];
+    expect(value('CFBundleIdentifier')).toBe('dev.cua-annotator.app');
+    expect(value('CFBundleExecutable')).toBe('cua-annotator');
+    expect(value('NSScreenCaptureUsageDescription')).toMatch(/records your screen/);
+    expect(value('NSAppleEventsUsageDescription')).toMatch(/names of its windows and controls/);
+    expect(info).toMatch(
+      /<key>ElectronAsarIntegrity<\/key>\s*<dict>\s*<key>Resources\/app\.asar<\/key>[\s\S]*?<string>SHA256<\/string>/,
+    );
+    expect(value('CFBundleIconFile')).toBe('icon.icns');
+    await access(path.join(mac.resources, 'icon.icns'));
   });
 });

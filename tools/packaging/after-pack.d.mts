@@ -12,7 +12,7 @@ export type PackContext = {
 };
 
 export declare const FUSE_SETTINGS: Readonly<Partial<Record<FuseName, boolean>>>;
-export declare function fuseConfig(platform: string): FuseV1Config;
+export declare function fuseConfig(platform: string, host?: NodeJS.Platform): FuseV1Config;
 export declare function electronBinaryPath(context: PackContext): string;
 export declare function afterPack(context: PackContext): Promise<void>;
 export default afterPack;

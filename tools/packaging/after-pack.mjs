@@ -3,6 +3,7 @@
 // fails the build if any fuse did not take (docs/packaging.md §2). Plain JavaScript so that
 // electron-builder loads it on any packaging machine; its types are in after-pack.d.mts.
 import path from 'node:path';
+import process from 'node:process';
 import fuses from '@electron/fuses';
 
 const { flipFuses, getCurrentFuseWire, FuseV1Options, FuseVersion } = fuses;
@@ -36,13 +37,14 @@ export const FUSE_SETTINGS = Object.freeze({
 
 /**
  * The @electron/fuses configuration for a platform (electron-builder's electronPlatformName):
- * FUSE_SETTINGS by wire index, and on macOS the ad-hoc signature reset that arm64 needs after the
- * binary changed (electron-builder signs properly afterwards when an identity is configured).
+ * FUSE_SETTINGS by wire index, and for a macOS app packed on macOS the ad-hoc signature reset that
+ * arm64 needs after the binary changed (it runs `codesign`, which only macOS has; electron-builder
+ * signs properly afterwards when an identity is configured).
  */
-export function fuseConfig(platform) {
+export function fuseConfig(platform, host = process.platform) {
   const config = {
     version: FuseVersion.V1,
-    resetAdHocDarwinSignature: platform === 'darwin' || platform === 'mas',
+    resetAdHocDarwinSignature: (platform === 'darwin' || platform === 'mas') && host === 'darwin',
   };
   for (const [name, enabled] of Object.entries(FUSE_SETTINGS)) {
     const index = FuseV1Options[name];
