@@ -12,7 +12,7 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingDto } from '../../src/shared/contract';
 import { openLibrary } from '../../src/services/library/library';
-import { readEvents } from '../../src/store';
+import { listMarks, readEvents, type MarkRecord } from '../../src/store';
 import type { RawEvent } from '../../src/shared/domain';
 import { startDesktop, type Desktop } from '../helpers/desktop';
 import { REPO_ROOT } from '../helpers/paths';
@@ -29,6 +29,12 @@ type PointerTarget = {
   ) => void;
 };
 type ImageLike = { complete: boolean; naturalWidth: number };
+
+/** Screenshots: a temp folder, or docs/screenshots with UPDATE_SCREENSHOTS=1. */
+const SCREENSHOT_DIR =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(REPO_ROOT, 'docs', 'screenshots')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'cua-screenshots-'));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TASK = 'Press the button and fill in the form';
@@ -199,6 +205,31 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
     await countdown.fill('2');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByTestId('settings-status').textContent()).toBe('Saved.');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'settings.png') });
+    // a value the service refuses is shown at its field, with the service's message
+    await page.getByLabel('Target').fill('http://not-s3');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => page.getByTestId('settings-uploadTarget-error').textContent())
+      .toMatch(/uploadTarget must be s3:\/\/BUCKET\/PREFIX/);
+    await page.getByRole('button', { name: 'Revert' }).click();
+
+    // the health page lists the doctor's checks with a verdict each, and checks again
+    await page.getByRole('link', { name: 'Health' }).click();
+    const checks = page.getByTestId('health-check');
+    await expect.poll(() => checks.count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    const verdicts = await checks.evaluateAll((els) =>
+      els.map((el) => (el as unknown as { dataset: { verdict: string } }).dataset.verdict),
+    );
+    expect(verdicts.every((v) => ['ok', 'warn', 'fail'].includes(v))).toBe(true);
+    expect(await page.getByTestId('onboarding-linux').getAttribute('open')).not.toBeNull();
+    await page.getByRole('button', { name: 'Check again' }).click();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Check again' }).isEnabled(), {
+        timeout: 20_000,
+      })
+      .toBe(true);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'health.png'), fullPage: true });
 
     await page.getByRole('link', { name: 'Record' }).click();
     const start = page.getByRole('button', { name: 'Start recording' });
@@ -216,7 +247,8 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
   });
 
   it('records the GTK form: a reload keeps it running, a pause leaves its input out, and Stop opens the recording with only the form’s steps', async () => {
-    await page.getByRole('button', { name: 'Start recording' }).click();
+    // the keyboard starts it too: Enter in the Task field
+    await page.getByLabel('Task').press('Enter');
     await page.getByTestId('record-countdown').waitFor();
     await expect.poll(() => recordState().textContent(), { timeout: 20_000 }).toBe('Recording');
     expect(await page.title()).toBe(RECORDING_TITLE);
@@ -227,6 +259,15 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
     expect(await page.getByTestId('record-live-task').textContent()).toBe(TASK);
     expect(await page.getByRole('button', { name: 'Stop' }).isEnabled()).toBe(true);
     await expect.poll(() => page.title()).toBe(RECORDING_TITLE);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'record.png') });
+
+    // the HUD (the desktop app's small window) shows the same recording
+    const hud = await page.context().newPage();
+    await hud.goto(`${served.origin}/#/hud`);
+    await expect.poll(() => hud.getByTestId('hud-state').textContent()).toBe('Recording');
+    expect(await hud.getByTestId('hud-task').textContent()).toBe(TASK);
+    expect(await hud.getByRole('button', { name: 'Stop' }).isEnabled()).toBe(true);
+    await hud.close();
 
     await clickForm('button');
     await clickForm('entry');
@@ -239,7 +280,7 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
       .toBeGreaterThan(0);
 
     // pause: what happens meanwhile is not recorded
-    const pauseAt = await pressOnScreen(page.getByRole('button', { name: 'Pause' }));
+    await pressOnScreen(page.getByRole('button', { name: 'Pause' }));
     await expect.poll(() => recordState().textContent(), { timeout: 10_000 }).toBe('Paused');
     await clickForm('button');
     await clickForm('entry');
@@ -252,32 +293,39 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
     await x('type', '--delay', '60', 'Secret42');
     await sleep(800);
 
-    const stopAt = await pressOnScreen(page.getByRole('button', { name: 'Stop' }));
+    await pressOnScreen(page.getByRole('button', { name: 'Stop' }));
     await page.waitForURL(/#\/recording\//, { timeout: 30_000 });
     recordingId = decodeURIComponent(/#\/recording\/([^/?#]+)/.exec(page.url())![1]!);
     await expect.poll(() => page.title()).not.toBe(RECORDING_TITLE);
 
-    // the presses on Pause and Stop reached the recorder (real X input) ...
+    // the raw input as stored, and the marks (pause, app-input) on the recording clock
     const l = openLibrary(lib);
     let events: RawEvent[];
+    let marks: MarkRecord[];
     try {
       const { seq } = l.db.prepare('SELECT seq FROM recordings WHERE id = ?').get(recordingId) as {
         seq: number;
       };
       events = readEvents(l.db, seq);
+      marks = listMarks(l.db, seq);
     } finally {
       l.close();
     }
-    const downs = events.filter((e) => e.kind === 'down').map((e) => [e.x, e.y]);
-    expect(downs).toContainEqual([pauseAt.x, pauseAt.y]);
-    expect(downs).toContainEqual([stopAt.x, stopAt.y]);
-    // ... while nothing done during the pause was kept
+    // what a failure message shows
+    const trace = [
+      ...events
+        .filter((e) => e.kind === 'down' || e.kind === 'keydown')
+        .map((e) => `${e.tMs} ${e.kind} ${e.kind === 'down' ? `${e.x},${e.y}` : e.char}`),
+      ...marks.map((m) => `${m.tMs}..${m.endMs} mark ${m.kind}`),
+    ].join('\n');
+
+    // nothing done during the pause was kept, everything before and after it was
     const typed = events
       .filter((e) => e.kind === 'keydown' && e.char !== null)
       .map((e) => e.char)
       .join('');
-    expect(typed).toContain('hello');
-    expect(typed).not.toContain('z');
+    expect(typed, trace).toContain('hello');
+    expect(typed, trace).not.toContain('z');
 
     // the steps are the form's and only those: no press on Pause, Resume or Stop, nothing from
     // the pause
@@ -289,7 +337,7 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
     const at = (p: { cx: number; cy: number }) => ({ x: p.cx, y: p.cy });
     expect(
       rec.steps.map((step) => ({ kind: step.kind, at: step.coordinate })),
-      rec.steps.map((step) => step.code).join('\n'),
+      `${rec.steps.map((step) => step.code).join('\n')}\n${trace}`,
     ).toEqual([
       { kind: 'click', at: at(w.button) },
       { kind: 'click', at: at(w.entry) },
@@ -297,7 +345,10 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
       { kind: 'click', at: at(w.password) },
       { kind: 'write', at: null },
     ]);
-    expect(rec.steps[2]?.code).toContain("'hello'");
+    // every key typed in the form is in its step: the last one before Pause or Stop too (the
+    // app's own press is what is left out, never the annotator's last input before it)
+    expect(rec.steps[2]?.code, trace).toBe("pyautogui.write(message='hello')");
+    expect(rec.steps[4]?.code, trace).toBe(`pyautogui.write(message='${'•'.repeat(8)}')`);
 
     // the page shows those steps with their keyframes
     const cards = page.locator('[data-testid=step-card]');

@@ -213,7 +213,7 @@ export function SettingsPage() {
               <Field
                 field="hotkeys.startStop"
                 label="Start / stop"
-                help="An Electron accelerator, e.g. CommandOrControl+Alt+R."
+                help="A key chord such as ctrl+alt+shift+r."
                 error={errors['hotkeys.startStop']}
               >
                 {(p) => (
