@@ -66,7 +66,7 @@ export function RecordPage() {
           onDismiss={actions.dismissError}
         />
       )}
-      {status?.error && !isActive && (
+      {status?.error && !isActive && status.error.message !== s.error?.message && (
         <ErrorNotice
           error={{ ...status.error, fix: status.error.fix ?? null }}
           title="The last recording did not finish normally"
