@@ -86,6 +86,20 @@ describe('IPC binding', () => {
     expect(ipc.handlers.has(EVENT_CHANNEL)).toBe(false);
   });
 
+  it('a method without its channel, or with a misspelt one, fails to compile', () => {
+    const { 'recordings:list': dropped, ...partial } = IPC_CHANNELS;
+    // @ts-expect-error a contract method is missing from the record
+    const missing: typeof IPC_CHANNELS = partial;
+    const typo = { 'recordings:get': 'cua:recording:get' } as const;
+    // @ts-expect-error the channel must be `cua:<method>`
+    const misspelt: typeof IPC_CHANNELS = { ...IPC_CHANNELS, ...typo };
+    expect([dropped, Object.keys(missing).length, misspelt['recordings:get']]).toEqual([
+      'cua:recordings:list',
+      API_METHODS.length - 1,
+      'cua:recording:get',
+    ]);
+  });
+
   it('the disposer removes every handler', () => {
     const ipc = fakeIpcMain();
     const dispose = registerIpc(ipc, services, { isTrustedSender: check });
