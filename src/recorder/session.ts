@@ -182,8 +182,8 @@ export class RecordingSession {
   /** Frames and drops of the segments that ended. */
   private endedFrames = 0;
   private endedDrops = 0;
-  /** Session-clock ms of the last button or key press kept. */
-  private lastPressMs: number | null = null;
+  /** Session-clock ms of the last button or key presses kept (newest last, a few). */
+  private pressTimes: number[] = [];
   private snapshotTimer: NodeJS.Timeout | null = null;
   private snapshotBusy = false;
   private readonly pending = new Set<Promise<unknown>>();
@@ -232,16 +232,23 @@ export class RecordingSession {
   }
 
   /**
-   * Leaves the gesture that asked for a stop or pause out of the steps: when the app's own window
-   * (the Record page, the HUD, the tray) got the click or key, its press is the last one kept, at
-   * most {@link APP_GESTURE_WINDOW_MS} ago. An `app-input` mark from that press to now tells the
-   * reducer to skip those events (the raw events stay stored). No-op without such a press.
+   * Leaves the gesture that asked for a stop or pause at `requestMs` out of the steps: when the
+   * app's own window (the Record page, the HUD, the tray) got the click or key, its press is the
+   * last one before the request, at most {@link APP_GESTURE_WINDOW_MS} earlier. First waits until
+   * the input hook has handed on everything stamped before the request (the click usually
+   * arrives after the request does), so the annotator's own last input is never taken for it.
+   * An `app-input` mark from that press to now tells the reducer to skip those events (the raw
+   * events stay stored). No-op without such a press.
    */
-  excludeAppGesture(withinMs = APP_GESTURE_WINDOW_MS): void {
-    const now = monotonicNowMs();
-    if (this.lastPressMs !== null && now - this.lastPressMs <= withinMs) {
-      this.options.sink.mark({ tMs: this.lastPressMs, endMs: now, kind: 'app-input' });
-      this.lastPressMs = null;
+  async excludeAppGesture(
+    requestMs = monotonicNowMs(),
+    withinMs = APP_GESTURE_WINDOW_MS,
+  ): Promise<void> {
+    await this.hook?.settle(requestMs);
+    const press = this.pressTimes.filter((t) => t <= requestMs).at(-1);
+    if (press !== undefined && requestMs - press <= withinMs) {
+      this.options.sink.mark({ tMs: press, endMs: monotonicNowMs(), kind: 'app-input' });
+      this.pressTimes = this.pressTimes.filter((t) => t > requestMs);
     }
   }
 
@@ -351,7 +358,7 @@ export class RecordingSession {
     }
     this.stateValue = 'paused';
     this.pausedAtMs = monotonicNowMs();
-    this.lastPressMs = null;
+    this.pressTimes = [];
     await this.runTransition('pause', () => this.endSegment());
   }
 
@@ -639,7 +646,10 @@ export class RecordingSession {
     this.options.sink.events(batch);
     for (const e of batch) {
       if (e.kind === 'down' || e.kind === 'keydown') {
-        this.lastPressMs = e.tMs;
+        this.pressTimes.push(e.tMs);
+        if (this.pressTimes.length > 16) {
+          this.pressTimes.shift();
+        }
       }
     }
     const ax = this.options.accessibility;

@@ -188,6 +188,24 @@ export class InputHook {
     };
   }
 
+  /**
+   * Resolves once every event the child stamped before `untilMs` was handed on: the child's lines
+   * are in order and it sends a heartbeat at least every 250 ms, so a line stamped at or after
+   * `untilMs` means the earlier ones arrived; the pipeline is then flushed. Gives up after
+   * `maxWaitMs` (a stalled child: its watchdog reports that).
+   */
+  async settle(untilMs: number, maxWaitMs = 1500): Promise<void> {
+    const giveUpAt = monotonicNowMs() + maxWaitMs;
+    while (
+      this.supervisor.state === 'running' &&
+      (this.supervisor.lastChildTMs ?? -Infinity) < untilMs &&
+      monotonicNowMs() < giveUpAt
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    this.emit(this.pipeline.flush());
+  }
+
   /** Masks text keys from now on (a secure text field has focus) or stops masking. */
   setMaskKeys(isOn: boolean): void {
     this.pipeline.setMask(isOn, monotonicNowMs());

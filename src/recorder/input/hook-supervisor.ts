@@ -132,6 +132,11 @@ export class HookSupervisor {
     return this.child?.channel.pid ?? null;
   }
 
+  /** Clock time of the last line (event or heartbeat) read from the current child, or null. */
+  get lastChildTMs(): number | null {
+    return this.child?.channel.lastChildTMs ?? null;
+  }
+
   /** Counters so far. */
   get stats(): HookSupervisorStats {
     return { ...this.statsValue };

@@ -66,8 +66,9 @@ export type RecordControl = {
   resume(): Promise<void>;
   /** Asks the recording to stop; recordSession then saves it and resolves. */
   stop(): void;
-  /** Leaves the click or key that asked for this (in the app's window) out of the steps. */
-  excludeAppGesture(): void;
+  /** Leaves the click or key that asked for this at `requestMs` (the session clock, default now;
+   * in the app's window) out of the steps, once the input hook delivered up to then. */
+  excludeAppGesture(requestMs?: number): Promise<void>;
 };
 
 /** One-line summary facts of a finished recording. */
@@ -226,7 +227,7 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     pause: () => switchPause('pause'),
     resume: () => switchPause('resume'),
     stop: () => stopRequested(),
-    excludeAppGesture: () => session.excludeAppGesture(),
+    excludeAppGesture: (requestMs) => session.excludeAppGesture(requestMs),
   });
   const timers: NodeJS.Timeout[] = [];
   if (options.durationS !== undefined) {

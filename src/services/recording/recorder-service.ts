@@ -5,6 +5,7 @@
 // runs in record-service.ts. A click or key on the app's own window that stops or pauses is
 // never a step (RecordControl.excludeAppGesture).
 import type { RecorderStatusDto } from '../../shared/contract';
+import { monotonicNowMs } from '../../recorder/clock';
 import { AppError, isAppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import type { RecordControl, RecordOptions, RecordResult } from './record-service';
@@ -172,8 +173,11 @@ export class RecorderService {
 
   /** Pauses the recording (its video ends; no input is kept until resume). */
   async pause(): Promise<RecorderStatusDto> {
+    const requestMs = monotonicNowMs();
     const control = this.running('recording', 'pause');
-    control.excludeAppGesture();
+    // while still recording, so the click on "Pause" that arrives after this request is kept
+    // (then marked as the app's)
+    await control.excludeAppGesture(requestMs);
     await control.pause();
     this.setState('paused');
     return this.status();
@@ -216,9 +220,10 @@ export class RecorderService {
         { state: this.state },
       );
     }
+    const requestMs = monotonicNowMs();
     current.isDiscarded = discard;
-    current.control.excludeAppGesture();
     this.setState('stopping');
+    await current.control.excludeAppGesture(requestMs);
     current.control.stop();
     await current.done;
     return this.status();
