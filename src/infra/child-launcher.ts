@@ -29,7 +29,20 @@ export type ChildLauncher = {
   readonly kind: 'source' | 'bundled';
   /** The command that runs `entry`. */
   command: (entry: ChildEntry) => ChildCommand;
+  /**
+   * Starts `entry` with its own `args` in a host-specific way instead of spawning `command`
+   * (Electron's utilityProcess, src/main/launcher.ts); the result has the ChildProcess surface
+   * process owners use (stdio streams, kill, exit/close). Absent: the command is spawned.
+   */
+  fork?: (entry: ChildEntry, args: readonly string[], env: NodeJS.ProcessEnv) => ForkedChild;
 };
+
+/**
+ * What a launcher's fork() returns: an object with the ChildProcess surface process owners use
+ * (pid, stdin/stdout/stderr streams, kill, 'exit'/'close'/'error' events); the host's adapter
+ * promises it (src/main/utility-child.ts), its tests check it.
+ */
+export type ForkedChild = object;
 
 /** Source file of each entry, relative to the package root. */
 const SOURCE_ENTRIES: Readonly<Record<ChildEntry, string>> = {

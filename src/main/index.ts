@@ -166,6 +166,8 @@ async function start(): Promise<void> {
     log: (line) => process.stderr.write(`${line}\n`),
     // upload credentials are kept encrypted by the OS keychain (settings:set)
     secretCipher: safeStorage,
+    // the input hook runs as a utility process from its bundled entry (out/main/hook-child.js)
+    launcher: childLauncher,
   });
 
   hardenSession(

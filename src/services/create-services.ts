@@ -11,6 +11,7 @@
 // execa) loads on first use, so `cua-annotator list` starts within 2x of Node + SQLite
 // (bench/cli-startup.ts).
 import { createPlatform, type RecorderPlatform } from '../recorder/platform';
+import type { ChildLauncher } from '../infra/child-launcher';
 import type { ApiEvent, ApiEvents } from '../shared/contract';
 import type { RecordingSummary } from '../shared/domain';
 import type { RecordingFilter } from '../store';
@@ -85,6 +86,9 @@ export type CreateServicesOptions = {
   secretCipher?: SecretCipher;
   /** Interval of the recorder's status pushes while it records, ms; default 1000. */
   recorderTickMs?: number;
+  /** How recorder children start (the desktop app: Electron utility processes from the
+   * bundled entries); default: child processes (src/infra/child-launcher.ts). */
+  launcher?: ChildLauncher;
 };
 
 /** What {@link Services.record} takes: the record service's options without what the root owns. */
@@ -258,6 +262,7 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
         ...recordOptions,
         ...(recordOptions.env || options.env ? { env: recordOptions.env ?? options.env } : {}),
         appVersion: options.appVersion,
+        ...(options.launcher ? { launcher: options.launcher } : {}),
         platform: choosePlatform(),
         signal: stop.signal,
       });

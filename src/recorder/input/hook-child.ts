@@ -124,8 +124,7 @@ uIOhook.on('input', (event) => {
 process.stdout.on('error', () => shutdown(0));
 
 let stdinBuffer = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk: string) => {
+function onStdin(chunk: string): void {
   stdinBuffer += chunk;
   let newline = stdinBuffer.indexOf('\n');
   while (newline >= 0) {
@@ -136,9 +135,29 @@ process.stdin.on('data', (chunk: string) => {
     }
     newline = stdinBuffer.indexOf('\n');
   }
-});
-// stdin closing is the parent's "stop" (and what happens when the parent dies)
-process.stdin.on('end', () => shutdown(0));
+}
+
+/** Electron's utility process: stdin comes as messages on process.parentPort (the app's
+ * src/main/utility-child.ts sends `cua:stdin` with text and `cua:stdin-end`). */
+type ParentPort = {
+  on(event: 'message', listener: (message: { data: unknown }) => void): void;
+};
+const parentPort = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort;
+if (parentPort) {
+  parentPort.on('message', ({ data }) => {
+    const message = data as { type?: unknown; data?: unknown } | null;
+    if (message?.type === 'cua:stdin' && typeof message.data === 'string') {
+      onStdin(message.data);
+    } else if (message?.type === 'cua:stdin-end') {
+      shutdown(0);
+    }
+  });
+} else {
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', onStdin);
+  // stdin closing is the parent's "stop" (and what happens when the parent dies)
+  process.stdin.on('end', () => shutdown(0));
+}
 process.on('SIGTERM', () => shutdown(0));
 process.on('SIGINT', () => shutdown(0));
 

@@ -5,7 +5,7 @@
 // the InputHook (hook-process.ts) runs them through the input pipeline.
 import { detectChildLauncher } from '../../infra/child-launcher';
 import type { ChildLauncher } from '../../infra/child-launcher';
-import { spawnChild } from '../../infra/spawn-child';
+import { spawnChild, type ChildProcess } from '../../infra/spawn-child';
 import { stopChild } from '../../infra/stop-child';
 import { AppError } from '../../shared/errors';
 import { monotonicNowMs } from '../clock';
@@ -236,12 +236,21 @@ export class HookSupervisor {
   }
 
   private spawn(): Supervised {
-    const { command, args } = this.childCommand();
-    // parent-death signal and kill-on-exit: an orphaned hook would keep recording
-    const proc = spawnChild(command, args, {
-      env: this.options.env ?? process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const env = this.options.env ?? process.env;
+    this.launcher ??= this.options.childCommand ? undefined : detectChildLauncher();
+    const heartbeatArgs = [
+      '--heartbeat-ms',
+      String(this.options.heartbeatIntervalMs ?? DEFAULTS.heartbeatIntervalMs),
+    ];
+    let proc: ChildProcess;
+    if (!this.options.childCommand && this.launcher?.fork) {
+      // the desktop app: a utility process from the bundled entry (Electron ends it with the app)
+      proc = this.launcher.fork('hook-child', heartbeatArgs, env) as unknown as ChildProcess;
+    } else {
+      const { command, args } = this.childCommand();
+      // parent-death signal and kill-on-exit: an orphaned hook would keep recording
+      proc = spawnChild(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    }
     let supervised: Supervised | null = null;
     const channel = new HookChildChannel(proc, {
       isAccepting: () => supervised === this.child && this.stateValue !== 'stopped',

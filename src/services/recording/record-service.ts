@@ -1,5 +1,6 @@
 // Records one session into the library: refuses a bad environment up front, marks the row
 // `active` before capture, streams every batch into SQLite, finalises the video and reduces.
+import type { ChildLauncher } from '../../infra/child-launcher';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -39,6 +40,8 @@ export type RecordOptions = {
   /** Record without accessibility. */
   noA11y?: boolean;
   hotkeys?: HotkeyBindings;
+  /** How the input-hook child starts (the desktop app: a utility process); default detected. */
+  launcher?: ChildLauncher;
   appVersion: string;
   env?: NodeJS.ProcessEnv;
   /** Aborting stops the recording (SIGINT/SIGTERM in the CLI). */
@@ -175,7 +178,10 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     sink,
     hotkeys: options.hotkeys,
     // checked above, before anything was written
-    inputHookOptions: { shouldCheckPreconditions: false },
+    inputHookOptions: {
+      shouldCheckPreconditions: false,
+      ...(options.launcher ? { launcher: options.launcher } : {}),
+    },
     env,
     onWarning: warn,
     // the session stops itself; tell the user right away, the error follows the summary

@@ -108,6 +108,28 @@ describe('InputHook on Xvfb', () => {
     expect((await h.hook.stop()).protocolErrorCount).toBe(0);
   });
 
+  it("starts the child through the launcher's fork when it has one (the desktop app's utility process)", async () => {
+    // a host launcher whose fork starts the source entry itself, recording what it was asked
+    const base = sourceLauncher();
+    const forks: { entry: string; args: readonly string[]; display: string | undefined }[] = [];
+    const h = await startHook({
+      launcher: {
+        ...base,
+        fork: (entry, args, env) => {
+          forks.push({ entry, args, display: env.DISPLAY });
+          const { file, args: lead } = base.command(entry);
+          return spawn(file, [...lead, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+        },
+      },
+    });
+    expect(forks).toEqual([
+      { entry: 'hook-child', args: ['--heartbeat-ms', '250'], display: server.env.DISPLAY },
+    ]);
+    await xdotool(server, 'mousemove', '140', '150');
+    expect(await waitFor(() => h.events.some((e) => e.x === 140 && e.y === 150))).toBe(true);
+    expect((await h.hook.stop()).protocolErrorCount).toBe(0);
+  });
+
   it('captures a move, clicks of every button and wheel ticks in all four directions', async () => {
     const h = await startHook();
     await xdotool(server, 'mousemove', '100', '200');
