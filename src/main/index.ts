@@ -4,6 +4,7 @@
 // notices shown to the user; the services of createServices bound over IPC (./ipc.ts) with
 // events pushed to every window; the renderer and media served by the app's own protocols with
 // a strict CSP (never file://); the tray, global hotkeys and HUD of the recording UX.
+import { libraryDirSetting, readAppConfig } from './app-config';
 import path from 'node:path';
 import {
   app,
@@ -131,7 +132,13 @@ async function readHotkeys(services: Services): Promise<AppHotkeys> {
 
 async function openLibrary(notices: string[]): Promise<Library | null> {
   try {
-    return await openLibraryForHost({ create: true, notice: (line) => notices.push(line) });
+    // the folder chosen in Settings (kept outside any library), else the usual resolution
+    const configured = readAppConfig(app.getPath('userData')).libraryDir;
+    return await openLibraryForHost({
+      ...(configured ? { flag: configured } : {}),
+      create: true,
+      notice: (line) => notices.push(line),
+    });
   } catch (e) {
     const { message, fix } = e as { message: string; fix?: string };
     dialog.showErrorBox(
@@ -168,6 +175,7 @@ async function start(): Promise<void> {
     secretCipher: safeStorage,
     // the input hook runs as a utility process from its bundled entry (out/main/hook-child.js)
     launcher: childLauncher,
+    libraryDirSetting: libraryDirSetting(app.getPath('userData')),
   });
 
   hardenSession(

@@ -5,7 +5,7 @@ import type { ApiEvent, ApiEvents } from '../shared/contract';
 import type { Library } from './library/library';
 import type { RecorderService } from './recording/recorder-service';
 import type { KeyframeJobs } from './review/keyframe-jobs';
-import type { SecretCipher } from './upload/secret-store';
+import type { SettingsHost } from './settings/settings-service';
 import type { UploadService } from './upload/ui-service';
 
 /** A media file kind the hosts serve. */
@@ -34,8 +34,9 @@ export type ServiceContext = {
   writeQueue: WriteQueue;
   /** The recorder the `recorder:*` methods drive (one recording at a time). */
   recorder: RecorderService;
-  /** The host's secret store for upload credentials (Electron's safeStorage); null: none. */
-  secretCipher: SecretCipher | null;
+  /** What the host adds to the settings: its secret store for upload credentials (Electron's
+   * safeStorage; null: none) and how it switches the library folder (null: it cannot). */
+  settingsHost: SettingsHost;
   /** Environment (DISPLAY, AWS_*…) for the machine checks. */
   env: NodeJS.ProcessEnv;
 };

@@ -84,6 +84,9 @@ export type CreateServicesOptions = {
   /** The host's secret store for upload credentials (the desktop app: Electron's safeStorage);
    * without one, `settings:set` refuses credentials. */
   secretCipher?: SecretCipher;
+  /** How the host keeps the library folder it opens next (the desktop app's own config);
+   * without it `settings:set` refuses `libraryDir`. */
+  libraryDirSetting?: { next: () => string | null; set: (dir: string) => void };
   /** Interval of the recorder's status pushes while it records, ms; default 1000. */
   recorderTickMs?: number;
   /** How recorder children start (the desktop app: Electron utility processes from the
@@ -175,7 +178,10 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     ...(options.log ? { log: options.log } : {}),
     uploads,
     writeQueue: { tail: Promise.resolve() },
-    secretCipher: options.secretCipher ?? null,
+    settingsHost: {
+      cipher: options.secretCipher ?? null,
+      libraryDir: options.libraryDirSetting ?? null,
+    },
     env: options.env ?? process.env,
   } as Omit<ServiceContext, 'keyframes' | 'recorder'> as ServiceContext;
   // the runner reports through the context it is part of
@@ -297,7 +303,7 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
   recorder = new RecorderService({
     emit,
     record: (recordOptions) => services.record(recordOptions),
-    defaults: () => readSettings(lib, options.secretCipher ?? null),
+    defaults: () => readSettings(lib, context.settingsHost),
     deleteRecording: (id) => services.deleteRecording(id),
     ...(options.log ? { log: options.log } : {}),
     ...(options.recorderTickMs ? { tickMs: options.recorderTickMs } : {}),

@@ -187,6 +187,6 @@ export const handlers = {
       })),
     };
   },
-  'settings:get': (_input, ctx) => settle(() => readSettings(ctx.lib, ctx.secretCipher)),
-  'settings:set': (input, ctx) => settle(() => writeSettings(ctx.lib, input, ctx.secretCipher)),
+  'settings:get': (_input, ctx) => settle(() => readSettings(ctx.lib, ctx.settingsHost)),
+  'settings:set': (input, ctx) => settle(() => writeSettings(ctx.lib, input, ctx.settingsHost)),
 } satisfies ApiHandlers;

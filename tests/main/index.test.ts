@@ -106,6 +106,8 @@ const electron = vi.hoisted(() => {
       on: on(appListeners),
       whenReady: () => ready,
       getVersion: () => '9.9.9',
+      // no app config there: the library comes from CUA_ANNOTATOR_LIBRARY
+      getPath: (name: string) => `/nonexistent/cua-annotator-test/${name}`,
     },
     FakeWindow,
     FakeTray,

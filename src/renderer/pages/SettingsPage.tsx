@@ -70,6 +70,7 @@ export function SettingsPage() {
   const { load, setField, save, revert } = useSettingsStore.getState();
   const d = s.draft;
   const errors = s.fieldErrors;
+  const canChangeLibrary = s.settings?.canChangeLibrary ?? false;
   const text = (key: TextKey) => (e: { target: { value: string } }) =>
     setField(key, e.target.value);
 
@@ -278,6 +279,27 @@ export function SettingsPage() {
                 )}
               </Field>
             </div>
+            <Field
+              field="libraryDir"
+              label="Library folder"
+              help={
+                canChangeLibrary
+                  ? 'Where recordings are kept; the app opens the new folder when it next starts.'
+                  : 'Where recordings are kept. This server serves the library it was started with (serve --library DIR).'
+              }
+              error={errors.libraryDir}
+            >
+              {(p) => (
+                <input
+                  {...p}
+                  type="text"
+                  className="input mono"
+                  value={d.libraryDir}
+                  readOnly={!canChangeLibrary}
+                  onChange={text('libraryDir')}
+                />
+              )}
+            </Field>
             {s.settings.canStoreCredentials ? (
               <div className="credentials" data-testid="settings-credentials">
                 <p className="muted small">

@@ -65,11 +65,19 @@ function recordingDefaults(lib: Library): RecordingDefaults {
 
 function uploadDefaults(lib: Library): UploadDefaults {
   const v = getUploadSetting(lib.db, UPLOAD_SETTING_KEYS.target);
-  return v && typeof v === 'object' ? (v) : {};
+  return v && typeof v === 'object' ? v : {};
 }
 
+/** What a host adds to the settings: its secret store and how it switches libraries. */
+export type SettingsHost = {
+  cipher: SecretCipher | null;
+  /** The library folder the host will open next (its own config); null: it cannot switch. */
+  libraryDir: { next: () => string | null; set: (dir: string) => void } | null;
+};
+
 /** The settings as `settings:get` answers them. */
-export function readSettings(lib: Library, cipher: SecretCipher | null): SettingsDto {
+export function readSettings(lib: Library, host: SettingsHost): SettingsDto {
+  const { cipher } = host;
   const upload = uploadDefaults(lib);
   return {
     annotator: upload.annotator ?? null,
@@ -80,15 +88,22 @@ export function readSettings(lib: Library, cipher: SecretCipher | null): Setting
     uploadEndpoint: upload.endpoint ?? null,
     hasUploadCredentials: storedCredentialsHint(lib.db) !== null,
     canStoreCredentials: cipher !== null && cipher.isEncryptionAvailable(),
+    libraryDir: host.libraryDir?.next() ?? lib.dir,
+    canChangeLibrary: host.libraryDir !== null,
   };
 }
 
 /** Applies a `settings:set` patch (all or nothing) and answers the settings after it. */
-export function writeSettings(
-  lib: Library,
-  patch: SettingsPatch,
-  cipher: SecretCipher | null,
-): SettingsDto {
+export function writeSettings(lib: Library, patch: SettingsPatch, host: SettingsHost): SettingsDto {
+  const { cipher } = host;
+  if (patch.libraryDir !== undefined && host.libraryDir === null) {
+    throw new AppError(
+      'INVALID_STATE',
+      'This host cannot switch the library folder: it serves the library it was started with.',
+      { field: 'libraryDir' },
+      'Start `cua-annotator serve --library DIR` (or set CUA_ANNOTATOR_LIBRARY) with the other folder.',
+    );
+  }
   if (patch.uploadCredentials && !(cipher && cipher.isEncryptionAvailable())) {
     throw new AppError(
       'SECRET_STORAGE_UNAVAILABLE',
@@ -145,11 +160,15 @@ export function writeSettings(
       }
     }
     setUploadSetting(lib.db, UPLOAD_SETTING_KEYS.target, upload);
+    if (patch.libraryDir !== undefined) {
+      // the host's own config (outside any library): takes effect when it next opens a library
+      host.libraryDir?.set(patch.libraryDir);
+    }
     if (patch.uploadCredentials === null) {
       clearUploadCredentials(lib.db);
     } else if (patch.uploadCredentials && cipher) {
       saveUploadCredentials(lib.db, cipher, patch.uploadCredentials);
     }
   })();
-  return readSettings(lib, cipher);
+  return readSettings(lib, host);
 }

@@ -1,7 +1,7 @@
 // The contract of recording from a host (the desktop app, or `serve` on the machine being
 // recorded), of the machine's health and of the app's settings (docs/architecture.md §3).
 import * as v from 'valibot';
-import { boolField, integer, obj, oneOf, text } from './fields';
+import { absolutePathField, boolField, integer, obj, oneOf, text } from './fields';
 
 /** States of the recorder a host drives (one recording at a time per library). */
 export const RECORDER_STATES = ['idle', 'starting', 'recording', 'paused', 'stopping'] as const;
@@ -81,7 +81,8 @@ export type SystemHealthDto = v.InferOutput<typeof SystemHealthDtoSchema>;
 /** Quality presets of the screen video. */
 export const VIDEO_QUALITIES = ['standard', 'high'] as const;
 
-/** Global hotkeys of the desktop app, as Electron accelerators (e.g. `CommandOrControl+Alt+R`). */
+/** Global hotkeys, as the recorder's key chords (e.g. `ctrl+alt+shift+r`); the desktop app
+ * registers the same chords with the OS. */
 export const HotkeySettingsSchema = obj({
   startStop: text(100, 1),
   pause: text(100, 1),
@@ -108,6 +109,10 @@ export const SettingsDtoSchema = obj({
   hasUploadCredentials: v.boolean(),
   /** True when this host can keep credentials (the desktop app; not the browser host). */
   canStoreCredentials: v.boolean(),
+  /** The library folder in use. */
+  libraryDir: v.string(),
+  /** True when this host can switch the library folder (the desktop app, after a restart). */
+  canChangeLibrary: v.boolean(),
 });
 /** The app's settings. */
 export type SettingsDto = v.InferOutput<typeof SettingsDtoSchema>;
@@ -133,6 +138,8 @@ export const SettingsPatchSchema = obj({
   uploadEndpoint: v.optional(
     v.nullable(v.pipe(text(1000, 1), v.regex(/^https?:\/\/\S+$/, 'must be an http(s) URL'))),
   ),
+  /** Library folder for the next start (only hosts that can switch it: the desktop app). */
+  libraryDir: v.optional(absolutePathField),
   /** Upload credentials: only hosts with a secret store keep them (null: forget them). */
   uploadCredentials: v.optional(
     v.nullable(obj({ accessKeyId: text(200, 1), secretAccessKey: text(200, 1) })),

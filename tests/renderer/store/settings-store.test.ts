@@ -25,6 +25,8 @@ function settings(patch: Partial<SettingsDto> = {}): SettingsDto {
     uploadEndpoint: null,
     hasUploadCredentials: false,
     canStoreCredentials: false,
+    libraryDir: '/home/ann/cua-library',
+    canChangeLibrary: false,
     ...patch,
   };
 }

@@ -128,4 +128,31 @@ describe('settings', () => {
     const cleared = await call(s, 'settings:set', { uploadCredentials: null });
     expect(cleared.ok && (cleared.value as SettingsDto).hasUploadCredentials).toBe(false);
   });
+
+  it('switches the library folder only through a host that can (the desktop app)', async () => {
+    const { s } = services();
+    const refused = await call(s, 'settings:set', { libraryDir: '/data/other' });
+    expect(!refused.ok && refused.error.code).toBe('INVALID_STATE');
+    expect(!refused.ok && refused.error.fix).toContain('--library');
+    const relative = await call(s, 'settings:set', { libraryDir: 'not/absolute' });
+    expect(!relative.ok && relative.error.message).toContain('libraryDir');
+
+    const t = tempLibrary();
+    libs.push(t);
+    let next: string | null = null;
+    const app = createServices(t.lib, {
+      appVersion: 'test',
+      log: () => undefined,
+      libraryDirSetting: { next: () => next, set: (dir) => (next = dir) },
+    });
+    open.push(app);
+    const before = await call(app, 'settings:get');
+    expect(before.ok && (before.value as SettingsDto)).toMatchObject({
+      libraryDir: t.lib.dir,
+      canChangeLibrary: true,
+    });
+    const set = await call(app, 'settings:set', { libraryDir: '/data/other' });
+    expect(set.ok && (set.value as SettingsDto).libraryDir).toBe('/data/other');
+    expect(next).toBe('/data/other');
+  });
 });

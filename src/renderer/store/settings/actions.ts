@@ -39,6 +39,7 @@ const FIELD_OF_DRAFT: Record<keyof SettingsDraft, SettingsField> = {
   accessKeyId: 'uploadCredentials',
   secretAccessKey: 'uploadCredentials',
   shouldForgetCredentials: 'uploadCredentials',
+  libraryDir: 'libraryDir',
 };
 
 function toError(e: unknown): { code: string; message: string; fix: string | null } {

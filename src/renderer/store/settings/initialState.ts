@@ -18,6 +18,7 @@ export const SETTINGS_FIELDS = [
   'uploadTarget',
   'uploadEndpoint',
   'uploadCredentials',
+  'libraryDir',
 ] as const;
 /** One of {@link SETTINGS_FIELDS}. */
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
@@ -39,6 +40,8 @@ export type SettingsDraft = {
   secretAccessKey: string;
   /** True when the kept credentials are to be forgotten on save. */
   shouldForgetCredentials: boolean;
+  /** Library folder for the next start (shown only where the host can switch it). */
+  libraryDir: string;
 };
 
 /** Settings page state (plain serialisable data). */
@@ -69,6 +72,7 @@ export function draftFrom(s: SettingsDto): SettingsDraft {
     accessKeyId: '',
     secretAccessKey: '',
     shouldForgetCredentials: false,
+    libraryDir: s.libraryDir,
   };
 }
 
@@ -90,6 +94,7 @@ export function initialSettingsState(): SettingsState {
       accessKeyId: '',
       secretAccessKey: '',
       shouldForgetCredentials: false,
+      libraryDir: '',
     },
     loadStatus: 'idle',
     saveStatus: 'idle',

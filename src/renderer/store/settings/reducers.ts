@@ -80,6 +80,14 @@ export function buildSettingsPatch(saved: SettingsDto, draft: SettingsDraft): Pa
   } else if (draft.shouldForgetCredentials) {
     patch.uploadCredentials = null;
   }
+  const libraryDir = draft.libraryDir.trim();
+  if (saved.canChangeLibrary && libraryDir !== saved.libraryDir) {
+    if (libraryDir === '') {
+      errors.libraryDir = 'must not be empty';
+    } else {
+      patch.libraryDir = libraryDir;
+    }
+  }
   return { patch, errors };
 }
 
