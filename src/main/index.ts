@@ -5,6 +5,7 @@
 // events pushed to every window; the renderer and media served by the app's own protocols with
 // a strict CSP (never file://); the tray, global hotkeys and HUD of the recording UX.
 import { libraryDirSetting, readAppConfig } from './app-config';
+import { hostHealthChecks } from './permissions';
 import path from 'node:path';
 import {
   app,
@@ -16,7 +17,10 @@ import {
   nativeImage,
   protocol,
   safeStorage,
+  screen,
   session,
+  shell,
+  systemPreferences,
   Tray,
   utilityProcess,
 } from 'electron';
@@ -121,6 +125,11 @@ function showOpenNotices(notices: readonly string[]): void {
   });
 }
 
+// The onboarding's fixes link to the OS settings pane that grants a permission.
+function openSettingsPane(url: string): void {
+  void shell.openExternal(url);
+}
+
 async function readHotkeys(services: Services): Promise<AppHotkeys> {
   const result = await services.dispatch('settings:get', {});
   if (result.ok) {
@@ -176,6 +185,12 @@ async function start(): Promise<void> {
     // the input hook runs as a utility process from its bundled entry (out/main/hook-child.js)
     launcher: childLauncher,
     libraryDirSetting: libraryDirSetting(app.getPath('userData')),
+    // macOS permissions and Windows DPI, on the Health page after the doctor's checks
+    hostHealthChecks: () =>
+      hostHealthChecks(process.platform, {
+        mac: systemPreferences,
+        scaleFactor: () => screen.getPrimaryDisplay().scaleFactor,
+      }),
   });
 
   hardenSession(
@@ -205,7 +220,12 @@ async function start(): Promise<void> {
     onRefused: (method, reason) => process.stderr.write(`ipc: refused ${method}: ${reason}\n`),
   });
 
-  const windowOptions = { preloadPath: PRELOAD_PATH, pageUrl: PAGE_URL, appOrigin: PAGE_ORIGIN };
+  const windowOptions = {
+    preloadPath: PRELOAD_PATH,
+    pageUrl: PAGE_URL,
+    appOrigin: PAGE_ORIGIN,
+    openSettingsPane,
+  };
   mainWindow = createMainWindow(BrowserWindow, windowOptions);
   mainWindow.on('close', (event) => {
     // the app lives in the tray: closing the window hides it
@@ -321,7 +341,7 @@ if (!app.requestSingleInstanceLock()) {
   });
   // every WebContents, also ones we do not create ourselves, gets the navigation guards
   app.on('web-contents-created', (_event, contents) =>
-    hardenWebContents(contents, { appOrigin: PAGE_ORIGIN }),
+    hardenWebContents(contents, { appOrigin: PAGE_ORIGIN, openSettingsPane }),
   );
   // the tray keeps the app running without windows
   app.on('window-all-closed', () => undefined);

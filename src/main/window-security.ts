@@ -3,6 +3,7 @@
 // response, no new windows, no navigation away from the app's origin, no webviews and no
 // permission grants. Pure functions over the Electron objects they are given, so tests pass
 // fakes.
+import { isSettingsPaneUrl } from './permissions';
 import type {
   BrowserWindowConstructorOptions,
   Event as ElectronEvent,
@@ -78,20 +79,34 @@ export type HardenOptions = {
   appOrigin: string;
   /** Told about each refused navigation or window (for the log). */
   onRefused?: (what: 'window-open' | 'navigation' | 'webview', url: string) => void;
+  /** Opens a system settings pane (x-apple.systempreferences:, ms-settings:) with the OS when
+   * a page links to one (the onboarding's fixes); every other URL stays refused. */
+  openSettingsPane?: (url: string) => void;
 };
 
 // Refuses every new window, every navigation off the app's origin (links, redirects, drags) and
 // every <webview> of one WebContents.
 export function hardenWebContents(contents: HardenableWebContents, options: HardenOptions): void {
   const refused = options.onRefused ?? (() => undefined);
+  const toSettings = (url: string): boolean => {
+    if (options.openSettingsPane && isSettingsPaneUrl(url)) {
+      options.openSettingsPane(url);
+      return true;
+    }
+    return false;
+  };
   contents.setWindowOpenHandler(({ url }) => {
-    refused('window-open', url);
+    if (!toSettings(url)) {
+      refused('window-open', url);
+    }
     return { action: 'deny' };
   });
   const guardNavigation = (event: ElectronEvent, url: string): void => {
     if (!isAppUrl(url, options.appOrigin)) {
       event.preventDefault();
-      refused('navigation', url);
+      if (!toSettings(url)) {
+        refused('navigation', url);
+      }
     }
   };
   contents.on('will-navigate', (event, url) => guardNavigation(event, url));

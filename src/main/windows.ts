@@ -17,6 +17,7 @@ export type AppWindowOptions = {
   /** The origin navigation is confined to. */
   appOrigin: string;
   onRefused?: HardenOptions['onRefused'];
+  openSettingsPane?: HardenOptions['openSettingsPane'];
 };
 
 /** Size of the HUD, px. */
@@ -92,7 +93,11 @@ export function recordPageUrl(pageUrl: string): string {
 }
 
 function guardOptions(options: AppWindowOptions): HardenOptions {
-  return options.onRefused === undefined
-    ? { appOrigin: options.appOrigin }
-    : { appOrigin: options.appOrigin, onRefused: options.onRefused };
+  return {
+    appOrigin: options.appOrigin,
+    ...(options.onRefused === undefined ? {} : { onRefused: options.onRefused }),
+    ...(options.openSettingsPane === undefined
+      ? {}
+      : { openSettingsPane: options.openSettingsPane }),
+  };
 }

@@ -1,7 +1,7 @@
 // What every contract handler gets: the host-provided parts (library, events, media URLs, version,
 // log) and the long-lived parts the composition root owns (src/services/create-services.ts).
 // Hosts build it only through createServices().
-import type { ApiEvent, ApiEvents } from '../shared/contract';
+import type { ApiEvent, ApiEvents, SystemHealthDto } from '../shared/contract';
 import type { Library } from './library/library';
 import type { RecorderService } from './recording/recorder-service';
 import type { KeyframeJobs } from './review/keyframe-jobs';
@@ -39,4 +39,6 @@ export type ServiceContext = {
   settingsHost: SettingsHost;
   /** Environment (DISPLAY, AWS_*…) for the machine checks. */
   env: NodeJS.ProcessEnv;
+  /** The host's own health checks (macOS permissions, Windows DPI), after the doctor's. */
+  hostHealthChecks: () => SystemHealthDto['checks'];
 };

@@ -12,7 +12,7 @@
 // (bench/cli-startup.ts).
 import { createPlatform, type RecorderPlatform } from '../recorder/platform';
 import type { ChildLauncher } from '../infra/child-launcher';
-import type { ApiEvent, ApiEvents } from '../shared/contract';
+import type { ApiEvent, ApiEvents, SystemHealthDto } from '../shared/contract';
 import type { RecordingSummary } from '../shared/domain';
 import type { RecordingFilter } from '../store';
 import { AppError } from '../shared/errors';
@@ -87,6 +87,9 @@ export type CreateServicesOptions = {
   /** How the host keeps the library folder it opens next (the desktop app's own config);
    * without it `settings:set` refuses `libraryDir`. */
   libraryDirSetting?: { next: () => string | null; set: (dir: string) => void };
+  /** Checks only the host can make (the desktop app: macOS permissions, Windows DPI), added to
+   * `system:health` after the doctor's. */
+  hostHealthChecks?: () => SystemHealthDto['checks'];
   /** Interval of the recorder's status pushes while it records, ms; default 1000. */
   recorderTickMs?: number;
   /** How recorder children start (the desktop app: Electron utility processes from the
@@ -183,6 +186,7 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       libraryDir: options.libraryDirSetting ?? null,
     },
     env: options.env ?? process.env,
+    hostHealthChecks: options.hostHealthChecks ?? (() => []),
   } as Omit<ServiceContext, 'keyframes' | 'recorder'> as ServiceContext;
   // the runner reports through the context it is part of
   const keyframeJobs = new KeyframeJobs(context, options.keyframeJobs);

@@ -175,16 +175,20 @@ export const handlers = {
   'system:health': async (_input, ctx) => {
     const { runDoctor } = await import('./system/doctor');
     const report = await runDoctor(ctx.env, { libraryDir: ctx.lib.dir });
+    const host = ctx.hostHealthChecks();
     return {
-      ok: report.ok,
+      ok: report.ok && host.every((c) => c.ok || c.severity !== 'error'),
       platform: report.platform,
-      checks: report.checks.map((c) => ({
-        id: c.id,
-        ok: c.ok,
-        severity: c.severity,
-        summary: c.summary,
-        ...(c.fix && !c.ok ? { fix: c.fix } : {}),
-      })),
+      checks: [
+        ...report.checks.map((c) => ({
+          id: c.id,
+          ok: c.ok,
+          severity: c.severity,
+          summary: c.summary,
+          ...(c.fix && !c.ok ? { fix: c.fix } : {}),
+        })),
+        ...host,
+      ],
     };
   },
   'settings:get': (_input, ctx) => settle(() => readSettings(ctx.lib, ctx.settingsHost)),
