@@ -235,7 +235,7 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
     const start = page.getByRole('button', { name: 'Start recording' });
     await expect.poll(() => recordState().textContent()).toBe('Not recording');
     expect(await start.isDisabled()).toBe(true);
-    await page.getByLabel('Task').fill(TASK);
+    await page.getByLabel('Task', { exact: true }).fill(TASK);
     expect(await start.isEnabled()).toBe(true);
     await start.click();
     await page.getByTestId('record-countdown').waitFor();
@@ -248,7 +248,7 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
 
   it('records the GTK form: a reload keeps it running, a pause leaves its input out, and Stop opens the recording with only the form’s steps', async () => {
     // the keyboard starts it too: Enter in the Task field
-    await page.getByLabel('Task').press('Enter');
+    await page.getByLabel('Task', { exact: true }).press('Enter');
     await page.getByTestId('record-countdown').waitFor();
     await expect.poll(() => recordState().textContent(), { timeout: 20_000 }).toBe('Recording');
     expect(await page.title()).toBe(RECORDING_TITLE);
@@ -372,7 +372,7 @@ describe('Record page end to end (Chromium on Xvfb + serve + GTK form)', () => {
     // no countdown this time (it was shown above)
     expect((await callApi(served, 'settings:set', { countdownS: 0 })).ok).toBe(true);
     await page.getByRole('link', { name: 'Record' }).click();
-    await page.getByLabel('Task').fill('A botched take');
+    await page.getByLabel('Task', { exact: true }).fill('A botched take');
     await page.getByRole('button', { name: 'Start recording' }).click();
     await expect.poll(() => recordState().textContent(), { timeout: 20_000 }).toBe('Recording');
     const status = await callApi(served, 'recorder:get-status', {});

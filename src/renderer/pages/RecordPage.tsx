@@ -50,7 +50,7 @@ export function RecordPage() {
           <h1>Record</h1>
           <p className="muted">
             Say what you are about to do, start, do it, then stop. Every click, key and scroll
-            becomes a step; the clicks on this app do not.
+            becomes a step; your clicks on Pause and Stop here do not.
           </p>
         </div>
         <span className={`rec-state rec-state-${state}`} data-testid="record-state">
