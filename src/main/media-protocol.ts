@@ -5,12 +5,9 @@
 // inside the library's real path.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MediaKind } from '../services/context';
+import { parseMediaSegments, type MediaKind, type MediaRequest } from '../shared/http/media-route';
 import { errorResponse, fileResponse } from './file-response';
 import { MEDIA_HOST, MEDIA_ORIGIN, MEDIA_SCHEME } from './schemes';
-
-/** A parsed media request. */
-export type MediaRequest = { recordingId: string; kind: MediaKind; name?: string };
 
 /** The URL of a recording's media (what ServiceContext.mediaUrl returns in the app). */
 export function mediaUrl(recordingId: string, kind: MediaKind, name?: string): string {
@@ -32,31 +29,8 @@ export function parseMediaUrl(url: string): MediaRequest | 'bad' | 'missing' {
   if (parsed.search !== '' || parsed.username !== '' || parsed.password !== '') {
     return 'bad';
   }
-  const segments: string[] = [];
-  // the pathname keeps percent-escapes: `%2F` stays inside its segment until decoded here
-  for (const raw of parsed.pathname.split('/').slice(1)) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(raw);
-    } catch {
-      return 'bad';
-    }
-    if (decoded === '' || decoded === '.' || decoded === '..' || /[/\\\0]/.test(decoded)) {
-      return 'bad';
-    }
-    segments.push(decoded);
-  }
-  const [recordingId, kind, name, ...rest] = segments;
-  if (recordingId === undefined || rest.length > 0) {
-    return 'missing';
-  }
-  if (kind === 'video') {
-    return name === undefined ? { recordingId, kind } : { recordingId, kind, name };
-  }
-  if (kind === 'keyframe' && name !== undefined && name.toLowerCase().endsWith('.png')) {
-    return { recordingId, kind, name };
-  }
-  return 'missing';
+  // the pathname keeps percent-escapes: `%2F` stays inside its segment until decoded there
+  return parseMediaSegments(parsed.pathname.split('/').slice(1));
 }
 
 /** True when `file`'s real path lies strictly inside `folder`'s real path. */

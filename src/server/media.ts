@@ -4,21 +4,11 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { MediaKind } from '../services/context';
+import type { MediaKind } from '../shared/http/media-route';
 import type { Services } from '../services/create-services';
-import { decideRange } from './range';
+import { decideRange } from '../shared/http/range';
+import { contentTypeOf, parseMediaSegments, type MediaRequest } from '../shared/http/media-route';
 import { sendError } from './respond';
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.mp4': 'video/mp4',
-  '.m4v': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mkv': 'video/x-matroska',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-};
 
 // The URL path of a recording's video or keyframe (what ServiceContext.mediaUrl returns).
 export function mediaPath(recordingId: string, kind: MediaKind, name?: string): string {
@@ -26,42 +16,14 @@ export function mediaPath(recordingId: string, kind: MediaKind, name?: string): 
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
 
-/** A parsed media request. */
-export type MediaRequest = { recordingId: string; kind: MediaKind; name?: string };
-
-// Parses the raw (undecoded) path of a /media request. Each segment is decoded on its own, and a
-// segment that decodes to a separator, `.`/`..` or a NUL is refused: "bad" (400); a path of the
-// wrong shape is "missing" (404).
+// Parses the raw (undecoded) path of a /media request: "bad" (400) for a segment that decodes to
+// a separator, `.`/`..` or NUL, "missing" (404) for a wrong shape (src/shared/http/media-route.ts).
 export function parseMediaPath(rawPath: string): MediaRequest | 'bad' | 'missing' {
   const raw = rawPath.split('/');
   if (raw[0] !== '' || raw[1] !== 'media') {
     return 'missing';
   }
-  const segments: string[] = [];
-  for (const s of raw.slice(2)) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(s);
-    } catch {
-      return 'bad';
-    }
-    if (decoded === '' || decoded === '.' || decoded === '..' || /[/\\\0]/.test(decoded)) {
-      return 'bad';
-    }
-    segments.push(decoded);
-  }
-  const [recordingId, kind, name, ...rest] = segments;
-  if (!recordingId || rest.length) {
-    return 'missing';
-  }
-  if (kind === 'video') {
-    // `/media/<id>/video` is the first video; `/media/<id>/video/<file>` names one
-    return name === undefined ? { recordingId, kind } : { recordingId, kind, name };
-  }
-  if (kind === 'keyframe' && name !== undefined && name.toLowerCase().endsWith('.png')) {
-    return { recordingId, kind, name };
-  }
-  return 'missing';
+  return parseMediaSegments(raw.slice(2));
 }
 
 // True when `file` (after resolving symlinks) lies inside the library folder.
@@ -116,7 +78,7 @@ export async function serveMedia(
   const size = stat.size;
   const etag = `"${size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
   const headers: Record<string, string | number> = {
-    'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Type': contentTypeOf(file),
     'Accept-Ranges': 'bytes',
     // private data behind a token; keyframes can be recomputed under the same name: revalidate
     'Cache-Control': 'private, no-cache',

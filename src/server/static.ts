@@ -5,27 +5,8 @@ import type http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { contentTypeOf } from '../shared/http/media-route';
 import { sendHtml } from './respond';
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
 
 /**
  * The built renderer of this install: out/renderer beside the bundle (out/node/*.js, built by
@@ -107,7 +88,7 @@ export function escapeHtml(text: string): string {
 async function sendFile(res: http.ServerResponse, file: string, cacheControl: string) {
   const stat = await fs.promises.stat(file);
   res.writeHead(200, {
-    'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Type': contentTypeOf(file),
     'Content-Length': stat.size,
     'Cache-Control': cacheControl,
   });

@@ -9,7 +9,8 @@ import type { SettingsHost } from './settings/settings-service';
 import type { UploadService } from './upload/ui-service';
 
 /** A media file kind the hosts serve. */
-export type MediaKind = 'video' | 'keyframe';
+export type { MediaKind } from '../shared/http/media-route';
+import type { MediaKind } from '../shared/http/media-route';
 
 /** One retrying write per database at a time: the others wait on this chain (dispatch.ts). */
 export type WriteQueue = { tail: Promise<void> };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRange, type RangeDecision } from '../../src/server/range';
+import { decideRange, type RangeDecision } from '../../../src/shared/http/range';
 
 const SIZE = 1000;
 
