@@ -5,7 +5,7 @@
 // events pushed to every window; the renderer and media served by the app's own protocols with
 // a strict CSP (never file://); the tray, global hotkeys and HUD of the recording UX.
 import { libraryDirSetting, readAppConfig } from './app-config';
-import { hostHealthChecks } from './permissions';
+import { hostHealthChecks, isSettingsPaneUrl } from './permissions';
 import path from 'node:path';
 import {
   app,
@@ -127,7 +127,10 @@ function showOpenNotices(notices: readonly string[]): void {
 
 // The onboarding's fixes link to the OS settings pane that grants a permission.
 function openSettingsPane(url: string): void {
-  void shell.openExternal(url);
+  // checked here too: nothing but a settings pane ever reaches openExternal
+  if (isSettingsPaneUrl(url)) {
+    void shell.openExternal(url);
+  }
 }
 
 async function readHotkeys(services: Services): Promise<AppHotkeys> {
