@@ -5,7 +5,7 @@
 // events pushed to every window; the renderer and media served by the app's own protocols with
 // a strict CSP (never file://); the tray, global hotkeys and HUD of the recording UX.
 import { libraryDirSetting, readAppConfig } from './app-config';
-import { hostHealthChecks, isSettingsPaneUrl } from './permissions';
+import { firstPageUrl, hostHealthChecks, isSettingsPaneUrl } from './permissions';
 import path from 'node:path';
 import {
   app,
@@ -125,6 +125,14 @@ function showOpenNotices(notices: readonly string[]): void {
   });
 }
 
+// The host's own health checks now (macOS permissions, Windows DPI; none on Linux).
+function readHostChecks() {
+  return hostHealthChecks(process.platform, {
+    mac: systemPreferences,
+    scaleFactor: () => screen.getPrimaryDisplay().scaleFactor,
+  });
+}
+
 // The onboarding's fixes link to the OS settings pane that grants a permission.
 function openSettingsPane(url: string): void {
   // checked here too: nothing but a settings pane ever reaches openExternal
@@ -189,11 +197,7 @@ async function start(): Promise<void> {
     launcher: childLauncher,
     libraryDirSetting: libraryDirSetting(app.getPath('userData')),
     // macOS permissions and Windows DPI, on the Health page after the doctor's checks
-    hostHealthChecks: () =>
-      hostHealthChecks(process.platform, {
-        mac: systemPreferences,
-        scaleFactor: () => screen.getPrimaryDisplay().scaleFactor,
-      }),
+    hostHealthChecks: readHostChecks,
   });
 
   hardenSession(
@@ -229,7 +233,12 @@ async function start(): Promise<void> {
     appOrigin: PAGE_ORIGIN,
     openSettingsPane,
   };
-  mainWindow = createMainWindow(BrowserWindow, windowOptions);
+  // onboarding: while a permission only the OS grants is missing (macOS quits and reopens the
+  // app after Screen Recording is granted), the app opens on the Health page
+  mainWindow = createMainWindow(BrowserWindow, {
+    ...windowOptions,
+    pageUrl: firstPageUrl(PAGE_URL, readHostChecks()),
+  });
   mainWindow.on('close', (event) => {
     // the app lives in the tray: closing the window hides it
     if (!isQuitting) {

@@ -94,3 +94,10 @@ export function hostHealthChecks(
   }
   return [];
 }
+
+/** The page the app opens on: Health while a check of severity error fails (the onboarding,
+ * also after the relaunch macOS forces), else the page it was given. */
+export function firstPageUrl(pageUrl: string, checks: readonly HealthCheckDto[]): string {
+  const blocked = checks.some((c) => !c.ok && c.severity === 'error');
+  return blocked ? `${pageUrl.replace(/#.*$/, '')}#/health` : pageUrl;
+}

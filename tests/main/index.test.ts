@@ -142,6 +142,13 @@ vi.mock('electron', () => ({
     removeHandler: (channel: string) => electron.handlers.delete(channel),
   },
   Menu: { buildFromTemplate: (template: unknown) => ({ template }) },
+  // the host health checks (none on Linux) and the settings-pane opener
+  systemPreferences: {
+    isTrustedAccessibilityClient: () => true,
+    getMediaAccessStatus: () => 'granted',
+  },
+  screen: { getPrimaryDisplay: () => ({ scaleFactor: 1 }) },
+  shell: { openExternal: () => Promise.resolve() },
   nativeImage: { createFromDataURL: (url: string) => ({ url }) },
   protocol: {
     registerSchemesAsPrivileged: (schemes: unknown[]) => electron.privileged.push(...schemes),

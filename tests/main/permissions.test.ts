@@ -2,6 +2,7 @@
 // and the one kind of external URL the app opens: a system settings pane from the onboarding.
 import { describe, expect, it, vi } from 'vitest';
 import {
+  firstPageUrl,
   hostHealthChecks,
   isSettingsPaneUrl,
   MAC_PRIVACY_PANES,
@@ -71,5 +72,18 @@ describe('settings panes', () => {
     expect(handler!({ url: 'https://evil.example' })).toEqual({ action: 'deny' });
     expect(opened).toEqual([MAC_PRIVACY_PANES.accessibility]);
     expect(refused).toEqual(['https://evil.example']);
+  });
+});
+
+describe('first page', () => {
+  it('opens on Health while an OS permission is missing, else where it was asked', () => {
+    const denied = macPermissionChecks({
+      isTrustedAccessibilityClient: () => true,
+      getMediaAccessStatus: () => 'not-determined',
+    });
+    expect(firstPageUrl('cua-app://app/index.html', denied)).toBe(
+      'cua-app://app/index.html#/health',
+    );
+    expect(firstPageUrl('cua-app://app/index.html', [])).toBe('cua-app://app/index.html');
   });
 });
