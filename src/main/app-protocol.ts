@@ -3,7 +3,7 @@
 // compared), GET/HEAD only; `/` is index.html.
 import path from 'node:path';
 import { errorResponse, fileResponse } from './file-response';
-import { isInsideFolder } from './media-protocol';
+import { realFileInside } from '../infra/file-inside';
 import { APP_HOST, APP_SCHEME } from './schemes';
 import { APP_CONTENT_SECURITY_POLICY } from './window-security';
 
@@ -33,7 +33,7 @@ export function appFileOf(rootDir: string, url: string): string | null {
   }
   const rel = segments.filter((s) => s !== '');
   const file = path.join(rootDir, ...(rel.length === 0 ? ['index.html'] : rel));
-  return isInsideFolder(rootDir, file) ? file : null;
+  return realFileInside(rootDir, file) === null ? null : file;
 }
 
 // The protocol.handle handler of `cua-app://` serving `rootDir`.

@@ -3,9 +3,8 @@
 // a file outside the library: each URL segment is decoded alone and may not be empty, `.`, `..`
 // or hold a separator or NUL, and the resolved file's real path (symlinks followed) must lie
 // inside the library's real path.
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseMediaSegments, type MediaKind, type MediaRequest } from '../shared/http/media-route';
+import { realFileInside } from '../infra/file-inside';
 import { errorResponse, fileResponse } from './file-response';
 import { MEDIA_HOST, MEDIA_ORIGIN, MEDIA_SCHEME } from './schemes';
 
@@ -33,17 +32,6 @@ export function parseMediaUrl(url: string): MediaRequest | 'bad' | 'missing' {
   return parseMediaSegments(parsed.pathname.split('/').slice(1));
 }
 
-/** True when `file`'s real path lies strictly inside `folder`'s real path. */
-export function isInsideFolder(folder: string, file: string): boolean {
-  try {
-    const root = fs.realpathSync(folder);
-    const real = fs.realpathSync(file);
-    return real.startsWith(root + path.sep) && fs.statSync(real).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** What the media handler needs of the services. */
 export type MediaSource = {
   /** The library folder: nothing outside it is served. */
@@ -66,13 +54,14 @@ export function createMediaHandler(source: MediaSource): (request: Request) => P
     if (parsed === 'missing') {
       return errorResponse(404, 'NOT_FOUND', 'No such media');
     }
-    const file = source.resolveMedia(parsed.recordingId, parsed.kind, parsed.name);
+    const resolved = source.resolveMedia(parsed.recordingId, parsed.kind, parsed.name);
     // defence in depth: even a resolver bug must not serve a file outside the library
-    if (file === null || !isInsideFolder(source.libraryDir, file)) {
+    const file = resolved === null ? null : realFileInside(source.libraryDir, resolved);
+    if (file === null) {
       return errorResponse(404, 'NOT_FOUND', 'No such media');
     }
     try {
-      return await fileResponse(request, fs.realpathSync(file), {
+      return await fileResponse(request, file, {
         // keyframes can be recomputed under the same name: revalidate
         headers: { 'Cache-Control': 'no-cache', 'Cross-Origin-Resource-Policy': 'cross-origin' },
       });

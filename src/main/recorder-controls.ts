@@ -3,7 +3,8 @@
 // `recorder:get-status`), so the tray and the hotkeys take the same path as the Record page.
 import type { Dispatcher } from './ipc';
 import type { RecorderControls } from './recording-shell';
-import { RECORDER_PHASES, type RecorderPhase, type RecorderSnapshot } from './recording-ux';
+import { RecorderStatusDtoSchema, validateWith } from '../shared/contract';
+import type { RecorderSnapshot } from './recording-ux';
 
 /** A refused recorder call, with the contract's error code. */
 export class RecorderCallError extends Error {
@@ -16,28 +17,19 @@ export class RecorderCallError extends Error {
   }
 }
 
-const isPhase = (value: unknown): value is RecorderPhase =>
-  typeof value === 'string' && (RECORDER_PHASES as readonly string[]).includes(value);
-
-/** The snapshot fields of a recorder status (the contract's RecorderStatusDto), or null. */
+/** The snapshot fields of a recorder status, checked against the contract's schema, or null. */
 export function toRecorderSnapshot(value: unknown): RecorderSnapshot | null {
-  if (typeof value !== 'object' || value === null) {
+  const status = validateWith(RecorderStatusDtoSchema, value);
+  if (!status.ok) {
     return null;
   }
-  const v = value as Record<string, unknown>;
-  if (!isPhase(v.state)) {
-    return null;
-  }
-  const error = v.error as { code?: unknown; message?: unknown } | null | undefined;
+  const { state, task, elapsedMs, lastRecordingId, error } = status.value;
   return {
-    state: v.state,
-    task: typeof v.task === 'string' ? v.task : null,
-    elapsedMs: typeof v.elapsedMs === 'number' ? v.elapsedMs : 0,
-    lastRecordingId: typeof v.lastRecordingId === 'string' ? v.lastRecordingId : null,
-    error:
-      error && typeof error.message === 'string'
-        ? { code: typeof error.code === 'string' ? error.code : 'INTERNAL', message: error.message }
-        : null,
+    state,
+    task,
+    elapsedMs,
+    lastRecordingId,
+    error: error ? { code: error.code, message: error.message } : null,
   };
 }
 

@@ -5,9 +5,10 @@
 // being asked to (the recorder died, the disk filled up) is a crash: back to idle with a notice
 // saying why and what was kept. States: idle → starting → recording ⇄ paused → stopping → idle.
 import { assertNever } from '../shared/assert';
+import { RECORDER_STATES } from '../shared/contract';
 
 /** The recorder's phases (the contract's RECORDER_STATES). */
-export const RECORDER_PHASES = ['idle', 'starting', 'recording', 'paused', 'stopping'] as const;
+export const RECORDER_PHASES = RECORDER_STATES;
 /** One of {@link RECORDER_PHASES}. */
 export type RecorderPhase = (typeof RECORDER_PHASES)[number];
 

@@ -160,6 +160,8 @@ export type SessionStats = {
   droppedFrames: number;
   /** Input events kept. */
   events: number;
+  /** True while accessibility is captured (false: turned off, or unavailable at start). */
+  isAccessibilityOn: boolean;
 };
 
 /** How long before a request from the app's own window its triggering press may lie, ms. */
@@ -228,6 +230,7 @@ export class RecordingSession {
       frames: this.endedFrames + (progress?.frame ?? 0),
       droppedFrames: this.endedDrops + (progress?.dropFrames ?? 0),
       events: this.eventCount,
+      isAccessibilityOn: this.options.accessibility != null,
     };
   }
 

@@ -2,10 +2,10 @@
 // recording files through the services' resolveMedia, byte ranges for seeking. Never a file outside the library.
 import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MediaKind } from '../shared/http/media-route';
 import type { Services } from '../services/create-services';
+import { realFileInside } from '../infra/file-inside';
 import { decideRange } from '../shared/http/range';
 import { contentTypeOf, parseMediaSegments, type MediaRequest } from '../shared/http/media-route';
 import { sendError } from './respond';
@@ -24,17 +24,6 @@ export function parseMediaPath(rawPath: string): MediaRequest | 'bad' | 'missing
     return 'missing';
   }
   return parseMediaSegments(raw.slice(2));
-}
-
-// True when `file` (after resolving symlinks) lies inside the library folder.
-function insideLibrary(libraryDir: string, file: string): boolean {
-  try {
-    const root = fs.realpathSync(libraryDir);
-    const real = fs.realpathSync(file);
-    return real.startsWith(root + path.sep);
-  } catch {
-    return false;
-  }
 }
 
 // Answers one authorised /media request (GET or HEAD).
@@ -59,9 +48,10 @@ export async function serveMedia(
     sendError(res, 404, 'NOT_FOUND', 'No such media');
     return;
   }
-  const file = services.resolveMedia(parsed.recordingId, parsed.kind, parsed.name);
+  const resolved = services.resolveMedia(parsed.recordingId, parsed.kind, parsed.name);
   // defence in depth: even a resolver bug must not serve a file outside the library
-  if (file === null || !insideLibrary(services.lib.dir, file)) {
+  const file = resolved === null ? null : realFileInside(services.lib.dir, resolved);
+  if (file === null) {
     sendError(res, 404, 'NOT_FOUND', 'No such media', { recordingId: parsed.recordingId });
     return;
   }

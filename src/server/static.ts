@@ -5,6 +5,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { realFileInside } from '../infra/file-inside';
 import { contentTypeOf } from '../shared/http/media-route';
 import { sendHtml } from './respond';
 
@@ -55,15 +56,11 @@ export function resolveStatic(root: string, rawPath: string): StaticTarget {
   }
   const absRoot = path.resolve(root);
   const candidate = path.join(absRoot, ...segments);
-  try {
-    const realRoot = fs.realpathSync(absRoot);
-    const real = fs.realpathSync(candidate);
-    if (real.startsWith(realRoot + path.sep) && fs.statSync(real).isFile()) {
-      return { kind: 'file', file: real };
-    }
-  } catch {
-    // not there: a client route or a missing asset
+  const real = realFileInside(absRoot, candidate);
+  if (real !== null) {
+    return { kind: 'file', file: real };
   }
+  // not there: a client route or a missing asset
   return isRoute ? { kind: 'index' } : { kind: 'missing' };
 }
 

@@ -382,10 +382,17 @@ describe('recorder controls over the dispatcher', () => {
               }
             : {
                 ok: true as const,
+                // a whole status, as the contract's schema wants it
                 value: {
                   state: 'recording',
+                  recordingId: 'r1',
                   task: 'T',
                   elapsedMs: 5,
+                  frames: 0,
+                  droppedFrames: 0,
+                  events: 0,
+                  accessibility: 'ok',
+                  warnings: [],
                   lastRecordingId: null,
                   error: null,
                 },

@@ -190,7 +190,7 @@ export class InputHook {
 
   /**
    * Resolves once every event the child stamped before `untilMs` was handed on: the child's lines
-   * are in order and it sends a heartbeat at least every 250 ms, so a line stamped at or after
+   * are in order and it sends a heartbeat every few hundred ms (heartbeatIntervalMs), so a line stamped at or after
    * `untilMs` means the earlier ones arrived; the pipeline is then flushed. Gives up after
    * `maxWaitMs` (a stalled child: its watchdog reports that).
    */

@@ -43,8 +43,9 @@ type Current = {
   /** Settles once the end was handled (saved or deleted, state back to idle). */
   done: Promise<void> | null;
   warnings: string[];
-  accessibility: RecorderStatusDto['accessibility'];
   isDiscarded: boolean;
+  /** Accessibility was asked for (it may still turn out unavailable). */
+  isA11yRequested: boolean;
 };
 
 const errorDto = (e: unknown): NonNullable<RecorderStatusDto['error']> => {
@@ -69,7 +70,13 @@ export class RecorderService {
   /** The recorder's state now. */
   status(): RecorderStatusDto {
     const c = this.current;
-    const stats = c?.control?.stats() ?? { elapsedMs: 0, frames: 0, droppedFrames: 0, events: 0 };
+    const stats = c?.control?.stats() ?? {
+      elapsedMs: 0,
+      frames: 0,
+      droppedFrames: 0,
+      events: 0,
+      isAccessibilityOn: c?.isA11yRequested ?? false,
+    };
     return {
       state: this.state,
       recordingId: c?.recordingId ?? null,
@@ -78,7 +85,7 @@ export class RecorderService {
       frames: stats.frames,
       droppedFrames: stats.droppedFrames,
       events: stats.events,
-      accessibility: c?.accessibility ?? 'off',
+      accessibility: !c?.isA11yRequested ? 'off' : stats.isAccessibilityOn ? 'ok' : 'unavailable',
       warnings: c ? [...c.warnings] : [],
       lastRecordingId: this.lastRecordingId,
       error: this.lastError,
@@ -103,7 +110,7 @@ export class RecorderService {
       run: null,
       done: null,
       warnings: [],
-      accessibility: a11y ? 'ok' : 'off',
+      isA11yRequested: a11y,
       isDiscarded: false,
     };
     this.current = current;
@@ -142,9 +149,6 @@ export class RecorderService {
       },
       onWarning: (message) => {
         current.warnings.push(message);
-        if (/accessib|AT-SPI/i.test(message)) {
-          current.accessibility = 'unavailable';
-        }
         this.push();
       },
     });
