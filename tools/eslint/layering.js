@@ -18,6 +18,9 @@ export const LAYERS = {
   server: ['shared', 'services', 'infra'],
   cli: ['shared', 'services', 'server', 'store', 'recorder', 'axtree', 'pipeline', 'infra'],
   renderer: ['shared'],
+  // the macOS and Windows accessibility helper programs: children spawned by the recorder,
+  // speaking docs/helper-protocol.md (never imported by the recorder)
+  helpers: ['shared', 'axtree'],
 };
 
 /** Extra allowances for composition roots. */
@@ -36,6 +39,8 @@ export const ADAPTER_ONLY = {
   'node:child_process': ['src/infra/'],
   child_process: [],
   execa: ['src/infra/'],
+  // FFI to the OS accessibility APIs, only in the helpers' binding modules
+  koffi: ['src/helpers/darwin/ffi/', 'src/helpers/win32/ffi/'],
 };
 
 /** Folders where no node: builtin may be imported. */
