@@ -81,7 +81,10 @@ export function serveHelper(options: ServeHelperOptions): ServedHelper {
     finished = true;
     input.off('data', onData);
     input.off('end', onEnd);
-    void queue.then(() => resolveDone(how));
+    void (async (): Promise<void> => {
+      await queue;
+      resolveDone(how);
+    })();
   };
 
   const answer = async (id: number, method: string, params: unknown): Promise<void> => {
@@ -127,7 +130,11 @@ export function serveHelper(options: ServeHelperOptions): ServedHelper {
       process.stderr.write(`helper: ignoring a request without an integer id and a method\n`);
       return;
     }
-    queue = queue.then(() => answer(id, method, request.params));
+    const previous = queue;
+    queue = (async (): Promise<void> => {
+      await previous;
+      await answer(id, method, request.params);
+    })();
   };
 
   function onData(chunk: Buffer | string): void {
