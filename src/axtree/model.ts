@@ -16,7 +16,7 @@ export type AxBounds = {
 
 /** One accessible element. */
 export type AxNode = {
-  /** Platform role name, e.g. `push button`, `frame`, `password text` (AT-SPI role names). */
+  /** Platform role name: AT-SPI (`push button`), macOS AX (`AXButton`), UIA (`ButtonControl`). */
   role: string;
   /** Accessible name ('' when none). */
   name: string;
@@ -80,12 +80,19 @@ export type AxFocusEvent = {
   isSecure: boolean;
 };
 
-/** Role names of secure (password) text fields across platforms. */
-export const SECURE_ROLES: readonly string[] = ['password text'];
+/** Role names of secure (password) text fields: AT-SPI's and macOS AX's. */
+export const SECURE_ROLES: readonly string[] = ['password text', 'AXSecureTextField'];
 
-/** True when `node` is a secure text field (AT-SPI `password text`). */
-export function isSecureNode(node: Pick<AxNode, 'role'>): boolean {
-  return SECURE_ROLES.includes(node.role);
+/** The state helpers give secure fields whose role says nothing (UIA `IsPassword`). */
+export const SECURE_STATE = 'secure';
+
+/**
+ * True when `node` is a secure text field: a secure role (AT-SPI `password text`, AX
+ * `AXSecureTextField`) or the `secure` state (Windows `EditControl` with `IsPassword`;
+ * docs/helper-protocol.md §6).
+ */
+export function isSecureNode(node: Pick<AxNode, 'role'> & { states?: readonly string[] }): boolean {
+  return SECURE_ROLES.includes(node.role) || (node.states?.includes(SECURE_STATE) ?? false);
 }
 
 /** Number of nodes in the tree rooted at `node` (0 for null). */

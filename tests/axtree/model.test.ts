@@ -153,4 +153,27 @@ describe('isSecureNode', () => {
     expect(isSecureNode({ role: 'password text' })).toBe(true);
     expect(isSecureNode({ role: 'text' })).toBe(false);
   });
+
+  it('recognises macOS secure fields by role and Windows ones by the secure state', () => {
+    expect(isSecureNode({ role: 'AXSecureTextField' })).toBe(true);
+    expect(isSecureNode({ role: 'AXTextField', states: ['focused'] })).toBe(false);
+    expect(isSecureNode({ role: 'EditControl', states: ['focusable', 'secure'] })).toBe(true);
+    expect(isSecureNode({ role: 'EditControl', states: [] })).toBe(false);
+    // AT-SPI has no state of that name: its fields are still recognised by role alone
+    expect(isSecureNode({ role: 'password text', states: ['editable'] })).toBe(true);
+  });
+
+  it('marks an element record secure when a node on its path has the secure state', () => {
+    const record = parseAxElementRecord({
+      tMs: 1,
+      x: 2,
+      y: 3,
+      app: 'app.exe',
+      path: [
+        { role: 'EditControl', name: '', states: ['secure'], bounds: null },
+        { role: 'WindowControl', name: 'Sign in', bounds: null },
+      ],
+    });
+    expect(record.isSecure).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 // The one table from our accessibility roles to AgentNet's `control_type` (the Windows UI
 // Automation ControlType name that AgentNet Tool writes, e.g. `ButtonControl`), plus the noun a
-// step description uses for each control type. AT-SPI roles today; macOS AX and Windows UIA roles
-// are added here by the platform work. docs/agentnet-accessibility-mapping.md explains every row.
+// step description uses for each control type, for AT-SPI, macOS AX and Windows UIA role names
+// (UIA names are AgentNet's own). docs/agentnet-accessibility-mapping.md explains every row.
 // docs/agentnet-raw-format.md §8, §10 (`target.control_type`); docs/action-reduction.md §A.6
 import { strictAssert } from '../../shared/assert';
 
@@ -154,20 +154,66 @@ const ATSPI_GROUPS: Readonly<Record<ControlType, readonly string[]>> = {
   ],
 };
 
+// macOS AX role names (`kAX…Role` in HIServices AXRoleConstants.h, plus `AXSecureTextField`, the
+// subrole the helper reports as the role of password fields: docs/helper-protocol.md §6) grouped
+// the same way. Roles no group lists (AXRuler, AXColumn, AXUnknown, …) map to CustomControl.
+// Keep each group alphabetical.
+const AX_GROUPS: Readonly<Partial<Record<ControlType, readonly string[]>>> = {
+  ButtonControl: ['AXButton', 'AXColorWell', 'AXDisclosureTriangle', 'AXMenuButton'],
+  CalendarControl: ['AXDateField'],
+  CheckBoxControl: ['AXCheckBox'],
+  ComboBoxControl: ['AXComboBox', 'AXPopUpButton'],
+  DataGridControl: ['AXGrid'],
+  DataItemControl: ['AXCell'],
+  DocumentControl: ['AXWebArea'],
+  EditControl: ['AXSecureTextField', 'AXTextArea', 'AXTextField', 'AXTimeField'],
+  GroupControl: ['AXGroup', 'AXRadioGroup'],
+  HyperlinkControl: ['AXLink'],
+  ImageControl: ['AXImage'],
+  ListControl: ['AXList'],
+  ListItemControl: ['AXRow'],
+  MenuBarControl: ['AXMenuBar'],
+  MenuControl: ['AXMenu'],
+  MenuItemControl: ['AXMenuBarItem', 'AXMenuItem'],
+  PaneControl: ['AXApplication', 'AXDrawer', 'AXLayoutArea', 'AXScrollArea', 'AXSplitGroup'],
+  ProgressBarControl: [
+    'AXBusyIndicator',
+    'AXLevelIndicator',
+    'AXProgressIndicator',
+    'AXRelevanceIndicator',
+  ],
+  RadioButtonControl: ['AXRadioButton'],
+  ScrollBarControl: ['AXScrollBar'],
+  SeparatorControl: ['AXSplitter'],
+  SliderControl: ['AXSlider'],
+  SpinnerControl: ['AXIncrementor'],
+  TabControl: ['AXTabGroup'],
+  TableControl: ['AXTable'],
+  TextControl: ['AXHeading', 'AXStaticText'],
+  ThumbControl: ['AXHandle', 'AXValueIndicator'],
+  ToolBarControl: ['AXToolbar'],
+  ToolTipControl: ['AXHelpTag'],
+  TreeControl: ['AXBrowser', 'AXOutline'],
+  WindowControl: ['AXPopover', 'AXSheet', 'AXWindow'],
+};
+
+// Keys are lower case: role names are compared case-insensitively.
 function invert(
-  groups: Readonly<Record<ControlType, readonly string[]>>,
+  groups: Readonly<Partial<Record<ControlType, readonly string[]>>>,
 ): Map<string, ControlType> {
   const out = new Map<string, ControlType>();
   for (const type of CONTROL_TYPES) {
-    for (const role of groups[type]) {
-      strictAssert(!out.has(role), `role "${role}" is listed under two control types`);
-      out.set(role, type);
+    for (const role of groups[type] ?? []) {
+      const key = role.toLowerCase();
+      strictAssert(!out.has(key), `role "${role}" is listed under two control types`);
+      out.set(key, type);
     }
   }
   return out;
 }
 
 const ATSPI_TO_CONTROL_TYPE = invert(ATSPI_GROUPS);
+const AX_TO_CONTROL_TYPE = invert(AX_GROUPS);
 
 // UIA ControlType names are AgentNet's own, with or without the `Control` suffix.
 const UIA_NAMES = new Map<string, ControlType>(
@@ -186,14 +232,18 @@ export function controlTypeOf(role: string, system: RoleSystem): ControlType {
     case 'uia':
       return UIA_NAMES.get(key) ?? FALLBACK_CONTROL_TYPE;
     case 'ax':
-      // TODO(#macos): AXRole table (AXButton → ButtonControl, …) with the macOS adapter.
-      return FALLBACK_CONTROL_TYPE;
+      return AX_TO_CONTROL_TYPE.get(key) ?? FALLBACK_CONTROL_TYPE;
   }
 }
 
 /** The AT-SPI roles listed for each control type (for the mapping doc and its test). */
 export function atspiRolesOf(type: ControlType): readonly string[] {
   return ATSPI_GROUPS[type];
+}
+
+/** The macOS AX roles listed for each control type (for the mapping doc and its test). */
+export function axRolesOf(type: ControlType): readonly string[] {
+  return AX_GROUPS[type] ?? [];
 }
 
 // The noun a step label puts after the element's name ("Click on Save button"); '' where the
