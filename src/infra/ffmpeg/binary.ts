@@ -25,8 +25,19 @@ export type FfmpegBinary = {
   ffprobePath: string | null;
   /** True when `ffmpeg -devices` lists the x11grab input device (Linux screen capture). */
   hasX11grab: boolean;
+  /** Which screen capture inputs this build has, from `-devices` and `-filters`. */
+  captureDevices: CaptureDeviceSupport;
   /** True when `ffmpeg -encoders` lists libx264. */
   hasLibx264: boolean;
+};
+
+/** Screen capture inputs a build may have: x11grab (Linux), avfoundation (macOS), gdigrab
+ * (Windows, every build) as input devices; ddagrab (Windows, ffmpeg ≥ 6.0 with D3D11) as a filter. */
+export type CaptureDeviceSupport = {
+  x11grab: boolean;
+  avfoundation: boolean;
+  gdigrab: boolean;
+  ddagrab: boolean;
 };
 
 /** Test seams of {@link resolveFfmpeg}; production callers pass nothing. */
@@ -39,12 +50,12 @@ export type ResolveFfmpegOptions = {
 
 /** Environment variable naming an explicit ffmpeg executable. */
 export const FFMPEG_ENV_VAR = 'CUA_FFMPEG';
-/** Limit for each capability query (`-version`, `-devices`, `-encoders`), in ms. */
+/** Limit for each capability query (`-version`, `-devices`, `-encoders`, `-filters`), in ms. */
 const QUERY_TIMEOUT_MS = 15_000;
 /** Output cap of a capability query, in bytes (the encoder list is ~30 KB). */
 const QUERY_MAX_BUFFER_BYTES = 4 * 1024 * 1024;
 
-type Capabilities = Pick<FfmpegBinary, 'version' | 'hasX11grab' | 'hasLibx264'>;
+type Capabilities = Pick<FfmpegBinary, 'version' | 'hasX11grab' | 'hasLibx264' | 'captureDevices'>;
 
 /** Capability probes per binary identity (path + mtime + size), shared by concurrent callers. */
 const capabilityCache = new Map<string, Promise<Capabilities>>();
@@ -118,6 +129,96 @@ export function hasInputDevice(devicesOutput: string, device: string): boolean {
     }
   }
   return false;
+}
+
+// True when `ffmpeg -filters` output lists the filter `name` (e.g. ddagrab, a source filter).
+export function hasFilter(filtersOutput: string, name: string): boolean {
+  // rows look like " ... ddagrab           |->V       Grab Windows Desktop images…" (flags
+  // T/S/C or dots, the name, then the pads: `|` is "no input", so sources read `|->V`)
+  return filtersOutput
+    .split(/\r?\n/)
+    .some((line) => /^\s*[.TSC]{3}\s+(\w\S*)\s+\S+->/.exec(line)?.[1] === name);
+}
+
+// The screen capture inputs of a build, from its `-devices` and `-filters` output.
+export function parseCaptureDevices(
+  devicesOutput: string,
+  filtersOutput: string,
+): CaptureDeviceSupport {
+  return {
+    x11grab: hasInputDevice(devicesOutput, 'x11grab'),
+    avfoundation: hasInputDevice(devicesOutput, 'avfoundation'),
+    gdigrab: hasInputDevice(devicesOutput, 'gdigrab'),
+    ddagrab: hasFilter(filtersOutput, 'ddagrab'),
+  };
+}
+
+/** One device of `ffmpeg -f avfoundation -list_devices true -i ""`. */
+export type AvfoundationDevice = {
+  /** The device index ffmpeg accepts in `-i "<index>:none"`. */
+  index: number;
+  /** Its name, e.g. `FaceTime HD Camera` or `Capture screen 0`. */
+  name: string;
+};
+
+/** The device list of an avfoundation build. */
+export type AvfoundationDevices = {
+  video: AvfoundationDevice[];
+  audio: AvfoundationDevice[];
+  /** The screens among the video devices: `Capture screen N` → N and its device index. */
+  screens: { screen: number; index: number }[];
+};
+
+// Parses the device list avfoundation prints on stderr ("[AVFoundation indev @ 0x…] [1] Capture
+// screen 0"): cameras come first, so a screen's device index shifts when a camera is plugged in.
+export function parseAvfoundationDevices(listOutput: string): AvfoundationDevices {
+  const out: AvfoundationDevices = { video: [], audio: [], screens: [] };
+  let section: 'video' | 'audio' | null = null;
+  for (const line of listOutput.split(/\r?\n/)) {
+    if (/AVFoundation video devices:/.test(line)) {
+      section = 'video';
+      continue;
+    }
+    if (/AVFoundation audio devices:/.test(line)) {
+      section = 'audio';
+      continue;
+    }
+    const match = /\]\s*\[(\d+)\]\s+(.+?)\s*$/.exec(line);
+    if (section === null || !match) {
+      continue;
+    }
+    const device = { index: Number(match[1]), name: match[2]! };
+    out[section].push(device);
+    const screen = section === 'video' ? /^Capture screen (\d+)$/.exec(device.name) : null;
+    if (screen) {
+      out.screens.push({ screen: Number(screen[1]), index: device.index });
+    }
+  }
+  return out;
+}
+
+// Lists avfoundation's devices with `ffmpeg -f avfoundation -list_devices true -i ""` (macOS only;
+// ffmpeg prints the list on stderr and then fails to open the empty input, which is expected).
+export async function listAvfoundationDevices(ffmpegPath: string): Promise<AvfoundationDevices> {
+  const args = ['-hide_banner', '-f', 'avfoundation', '-list_devices', 'true', '-i', ''];
+  const result = await runCommand(ffmpegPath, args, {
+    timeoutMs: QUERY_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxStdoutBytes: QUERY_MAX_BUFFER_BYTES,
+  });
+  const devices = parseAvfoundationDevices(result.stderr);
+  if (devices.video.length === 0 && devices.audio.length === 0) {
+    const tail = tailLines(result.stderr, 3).split('\n').join(' | ');
+    throw new AppError(
+      'FFMPEG_FAILED',
+      `'${ffmpegPath} ${args.join(' ')}' listed no avfoundation devices` +
+        (tail ? ` (${tail})` : '') +
+        '.',
+      { path: ffmpegPath, code: result.code },
+      'Install an ffmpeg built with avfoundation (brew install ffmpeg) or point CUA_FFMPEG at one.',
+    );
+  }
+  return devices;
 }
 
 // True when `ffmpeg -encoders` output lists the encoder `name`.
@@ -206,20 +307,23 @@ async function cachedCapabilities(binaryPath: string): Promise<Capabilities> {
 }
 
 async function queryCapabilities(binaryPath: string): Promise<Capabilities> {
-  const [versionOutput, devicesOutput, encodersOutput] = await Promise.all([
+  const [versionOutput, devicesOutput, encodersOutput, filtersOutput] = await Promise.all([
     runQuery(binaryPath, ['-version']),
     runQuery(binaryPath, ['-hide_banner', '-devices']),
     runQuery(binaryPath, ['-hide_banner', '-encoders']),
+    runQuery(binaryPath, ['-hide_banner', '-filters']),
   ]);
   const version = parseFfmpegVersion(versionOutput);
   if (version === null) {
     const firstLine = versionOutput.split(/\r?\n/, 1)[0] ?? '';
     throw new Error(`'-version' printed ${firstLine ? `'${firstLine}'` : 'nothing'}`);
   }
+  const captureDevices = parseCaptureDevices(devicesOutput, filtersOutput);
   return {
     version,
-    hasX11grab: hasInputDevice(devicesOutput, 'x11grab'),
+    hasX11grab: captureDevices.x11grab,
     hasLibx264: hasEncoder(encodersOutput, 'libx264'),
+    captureDevices,
   };
 }
 

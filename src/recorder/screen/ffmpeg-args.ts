@@ -3,6 +3,9 @@
 // FfmpegRecorder spawns and what a benchmark runs as "ffmpeg alone" (docs/platform-linux.md §5).
 import { AppError } from '../../shared/errors';
 
+// the filter list parser lives with the other capability parsers; kept importable from here
+export { hasFilter } from '../../infra/ffmpeg/binary';
+
 /** A rectangle of the captured surface in physical px. */
 export type CaptureRegion = {
   /** Left edge in px (x11grab: X screen coordinates; gdigrab: virtual-desktop, may be < 0). */
@@ -26,11 +29,19 @@ export type X11grabSource = {
   region?: CaptureRegion;
 };
 
-/** macOS: a whole display through AVFoundation. */
+/** Pixel formats the recorder asks AVFoundation for (docs/platform-macos-windows.md §2). */
+export type AvfoundationPixelFormat = 'bgr0' | 'uyvy422' | 'nv12';
+
+/** macOS: a whole display through AVFoundation (`AVCaptureScreenInput`). */
 export type AvfoundationSource = {
   kind: 'avfoundation';
-  /** Video device index of the screen ("Capture screen N" in `-list_devices true`). */
-  screenIndex: number;
+  /**
+   * The display's position in CoreGraphics' active display list: ffmpeg's `Capture screen N`
+   * (resolved from the display id with `-list_devices true`, src/recorder/platform/darwin.ts).
+   */
+  screen: number;
+  /** Pixel format requested from AVFoundation; default `bgr0` (the screen's own 32-bit BGRA). */
+  pixelFormat?: AvfoundationPixelFormat;
 };
 
 /** Windows: GDI capture of the virtual desktop or a rectangle of it (every ffmpeg build). */
@@ -75,6 +86,9 @@ export type CaptureArgsOptions = {
   /** How often ffmpeg writes a `-progress` block, in ms; default 500. */
   progressIntervalMs?: number;
 };
+
+/** Pixel formats accepted for avfoundation. */
+const AVFOUNDATION_PIXEL_FORMATS: readonly AvfoundationPixelFormat[] = ['bgr0', 'uyvy422', 'nv12'];
 
 /** Default capture frame rate, in frames/s. */
 export const DEFAULT_CAPTURE_FPS = 30;
@@ -199,22 +213,40 @@ export function buildInputArgs(
         `${source.display}.${screen}${region ? `+${region.x},${region.y}` : ''}`,
       ];
     }
-    case 'avfoundation':
-      checkInteger('screenIndex', source.screenIndex, 0, 1000);
+    case 'avfoundation': {
+      checkInteger('screen', source.screen, 0, 63);
+      const pixelFormat = source.pixelFormat ?? 'bgr0';
+      if (!AVFOUNDATION_PIXEL_FORMATS.includes(pixelFormat)) {
+        throw invalid(
+          'pixelFormat',
+          pixelFormat,
+          `one of ${AVFOUNDATION_PIXEL_FORMATS.join(', ')}`,
+        );
+      }
       return [
-        // macOS screen capture (needs the Screen Recording permission)
+        // macOS screen capture through AVCaptureScreenInput (needs Screen Recording; see
+        // docs/platform-macos-windows.md §2 for macOS 15, where public reports say it fails)
         '-f',
         'avfoundation',
-        // cursor drawn into the frames
-        '-capture_cursor',
-        mouse,
-        // capture pacing requested from AVFoundation
+        // capture pacing requested from AVFoundation (its default is NTSC 29.97)
         '-framerate',
         String(fps),
-        // "<video device>:<audio device>": the screen, no audio
+        // cursor drawn into the frames, as the user saw it
+        '-capture_cursor',
+        mouse,
+        // no click rings drawn: the video shows the screen, the events say where clicks were
+        '-capture_mouse_clicks',
+        '0',
+        // the screen's own BGRA layout by default: one conversion (ours, to yuv420p), full chroma
+        // until then; uyvy422/nv12 halve the bytes AVFoundation hands over on slow machines
+        '-pixel_format',
+        pixelFormat,
+        // "<video>:<audio>" by name, not by device index: the index counts cameras first and
+        // shifts when one is plugged in between segments; no audio
         '-i',
-        `${source.screenIndex}:none`,
+        `Capture screen ${source.screen}:none`,
       ];
+    }
     case 'gdigrab': {
       const region = source.region;
       if (region) {
@@ -295,14 +327,6 @@ export function pickWindowsSource(
     : { kind: 'gdigrab', region: monitor.desktopRegion };
 }
 
-// True when `ffmpeg -filters` output lists the filter `name` (e.g. ddagrab).
-export function hasFilter(filtersOutput: string, name: string): boolean {
-  // rows look like " ... ddagrab           |->V       Grab Windows Desktop images."
-  return filtersOutput
-    .split(/\r?\n/)
-    .some((line) => /^\s*[.TSC]{3}\s+(\w\S*)\s+\S+->/.exec(line)?.[1] === name);
-}
-
 function formatSeconds(ms: number): string {
   return String(ms / 1000);
 }
@@ -336,7 +360,16 @@ function invalid(name: string, value: unknown, expected: string): AppError {
 }
 
 /** One piece of a paused recording: a segment file or a black gap of whole frames. */
-export type TimelinePiece = { kind: 'segment'; path: string } | { kind: 'gap'; frames: number };
+export type TimelinePiece =
+  | {
+      kind: 'segment';
+      path: string;
+      /** Frame size when it differs from the joined video's (the display changed): the segment
+       * is padded with black at the right and bottom, never scaled, so its pixels keep their
+       * coordinates (docs/architecture.md §5 "Coordinates"). */
+      size?: { width: number; height: number };
+    }
+  | { kind: 'gap'; frames: number };
 
 /**
  * Joins the segments of a paused recording into one CFR video whose frame n shows recording
@@ -357,7 +390,13 @@ export function buildSegmentJoinArgs(options: {
     if (piece.kind === 'segment') {
       inputs.push('-i', piece.path);
       // normalise each segment to the target grid and restart its time stamps
-      filters.push(`[${input}:v]fps=${options.fps},format=yuv420p,setpts=PTS-STARTPTS[p${i}]`);
+      const pad =
+        piece.size && (piece.size.width !== options.width || piece.size.height !== options.height)
+          ? `,pad=${options.width}:${options.height}:0:0:color=black`
+          : '';
+      filters.push(
+        `[${input}:v]fps=${options.fps},format=yuv420p${pad},setpts=PTS-STARTPTS[p${i}]`,
+      );
       input += 1;
     } else {
       filters.push(

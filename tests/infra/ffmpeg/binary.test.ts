@@ -1,4 +1,5 @@
 // resolveFfmpeg against the real (Debian) ffmpeg: resolution order, errors, capability parsing.
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -7,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   clearFfmpegBinaryCache,
   hasEncoder,
+  hasFilter,
   hasInputDevice,
+  listAvfoundationDevices,
+  parseAvfoundationDevices,
+  parseCaptureDevices,
   parseFfmpegVersion,
   resolveFfmpeg,
 } from '../../../src/infra/ffmpeg/binary';
@@ -49,6 +54,23 @@ describe('resolveFfmpeg', () => {
     // Debian's build (docs/platform-linux.md §5)
     expect(onPath.hasX11grab).toBe(true);
     expect(onPath.hasLibx264).toBe(true);
+    // read from -devices and -filters: Debian's build captures through X11 only
+    expect(onPath.captureDevices).toEqual({
+      x11grab: true,
+      avfoundation: false,
+      gdigrab: false,
+      ddagrab: false,
+    });
+  });
+
+  it('fails to list avfoundation devices on a build without it, with a coded error', async () => {
+    const error = (await listAvfoundationDevices(onPath.path).catch((e: unknown) => e)) as AppError;
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.code).toBe('FFMPEG_FAILED');
+    expect(error.message).toContain('listed no avfoundation devices');
+    // ffmpeg's own complaint is quoted
+    expect(error.message).toMatch(/avfoundation/i);
+    expect(error.fix).toContain('brew install ffmpeg');
   });
 
   it('prefers CUA_FFMPEG when it names a real binary', async () => {
@@ -179,5 +201,81 @@ describe('ffmpeg output parsers', () => {
     expect(hasEncoder(encoders, 'libx264')).toBe(true);
     expect(hasEncoder(encoders, 'libx265')).toBe(false);
     expect(hasEncoder(' V....D libx264rgb   x\n', 'libx264')).toBe(false);
+  });
+});
+
+const fixture = (name: string): string =>
+  readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
+
+describe('capture devices of a build', () => {
+  it('reads them from -devices and -filters output of each OS', () => {
+    const none = 'Filters:\n';
+    // recorded from Debian 12's ffmpeg 5.1.9
+    expect(parseCaptureDevices(fixture('devices-debian-5.1.txt'), none)).toEqual({
+      x11grab: true,
+      avfoundation: false,
+      gdigrab: false,
+      ddagrab: false,
+    });
+    // a Windows full build: gdigrab as a device, ddagrab as a source filter
+    expect(
+      parseCaptureDevices(fixture('devices-windows-gyan.txt'), fixture('filters-windows-gyan.txt')),
+    ).toEqual({ x11grab: false, avfoundation: false, gdigrab: true, ddagrab: true });
+    // a Windows build older than 6.0: gdigrab only
+    expect(parseCaptureDevices(fixture('devices-windows-gyan.txt'), none)).toMatchObject({
+      gdigrab: true,
+      ddagrab: false,
+    });
+    // Homebrew's macOS build (with x11grab for XQuartz)
+    expect(parseCaptureDevices(fixture('devices-macos-brew.txt'), none)).toEqual({
+      x11grab: true,
+      avfoundation: true,
+      gdigrab: false,
+      ddagrab: false,
+    });
+  });
+
+  it('finds filters by exact name, sources and plain filters alike', () => {
+    const filters = fixture('filters-windows-gyan.txt');
+    expect(hasFilter(filters, 'ddagrab')).toBe(true);
+    expect(hasFilter(filters, 'hwdownload')).toBe(true);
+    expect(hasFilter(filters, 'ddagra')).toBe(false);
+    expect(hasFilter(filters, 'gdigrab')).toBe(false);
+    // the legend lines are not filters
+    expect(hasFilter(filters, 'Timeline')).toBe(false);
+  });
+});
+
+describe('avfoundation device list', () => {
+  it('numbers screens after the cameras and keeps screen N apart from its device index', () => {
+    const list = parseAvfoundationDevices(fixture('avfoundation-list-devices.txt'));
+    expect(list.video).toEqual([
+      { index: 0, name: 'FaceTime HD Camera' },
+      { index: 1, name: 'OBS Virtual Camera' },
+      { index: 2, name: 'Capture screen 0' },
+      { index: 3, name: 'Capture screen 1' },
+    ]);
+    expect(list.audio).toEqual([
+      { index: 0, name: 'MacBook Pro Microphone' },
+      { index: 1, name: 'BlackHole 2ch' },
+    ]);
+    expect(list.screens).toEqual([
+      { screen: 0, index: 2 },
+      { screen: 1, index: 3 },
+    ]);
+  });
+
+  it('finds nothing in output without the device sections', () => {
+    expect(parseAvfoundationDevices('Unknown input format: avfoundation\n')).toEqual({
+      video: [],
+      audio: [],
+      screens: [],
+    });
+    // an audio device named like a screen is not a screen
+    const audioOnly = parseAvfoundationDevices(
+      '[x] AVFoundation audio devices:\n[x] [0] Capture screen 0\n',
+    );
+    expect(audioOnly.screens).toEqual([]);
+    expect(audioOnly.audio).toHaveLength(1);
   });
 });

@@ -140,24 +140,74 @@ describe('buildCaptureArgs', () => {
     ]);
   });
 
-  it('captures a macOS screen through avfoundation without audio', () => {
+  it('captures a macOS screen through avfoundation by name, without audio', () => {
     expect(
-      buildCaptureArgs({ source: { kind: 'avfoundation', screenIndex: 3 }, outputPath: 'm.mp4' }),
+      buildCaptureArgs({ source: { kind: 'avfoundation', screen: 1 }, outputPath: 'm.mp4' }),
     ).toEqual([
       ...HEAD,
       '-f',
       'avfoundation',
-      '-capture_cursor',
-      '1',
       '-framerate',
       '30',
+      '-capture_cursor',
+      '1',
+      '-capture_mouse_clicks',
+      '0',
+      '-pixel_format',
+      'bgr0',
       '-i',
-      '3:none',
+      'Capture screen 1:none',
+      // the same CFR grid and even crop as x11grab
       '-vf',
       FILTER_30,
       ...ENCODE_TAIL_30,
       'm.mp4',
     ]);
+    // no cursor, a lighter pixel format, another rate
+    expect(
+      buildInputArgs({ kind: 'avfoundation', screen: 0, pixelFormat: 'uyvy422' }, 15, false),
+    ).toEqual([
+      '-f',
+      'avfoundation',
+      '-framerate',
+      '15',
+      '-capture_cursor',
+      '0',
+      '-capture_mouse_clicks',
+      '0',
+      '-pixel_format',
+      'uyvy422',
+      '-i',
+      'Capture screen 0:none',
+    ]);
+  });
+
+  it('captures a scaled monitor left of and above the primary at its physical size', () => {
+    // a 4K monitor at 150 % left of and above a 1920x1080 primary: the helper reports physical
+    // pixels (3840x2160 at -3840,-1080), which is what gdigrab's offsets and size take
+    const args = buildInputArgs(
+      { kind: 'gdigrab', region: { x: -3840, y: -1080, width: 3840, height: 2160 } },
+      30,
+      true,
+    );
+    expect(args.slice(args.indexOf('-offset_x'), args.indexOf('-i'))).toEqual([
+      '-offset_x',
+      '-3840',
+      '-offset_y',
+      '-1080',
+      '-video_size',
+      '3840x2160',
+    ]);
+    // ddagrab crops relative to its output's own corner, so never negative
+    expect(
+      buildInputArgs(
+        { kind: 'ddagrab', outputIndex: 2, region: { x: 0, y: 0, width: 3840, height: 2160 } },
+        30,
+        true,
+      )[1],
+    ).toContain(
+      'output_idx=2:framerate=30:draw_mouse=1:offset_x=0:offset_y=0:video_size=3840x2160',
+    );
   });
 
   it('captures the Windows desktop, or one monitor at negative offsets, with gdigrab', () => {
@@ -240,9 +290,42 @@ describe('buildCaptureArgs', () => {
         source: { kind: 'x11grab', display: ':1', region: { x: -1, y: 0, width: 10, height: 10 } },
       }).message,
     ).toContain("'region.x'");
-    expect(invalidOption({ ...base, source: { kind: 'avfoundation', screenIndex: -1 } }).code).toBe(
+    expect(invalidOption({ ...base, source: { kind: 'avfoundation', screen: -1 } }).code).toBe(
       'INVALID_PAYLOAD',
     );
+    expect(invalidOption({ ...base, source: { kind: 'avfoundation', screen: 1.5 } }).message).toBe(
+      "Screen capture option 'screen' must be an integer from 0 to 63; got 1.5.",
+    );
+    expect(
+      invalidOption({
+        ...base,
+        source: {
+          kind: 'avfoundation',
+          screen: 0,
+          pixelFormat: 'yuv420p' as unknown as 'bgr0',
+        },
+      }).message,
+    ).toBe(
+      'Screen capture option \'pixelFormat\' must be one of bgr0, uyvy422, nv12; got "yuv420p".',
+    );
+    // gdigrab takes negative offsets, ddagrab (relative to its output) does not
+    const monitor = { x: -1920, y: -1080, width: 1920, height: 1080 };
+    expect(() =>
+      buildCaptureArgs({ ...base, source: { kind: 'gdigrab', region: monitor } }),
+    ).not.toThrow();
+    expect(
+      invalidOption({ ...base, source: { kind: 'ddagrab', outputIndex: 0, region: monitor } })
+        .message,
+    ).toBe("Screen capture option 'region.x' must be an integer from 0 to 1000000; got -1920.");
+    expect(
+      invalidOption({ ...base, source: { kind: 'ddagrab', outputIndex: 65 } }).details,
+    ).toEqual({ option: 'outputIndex', value: 65 });
+    expect(
+      invalidOption({
+        ...base,
+        source: { kind: 'gdigrab', region: { x: 0, y: 0, width: 1, height: 1080 } },
+      }).message,
+    ).toContain("'region.width'");
   });
 });
 
