@@ -66,6 +66,8 @@ export const ERROR_CODES = [
   'HELPER_PROTOCOL_ERROR',
   'HELPER_EXITED',
   'HELPER_REQUEST_FAILED',
+  // a helper without the method asked for (docs/helper-protocol.md §4)
+  'HELPER_UNKNOWN_METHOD',
   // active-window timeline (src/recorder/windows)
   'ACTIVE_WINDOW_UNAVAILABLE',
   // global input hook (src/recorder/input)

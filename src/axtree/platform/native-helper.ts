@@ -1,29 +1,27 @@
-// Accessibility over a per-OS helper executable (macOS AX, Windows UIA; sources under native/)
-// that speaks JSON lines (docs/architecture.md §5): this module is the pure protocol half. It parses
-// and validates every line, matches responses to requests, enforces timeouts and maps helper
-// results onto the shared model. Spawning lives in
+// Accessibility over a per-OS helper program (macOS AX, Windows UIA; src/helpers/) that speaks the
+// JSON-lines helper protocol v2 (docs/helper-protocol.md; docs/architecture.md §5): this module is
+// the pure protocol half of the recorder. It parses and validates every line, matches responses to
+// requests, enforces timeouts and maps helper results onto the shared model. Spawning lives in
 // src/recorder/accessibility/native-helper-process.ts on the src/infra process primitives
 // (axtree may import neither node:child_process nor src/infra).
 import { AppError, ERROR_CODES } from '../../shared/errors';
 import type { ErrorCode } from '../../shared/errors';
-import type { AccessibilityAdapter, AccessibilityInfo } from '../adapter';
+import type { AccessibilityAdapter, AccessibilityGap, AccessibilityInfo } from '../adapter';
 import type { AxBudget } from '../budgets';
 import { normalizeBudget } from '../budgets';
-import type { AxElementRecord, AxFocusEvent, AxSnapshot } from '../model';
+import type { AxBounds, AxElementRecord, AxFocusEvent, AxNode, AxSnapshot } from '../model';
 import { AxShapeError, isSecureNode, parseAxElementRecord, parseAxSnapshot } from '../model';
+import type {
+  ActiveWindowResult,
+  HelperDisplay,
+  HelperHelloLine,
+  PermissionState,
+  PermissionsResult,
+} from './helper-protocol';
+import { HELPER_METHODS, HELPER_PROTOCOL_VERSION } from './helper-protocol';
 
-/** Protocol version this client speaks (the `protocol` field of the hello line). */
-export const HELPER_PROTOCOL_VERSION = 1;
-
-/** Method names the helpers implement. */
-export const HELPER_METHODS = {
-  elementAt: 'elementAt',
-  snapshotFocusedWindow: 'snapshotFocusedWindow',
-  focusedIsSecure: 'focusedIsSecure',
-} as const;
-
-/** First line a helper prints: `{"type":"hello","protocol":1,"capabilities":[…]}`. */
-export type HelperHello = { type: 'hello'; protocol: number; capabilities: string[] };
+/** First line a helper prints: `{"type":"hello","protocol":2,"capabilities":[…],"helper":{…}}`. */
+export type HelperHello = HelperHelloLine;
 
 /** Error half of a failed response. */
 export type HelperErrorBody = { code: string; message: string };
@@ -72,14 +70,32 @@ export function parseHelperLine(line: string): HelperMessage {
     throw protocolError(`helper printed JSON that is not an object: ${excerpt(line)}`);
   }
   if (value.type === 'hello') {
-    const { protocol, capabilities } = value;
+    const { protocol, capabilities, helper } = value;
     if (typeof protocol !== 'number' || !Number.isInteger(protocol)) {
       throw protocolError(`hello without an integer protocol: ${excerpt(line)}`);
     }
     if (!Array.isArray(capabilities) || !capabilities.every((c) => typeof c === 'string')) {
       throw protocolError(`hello without a capabilities string array: ${excerpt(line)}`);
     }
-    return { type: 'hello', protocol, capabilities };
+    const hello: HelperHello = { type: 'hello', protocol, capabilities };
+    if (helper !== undefined) {
+      // v2: which helper answered (docs/helper-protocol.md §2)
+      if (
+        !isRecord(helper) ||
+        typeof helper.name !== 'string' ||
+        typeof helper.os !== 'string' ||
+        typeof helper.pid !== 'number' ||
+        !Number.isInteger(helper.pid) ||
+        (helper.version !== undefined && typeof helper.version !== 'string')
+      ) {
+        throw protocolError(`hello with a helper that is not {name, os, pid}: ${excerpt(line)}`);
+      }
+      hello.helper = { name: helper.name, os: helper.os, pid: helper.pid };
+      if (typeof helper.version === 'string') {
+        hello.helper.version = helper.version;
+      }
+    }
+    return hello;
   }
   if (value.type === 'event') {
     if (typeof value.event !== 'string') {
@@ -121,6 +137,134 @@ export function encodeHelperShutdown(): string {
   return `${JSON.stringify({ type: 'shutdown' })}\n`;
 }
 
+const PERMISSION_STATES: readonly PermissionState[] = [
+  'granted',
+  'denied',
+  'unknown',
+  'not-required',
+];
+
+function shapeRecord(value: unknown, path: string): Record<string, unknown> {
+  if (!isRecord(value)) {
+    throw new AxShapeError(path, `expected an object, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function shapeNumber(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new AxShapeError(path, `expected a finite number, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function shapeString(value: unknown, path: string): string {
+  if (typeof value !== 'string') {
+    throw new AxShapeError(path, `expected a string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+// A rectangle in physical pixels of the virtual desktop: x/y may be negative (displays left of or
+// above the primary one), width/height may not (docs/helper-protocol.md §3).
+function shapeRect(value: unknown, path: string): AxBounds {
+  const rect = shapeRecord(value, path);
+  const bounds = {
+    x: shapeNumber(rect.x, `${path}.x`),
+    y: shapeNumber(rect.y, `${path}.y`),
+    width: shapeNumber(rect.width, `${path}.width`),
+    height: shapeNumber(rect.height, `${path}.height`),
+  };
+  if (bounds.width < 0 || bounds.height < 0) {
+    throw new AxShapeError(path, `negative size ${bounds.width}×${bounds.height}`);
+  }
+  return bounds;
+}
+
+/** Validates an `activeWindow` result (docs/helper-protocol.md §3); throws {@link AxShapeError}. */
+export function parseActiveWindowResult(
+  value: unknown,
+  path = 'result',
+): ActiveWindowResult | null {
+  if (value === null) {
+    return null;
+  }
+  const record = shapeRecord(value, path);
+  const pid = shapeNumber(record.pid, `${path}.pid`);
+  if (!Number.isInteger(pid) || pid < 0) {
+    throw new AxShapeError(`${path}.pid`, `expected a process id, got ${pid}`);
+  }
+  const window: ActiveWindowResult = {
+    title: shapeString(record.title, `${path}.title`),
+    app: shapeString(record.app, `${path}.app`),
+    pid,
+    bounds: shapeRect(record.bounds, `${path}.bounds`),
+  };
+  if (record.windowId !== undefined) {
+    window.windowId = shapeString(record.windowId, `${path}.windowId`);
+  }
+  return window;
+}
+
+/** Validates a `displays` result or event list (docs/helper-protocol.md §3). */
+export function parseHelperDisplays(value: unknown, path = 'result'): HelperDisplay[] {
+  if (!Array.isArray(value)) {
+    throw new AxShapeError(path, `expected an array of displays, got ${JSON.stringify(value)}`);
+  }
+  return value.map((item, i): HelperDisplay => {
+    const at = `${path}[${i}]`;
+    const record = shapeRecord(item, at);
+    const scale = shapeNumber(record.scale, `${at}.scale`);
+    if (scale <= 0) {
+      throw new AxShapeError(`${at}.scale`, `expected a positive scale, got ${scale}`);
+    }
+    if (typeof record.primary !== 'boolean') {
+      throw new AxShapeError(
+        `${at}.primary`,
+        `expected a boolean, got ${JSON.stringify(record.primary)}`,
+      );
+    }
+    const display: HelperDisplay = {
+      id: shapeString(record.id, `${at}.id`),
+      bounds: shapeRect(record.bounds, `${at}.bounds`),
+      scale,
+      primary: record.primary,
+    };
+    if (record.name !== undefined) {
+      display.name = shapeString(record.name, `${at}.name`);
+    }
+    return display;
+  });
+}
+
+/** Validates a `permissions` result (docs/helper-protocol.md §3). */
+export function parsePermissionsResult(value: unknown, path = 'result'): PermissionsResult {
+  const record = shapeRecord(value, path);
+  const state = (key: keyof PermissionsResult): PermissionState => {
+    const v = record[key];
+    if (!PERMISSION_STATES.includes(v as PermissionState)) {
+      throw new AxShapeError(
+        `${path}.${key}`,
+        `expected one of ${PERMISSION_STATES.join(', ')}, got ${JSON.stringify(v)}`,
+      );
+    }
+    return v as PermissionState;
+  };
+  return {
+    accessibility: state('accessibility'),
+    screenRecording: state('screenRecording'),
+    inputMonitoring: state('inputMonitoring'),
+  };
+}
+
+// A secure field's name is '' whatever a helper sends (docs/helper-protocol.md §6): a helper that
+// forgets to drop it must not leak it into a recording.
+function redactSecureNames(node: AxNode): AxNode {
+  const children = node.children.map(redactSecureNames);
+  const name = node.name !== '' && isSecureNode(node) ? '' : node.name;
+  return { ...node, name, children };
+}
+
 /** How the helper process ended. */
 export type HelperExit = {
   /** Exit code, or null after a signal. */
@@ -151,18 +295,26 @@ export interface HelperChannel {
 
 /** Options of {@link NativeHelperAdapter}. */
 export type NativeHelperAdapterOptions = {
-  /** Session clock in ms (CLOCK_MONOTONIC); stamps records and events. */
+  /** Session clock in ms (CLOCK_MONOTONIC); stamps records, events and gaps. */
   now: () => number;
   /** Limit for the hello line after spawning, ms; default 5 000. */
   startTimeoutMs?: number;
   /** Limit per request, ms; default 2 000 (snapshots get their budget's maxMs + this). */
   requestTimeoutMs?: number;
+  /** Timeouts in a row after which a helper is replaced (needs a channel factory); default 3. */
+  timeoutsBeforeRestart?: number;
+  /** Replacements per adapter before accessibility is given up; default 5. */
+  maxRestarts?: number;
 };
 
 /** Default limit for the hello line, ms. */
 export const DEFAULT_HELPER_START_TIMEOUT_MS = 5000;
 /** Default limit per request, ms. */
 export const DEFAULT_HELPER_REQUEST_TIMEOUT_MS = 2000;
+/** Timeouts in a row that make the adapter replace its helper (docs/helper-protocol.md §4). */
+export const DEFAULT_HELPER_TIMEOUTS_BEFORE_RESTART = 3;
+/** Replacements before the adapter gives accessibility up for the session. */
+export const DEFAULT_HELPER_MAX_RESTARTS = 5;
 
 type Pending = {
   method: string;
@@ -175,7 +327,11 @@ type State = 'idle' | 'starting' | 'ready' | 'failed' | 'stopped';
 
 const KNOWN_CODES: readonly string[] = ERROR_CODES;
 
-/** AccessibilityAdapter over a JSON-lines helper reached through a {@link HelperChannel}. */
+/**
+ * AccessibilityAdapter over a JSON-lines helper reached through a {@link HelperChannel}. Given a
+ * channel factory instead of one channel, it replaces a helper that stopped answering (several
+ * timeouts in a row: a helper stuck in an OS call) with a fresh one and reports the gap.
+ */
 export class NativeHelperAdapter implements AccessibilityAdapter {
   private state: State = 'idle';
   private nextId = 1;
@@ -183,26 +339,49 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
   // ids that timed out: their late responses are legitimate and ignored
   private readonly abandoned = new Set<number>();
   private readonly focusListeners = new Set<(event: AxFocusEvent) => void>();
+  private readonly displaysListeners = new Set<(displays: HelperDisplay[]) => void>();
+  private readonly gapListeners = new Set<(gap: AccessibilityGap) => void>();
   private failure: AppError | null = null;
   private hello: HelperHello | null = null;
   private onHello: ((hello: HelperHello) => void) | null = null;
   private onStartFailure: ((error: AppError) => void) | null = null;
   private readonly startTimeoutMs: number;
   private readonly requestTimeoutMs: number;
+  private readonly createChannel: (() => HelperChannel) | null;
+  private channel: HelperChannel;
+  // lines and exits of a replaced helper are ignored: only the current generation's count
+  private generation = 0;
+  private timeoutsInARow = 0;
+  // when the first request of the current run of timeouts was sent (the gap's start)
+  private timeoutRunStartMs = 0;
+  private restarts = 0;
+  private restarting: Promise<void> | null = null;
+  private readonly retired = new Set<Promise<void>>();
 
   constructor(
-    private readonly channel: HelperChannel,
+    channel: HelperChannel | (() => HelperChannel),
     private readonly options: NativeHelperAdapterOptions,
   ) {
     this.startTimeoutMs = options.startTimeoutMs ?? DEFAULT_HELPER_START_TIMEOUT_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_HELPER_REQUEST_TIMEOUT_MS;
-    channel.onLine((line) => this.handleLine(line));
-    channel.onExit((exit) => this.handleExit(exit));
+    this.createChannel = typeof channel === 'function' ? channel : null;
+    this.channel = typeof channel === 'function' ? channel() : channel;
+    this.listen(this.channel);
   }
 
   /** Capabilities announced in the hello line (empty before start). */
   get capabilities(): string[] {
     return this.hello?.capabilities ?? [];
+  }
+
+  /** Which helper answered (`helper` of the hello line), or null before start or when unsaid. */
+  get helper(): HelperHello['helper'] | null {
+    return this.hello?.helper ?? null;
+  }
+
+  /** Helpers replaced so far. */
+  get restartCount(): number {
+    return this.restarts;
   }
 
   // Spawns the helper and resolves on its hello line; HELPER_START_TIMEOUT after the limit.
@@ -212,18 +391,49 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
         `NativeHelperAdapter.start() called in state '${this.state}'; create a new one`,
       );
     }
+    const hello = await this.connect();
+    return { backend: 'native-helper', capabilities: hello.capabilities };
+  }
+
+  // Opens the current channel and waits for its hello; on failure the adapter is failed.
+  private async connect(): Promise<HelperHello> {
+    const channel = this.channel;
     this.state = 'starting';
+    // (the state is re-read after each await: stop() may have run meanwhile)
+    const stopped = (): boolean => this.state === 'stopped';
     try {
-      await this.channel.open();
+      await channel.open();
+      if (stopped()) {
+        throw new AppError('HELPER_EXITED', 'accessibility helper stopped by the recorder');
+      }
       const hello = await this.waitForHello();
+      if ((this.state as State) !== 'starting') {
+        throw this.failure ?? new AppError('HELPER_EXITED', 'accessibility helper stopped');
+      }
       this.state = 'ready';
-      return { backend: 'native-helper', capabilities: hello.capabilities };
+      return hello;
     } catch (error) {
-      this.state = 'failed';
-      this.failure = toAppError(error, 'HELPER_EXITED');
-      await this.channel.close();
-      throw this.failure;
+      if (!stopped()) {
+        this.state = 'failed';
+        this.failure = toAppError(error, 'HELPER_EXITED');
+      }
+      await channel.close();
+      throw this.failure ?? toAppError(error, 'HELPER_EXITED');
     }
+  }
+
+  private listen(channel: HelperChannel): void {
+    const generation = this.generation;
+    channel.onLine((line) => {
+      if (generation === this.generation) {
+        this.handleLine(line);
+      }
+    });
+    channel.onExit((exit) => {
+      if (generation === this.generation) {
+        this.handleExit(exit);
+      }
+    });
   }
 
   private async waitForHello(): Promise<HelperHello> {
@@ -263,6 +473,10 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
 
   // Sends one request and resolves with its raw result (rejects with a coded AppError).
   async request(method: string, params: unknown = {}, timeoutMs?: number): Promise<unknown> {
+    if (this.restarting) {
+      // a replacement helper is starting: wait for it instead of failing
+      await this.restarting;
+    }
     if (this.state !== 'ready') {
       throw (
         this.failure ??
@@ -272,6 +486,8 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     const id = this.nextId;
     this.nextId += 1;
     const limitMs = timeoutMs ?? this.requestTimeoutMs;
+    const sentMs = this.options.now();
+    const generation = this.generation;
     return await new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -283,6 +499,7 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
             { helper: this.channel.name, method, timeoutMs: limitMs },
           ),
         );
+        this.noteTimeout(generation, sentMs, method, limitMs);
       }, limitMs);
       this.pending.set(id, { method, resolve, reject, timer });
       this.channel.write(encodeHelperRequest(id, method, params));
@@ -296,9 +513,10 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     if (result === null) {
       return null;
     }
-    return this.shaped(HELPER_METHODS.elementAt, () =>
+    const record = this.shaped(HELPER_METHODS.elementAt, () =>
       parseAxElementRecord({ ...asRecord(result), tMs, x, y }, 'result'),
     );
+    return { ...record, path: record.path.map(redactSecureNames) };
   }
 
   // The focused window's subtree; the helper gets the budget and enforces it.
@@ -311,9 +529,12 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
       limits.maxMs + this.requestTimeoutMs,
     );
     const durationMs = this.options.now() - tMs;
-    return this.shaped(HELPER_METHODS.snapshotFocusedWindow, () =>
+    const snapshot = this.shaped(HELPER_METHODS.snapshotFocusedWindow, () =>
       parseAxSnapshot({ ...asRecord(result), tMs, durationMs }, 'result'),
     );
+    return snapshot.root === null
+      ? snapshot
+      : { ...snapshot, root: redactSecureNames(snapshot.root) };
   }
 
   // True when the focused element is a secure text field.
@@ -325,11 +546,45 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     return result;
   }
 
+  // The active (foreground) window, or null when none is.
+  async activeWindow(): Promise<ActiveWindowResult | null> {
+    const result = await this.request(HELPER_METHODS.activeWindow, {});
+    return this.shaped(HELPER_METHODS.activeWindow, () => parseActiveWindowResult(result));
+  }
+
+  // The display layout, bounds in physical pixels of the virtual desktop.
+  async displays(): Promise<HelperDisplay[]> {
+    const result = await this.request(HELPER_METHODS.displays, {});
+    return this.shaped(HELPER_METHODS.displays, () => parseHelperDisplays(result));
+  }
+
+  // What the OS allows the helper (and the recorder) right now.
+  async permissions(): Promise<PermissionsResult> {
+    const result = await this.request(HELPER_METHODS.permissions, {});
+    return this.shaped(HELPER_METHODS.permissions, () => parsePermissionsResult(result));
+  }
+
+  // Subscribes to `displays` events (the layout changed); returns an unsubscribe.
+  onDisplaysChanged(listener: (displays: HelperDisplay[]) => void): () => void {
+    this.displaysListeners.add(listener);
+    return () => {
+      this.displaysListeners.delete(listener);
+    };
+  }
+
   // Subscribes to `focus` events from the helper.
   onFocusChanged(listener: (event: AxFocusEvent) => void): () => void {
     this.focusListeners.add(listener);
     return () => {
       this.focusListeners.delete(listener);
+    };
+  }
+
+  // Subscribes to gaps: the spans a replaced helper did not answer (docs/helper-protocol.md §4).
+  onGap(listener: (gap: AccessibilityGap) => void): () => void {
+    this.gapListeners.add(listener);
+    return () => {
+      this.gapListeners.delete(listener);
     };
   }
 
@@ -340,10 +595,92 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     }
     const wasRunning = this.state === 'ready' || this.state === 'starting';
     this.state = 'stopped';
-    this.rejectAll(new AppError('HELPER_EXITED', 'accessibility helper stopped by the recorder'));
+    const stopped = new AppError('HELPER_EXITED', 'accessibility helper stopped by the recorder');
+    // a start or restart waiting for a hello line ends now instead of at its timeout
+    this.onStartFailure?.(stopped);
+    this.rejectAll(stopped);
     if (wasRunning) {
       await this.channel.close();
     }
+    await this.restarting;
+    await Promise.all(this.retired);
+  }
+
+  // Counts a timeout of the current helper; enough in a row replace it.
+  private noteTimeout(generation: number, sentMs: number, method: string, limitMs: number): void {
+    if (generation !== this.generation || this.state !== 'ready') {
+      return;
+    }
+    if (this.timeoutsInARow === 0) {
+      this.timeoutRunStartMs = sentMs;
+    }
+    this.timeoutsInARow += 1;
+    const limit = this.options.timeoutsBeforeRestart ?? DEFAULT_HELPER_TIMEOUTS_BEFORE_RESTART;
+    if (this.createChannel === null || this.timeoutsInARow < limit) {
+      return;
+    }
+    const detail =
+      `${this.timeoutsInARow} requests in a row got no answer (the last: '${method}' within ` +
+      `${limitMs} ms)`;
+    this.restarting = this.restart(detail).finally(() => {
+      this.restarting = null;
+    });
+  }
+
+  // Stops the stuck helper, starts a fresh one and reports the gap between them.
+  private async restart(detail: string): Promise<void> {
+    const createChannel = this.createChannel as () => HelperChannel;
+    const startMs = this.timeoutRunStartMs;
+    this.timeoutsInARow = 0;
+    const gap = (endMs: number | null, more: string): void => {
+      const event: AccessibilityGap = {
+        startMs,
+        endMs,
+        reason: 'helper-timeouts',
+        detail: `${detail}; ${more}`,
+      };
+      for (const listener of this.gapListeners) {
+        listener(event);
+      }
+    };
+    // the old helper's pending requests and late lines belong to nobody now
+    this.generation += 1;
+    this.rejectAll(
+      new AppError('HELPER_EXITED', `accessibility helper replaced: ${detail}`, {
+        helper: this.channel.name,
+      }),
+    );
+    this.abandoned.clear();
+    this.hello = null;
+    const retiring = this.channel.close();
+    this.retired.add(retiring);
+    void retiring.finally(() => this.retired.delete(retiring));
+
+    const maxRestarts = this.options.maxRestarts ?? DEFAULT_HELPER_MAX_RESTARTS;
+    if (this.restarts >= maxRestarts) {
+      this.state = 'failed';
+      this.failure = new AppError(
+        'ACCESSIBILITY_UNAVAILABLE',
+        `accessibility helper ${this.channel.name} stopped answering again after ${this.restarts} restarts; ` +
+          'recording continues without accessibility',
+        { helper: this.channel.name, restarts: this.restarts },
+      );
+      gap(null, `given up after ${this.restarts} restarts`);
+      return;
+    }
+    this.restarts += 1;
+    this.channel = createChannel();
+    this.listen(this.channel);
+    try {
+      await this.connect();
+    } catch (error) {
+      if (this.state === 'stopped') {
+        return;
+      }
+      gap(null, `the new helper did not start: ${(error as Error).message}`);
+      return;
+    }
+    gap(this.options.now(), `helper restarted (restart ${this.restarts})`);
   }
 
   private shaped<T>(method: string, parse: () => T): T {
@@ -402,9 +739,13 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     if (!pending) {
       if (!this.abandoned.delete(message.id)) {
         this.fail(protocolError(`helper answered unknown request id ${message.id}`));
+        return;
       }
+      // a late answer: slow, but not stuck
+      this.timeoutsInARow = 0;
       return;
     }
+    this.timeoutsInARow = 0;
     this.pending.delete(message.id);
     clearTimeout(pending.timer);
     if (message.ok) {
@@ -427,19 +768,41 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     );
   }
 
+  // Events are informational: a malformed one is dropped rather than failing the helper, and
+  // events newer helpers may send are ignored.
   private handleEvent(message: HelperEvent): void {
-    if (message.event !== 'focus') {
-      return; // newer helpers may send more events: ignore what we do not know
+    if (message.event === 'displays') {
+      let displays: HelperDisplay[];
+      try {
+        displays = parseHelperDisplays(message.data.displays, 'event.displays');
+      } catch {
+        return;
+      }
+      for (const listener of this.displaysListeners) {
+        listener(displays);
+      }
+      return;
     }
-    const { role, name } = message.data;
+    if (message.event !== 'focus') {
+      return;
+    }
+    const { role, name, states } = message.data;
     if (typeof role !== 'string') {
       return;
     }
+    // the helper's flag is what counts (UIA IsPassword fields have an ordinary role); the role
+    // and states are a second source, so a helper that forgets the flag still masks keystrokes
+    const isSecure =
+      message.data.isSecure === true ||
+      isSecureNode({
+        role,
+        states: Array.isArray(states) ? states.filter((s) => typeof s === 'string') : [],
+      });
     const event: AxFocusEvent = {
       tMs: this.options.now(),
       role,
-      name: typeof name === 'string' ? name : '',
-      isSecure: message.data.isSecure === true || isSecureNode({ role }),
+      name: isSecure || typeof name !== 'string' ? '' : name,
+      isSecure,
     };
     for (const listener of this.focusListeners) {
       listener(event);

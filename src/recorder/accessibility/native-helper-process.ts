@@ -1,6 +1,6 @@
 // The native accessibility helper as a child process (docs/architecture.md §5): spawns the per-OS
-// executable, splits its stdout into lines, keeps a stderr tail, and stops it gracefully
-// (shutdown line + stdin close), then SIGTERM, then SIGKILL. The JSON-lines protocol itself is
+// helper program (src/helpers/), splits its stdout into lines, keeps a stderr tail, and stops it
+// gracefully (shutdown line + stdin close), then SIGTERM, then SIGKILL. The JSON-lines protocol itself is
 // pure and lives in src/axtree/platform/native-helper.ts; spawning, line splitting and the stderr
 // tail are the infrastructure layer's (src/infra).
 import { constants as fsConstants } from 'node:fs';
@@ -189,16 +189,24 @@ export type NativeHelperAdapterProcessOptions = NativeHelperProcessOptions & {
   startTimeoutMs?: number;
   /** Limit per request, ms; default 2 000. */
   requestTimeoutMs?: number;
+  /** Timeouts in a row after which the helper is replaced by a fresh process; default 3. */
+  timeoutsBeforeRestart?: number;
+  /** Replacements before accessibility is given up for the session; default 5. */
+  maxRestarts?: number;
 };
 
-// An AccessibilityAdapter backed by a spawned helper executable (macOS/Windows helpers).
+// An AccessibilityAdapter backed by a spawned helper executable (macOS/Windows helpers); a helper
+// that stops answering is replaced by a new process (docs/helper-protocol.md §4).
 export function createNativeHelperAdapter(
   options: NativeHelperAdapterProcessOptions,
 ): NativeHelperAdapter {
-  const { now, startTimeoutMs, requestTimeoutMs, ...processOptions } = options;
-  return new NativeHelperAdapter(new NativeHelperProcess(processOptions), {
+  const { now, startTimeoutMs, requestTimeoutMs, timeoutsBeforeRestart, maxRestarts, ...rest } =
+    options;
+  return new NativeHelperAdapter(() => new NativeHelperProcess(rest), {
     now,
     startTimeoutMs,
     requestTimeoutMs,
+    timeoutsBeforeRestart,
+    maxRestarts,
   });
 }

@@ -1,7 +1,9 @@
 // The native-helper adapter against a real child process: tests/fixtures/bin/fake-ax-helper.js.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AccessibilityGap } from '../../../src/axtree/adapter';
 import type { NativeHelperAdapter } from '../../../src/axtree/platform/native-helper';
+import type { HelperDisplay } from '../../../src/axtree/platform/helper-protocol';
 import type { AxFocusEvent } from '../../../src/axtree/model';
 import {
   NativeHelperProcess,
@@ -50,13 +52,48 @@ afterEach(async () => {
 });
 
 describe('native helper protocol over a child process', () => {
-  it('resolves start on the hello line with its capabilities', async () => {
+  it('resolves start on the v2 hello line with its capabilities and helper', async () => {
     const adapter = helper();
     await expect(adapter.start()).resolves.toEqual({
       backend: 'native-helper',
-      capabilities: ['elementAt', 'snapshot', 'secure', 'focusEvents'],
+      capabilities: [
+        'elementAt',
+        'snapshot',
+        'secure',
+        'focusEvents',
+        'activeWindow',
+        'displays',
+        'permissions',
+      ],
     });
     expect(adapter.capabilities).toContain('secure');
+    expect(adapter.helper).toMatchObject({ name: 'fake-ax-helper', os: process.platform });
+    expect(adapter.helper?.pid).toBeGreaterThan(0);
+  });
+
+  it('answers activeWindow, displays and permissions, negative coordinates kept', async () => {
+    const adapter = helper();
+    await adapter.start();
+    await expect(adapter.activeWindow()).resolves.toMatchObject({
+      title: 'Fake Window',
+      app: 'fake-app',
+      bounds: { x: -1900, y: 200, width: 800, height: 600 },
+      windowId: '0x1234',
+    });
+    const displays = await adapter.displays();
+    expect(displays.map((d) => [d.id, d.bounds.x, d.scale, d.primary])).toEqual([
+      ['1', 0, 1.5, true],
+      ['2', -1920, 1, false],
+    ]);
+    await expect(adapter.permissions()).resolves.toEqual({
+      accessibility: 'granted',
+      screenRecording: 'granted',
+      inputMonitoring: 'not-required',
+    });
+    const changes: HelperDisplay[][] = [];
+    adapter.onDisplaysChanged((d) => changes.push(d));
+    await adapter.request('displaysChange');
+    expect(changes).toEqual([[displays[0]]]);
   });
 
   it('matches concurrent responses to their requests', async () => {
@@ -96,8 +133,9 @@ describe('native helper protocol over a child process', () => {
     await expect(adapter.focusedIsSecure()).resolves.toBe(true);
     await adapter.request('focusName');
     await expect(adapter.focusedIsSecure()).resolves.toBe(false);
+    // the helper's isSecure flag masks an EditControl, and the name it leaked is dropped
     expect(events.map(({ role, name, isSecure }) => ({ role, name, isSecure }))).toEqual([
-      { role: 'password text', name: 'PIN', isSecure: true },
+      { role: 'EditControl', name: '', isSecure: true },
       { role: 'text', name: 'Name', isSecure: false },
     ]);
   });
@@ -109,6 +147,8 @@ describe('native helper protocol over a child process', () => {
     expect(failed.code).toBe('HELPER_REQUEST_FAILED');
     expect(failed.message).toContain('not trusted');
     expect((await codeOf(adapter.request('unavailable'))).code).toBe('ACCESSIBILITY_UNAVAILABLE');
+    expect((await codeOf(adapter.request('denied'))).code).toBe('PERMISSION_DENIED');
+    expect((await codeOf(adapter.request('noSuchMethod'))).code).toBe('HELPER_UNKNOWN_METHOD');
     // the helper stays usable after an error response
     await expect(adapter.request('echo', 1)).resolves.toBe(1);
   });
@@ -156,10 +196,41 @@ describe('native helper protocol over a child process', () => {
     await expect(adapter.request('echo', 'still here')).resolves.toBe('still here');
   });
 
+  it('replaces a helper stuck in an OS call after 3 timeouts in a row and reports the gap', async () => {
+    const adapter = helper('normal', { requestTimeoutMs: 200 });
+    const gaps: AccessibilityGap[] = [];
+    adapter.onGap((g) => gaps.push(g));
+    await adapter.start();
+    const stuckPid = adapter.helper?.pid as number;
+    const stuck = await Promise.all([
+      codeOf(adapter.request('freeze')),
+      codeOf(adapter.request('echo', 1)),
+      codeOf(adapter.request('echo', 2)),
+    ]);
+    expect(stuck.map((e) => e.code)).toEqual([
+      'ACCESSIBILITY_TIMEOUT',
+      'ACCESSIBILITY_TIMEOUT',
+      'ACCESSIBILITY_TIMEOUT',
+    ]);
+    // the next request waits for the replacement and gets its answer
+    await expect(adapter.request('echo', 'after')).resolves.toBe('after');
+    expect(adapter.restartCount).toBe(1);
+    expect(adapter.helper?.pid).not.toBe(stuckPid);
+    expect(gaps).toHaveLength(1);
+    expect(gaps[0]).toMatchObject({ reason: 'helper-timeouts' });
+    expect(gaps[0]?.detail).toMatch(/3 requests in a row got no answer.*helper restarted/);
+    expect(gaps[0]?.endMs).toBeGreaterThan(gaps[0]?.startMs as number);
+    await expect(adapter.elementAt(15, 25)).resolves.toMatchObject({ app: 'fake-app' });
+    await adapter.stop();
+    // the frozen helper ignored its shutdown line: the stop escalated to a signal
+    expect(() => process.kill(stuckPid, 0)).toThrow();
+  });
+
   it.each([
     ['silent', 'HELPER_START_TIMEOUT', /no hello line within 300 ms/],
     ['chatty', 'HELPER_PROTOCOL_ERROR', /before its hello/],
-    ['old-protocol', 'HELPER_PROTOCOL_ERROR', /protocol 0.*speaks 1/],
+    ['old-protocol', 'HELPER_PROTOCOL_ERROR', /protocol 1.*speaks 2/],
+    ['bad-hello', 'HELPER_PROTOCOL_ERROR', /helper that is not \{name, os, pid\}/],
     ['exit-at-start', 'HELPER_EXITED', /exit code 7.*no accessibility permission/s],
   ])('start fails in mode %s with %s', async (mode, code, message) => {
     // only the silent helper should run into the start timeout; the others get time to boot
