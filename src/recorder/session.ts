@@ -319,6 +319,16 @@ export class RecordingSession {
         try {
           await o.accessibility.start();
           o.accessibility.onFocusChanged?.(() => this.track(this.refreshMask()));
+          // a helper that stopped answering and was replaced: the span it lost, stored as input
+          // gaps are (docs/helper-protocol.md §4); endMs null: accessibility was given up
+          o.accessibility.onGap?.((gap) =>
+            o.sink.mark({
+              tMs: gap.startMs,
+              endMs: gap.endMs,
+              kind: 'accessibility-gap',
+              data: { reason: gap.reason, detail: gap.detail, isGivenUp: gap.endMs === null },
+            }),
+          );
         } catch (e) {
           o.onWarning?.(`accessibility unavailable, recording without it: ${(e as Error).message}`);
           o.sink.mark({
