@@ -1,9 +1,14 @@
-// Whole-recorder benchmark on a private Xvfb desktop (1280×800, 30 fps, synthetic activity), in
-// one run: CPU of every recorder process (the CLI, the input-hook child, ffmpeg, X helpers)
-// divided by CPU of ffmpeg alone with the same arguments over the same activity; frames vs.
-// the wall duration; completeness of a 5,000-move burst; stamp error and commit latency of
-// injected input; video and database MB per minute.
-// usage: node bin/run-ts.mjs bench/recorder.ts   (BENCH_SECONDS, default 20)
+// Whole-recorder benchmark on a private Xvfb desktop (1280×800, 30 fps, synthetic activity):
+// BENCH_RUNS rounds (default 5), each of ffmpeg alone with the recorder's arguments, the recorder
+// with accessibility (AT-SPI) on and the recorder with --no-a11y, over the same scripted activity.
+// Per round: CPU of every recorder process (the CLI, the input-hook child, ffmpeg, X helpers)
+// divided by CPU of ffmpeg alone in that round; frames vs. the wall duration; completeness of a
+// 5,000-move burst; stamp error of injected input; video and database MB per minute. Prints the
+// median ratio of the rounds for accessibility on and off (issue 13 item 8: aim ≤ 1.15 with it on).
+// usage: npx tsx bench/recorder.ts   (BENCH_SECONDS per phase, default 20; BENCH_RUNS, default 5;
+//   BENCH_CLI: the CLI entry, default bin/cua-annotator.mjs, i.e. the build in out/node;
+//   BENCH_RECORD_ARGS: extra `record` arguments; BENCH_NODE_ARGS: node flags of the recorder,
+//   e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
 import { openDatabase } from '../src/store';
 import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -129,120 +134,179 @@ async function ffmpegAlone(
   return { cpu: c1 - c0, seconds: (t1 - t0) / 1000 };
 }
 
+type RecorderRun = {
+  /** CPU of the recorder's process tree while the activity ran, share of one core. */
+  share: number;
+  /** Per process: share of one core. */
+  perProcess: [string, number][];
+  frames: number;
+  wallFrames: number;
+  events: number;
+  burstStored: number;
+  stampP50: number;
+  stampP99: number;
+  pacedStored: number;
+  videoMbPerMin: number;
+  dbMbPerMin: number;
+};
+
+async function recorderRun(
+  desktop: Desktop,
+  dir: string,
+  extraArgs: string[],
+): Promise<RecorderRun> {
+  const lib = fs.mkdtempSync(path.join(dir, 'lib-'));
+  const cli = process.env.BENCH_CLI ?? path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
+  const rec = desktop.spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      cli,
+      'record',
+      '--task',
+      'bench',
+      '--library',
+      lib,
+      '--fps',
+      String(FPS),
+      '--json',
+      ...extraArgs,
+      ...(process.env.BENCH_RECORD_ARGS ?? '').split(' ').filter(Boolean),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  rec.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  rec.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  while (!/recording [0-9a-f-]{36}/.test(stderr)) {
+    if (rec.exitCode !== null) {
+      throw new Error(stderr);
+    }
+    await sleep(50);
+  }
+  const startedAt = now();
+  await sleep(2000);
+  const activity = python(desktop, ACTIVITY, [String(SECONDS)]);
+  const b0 = treeCpu(rec.pid!);
+  const c0 = [...b0.values()].reduce((a, b) => a + b, 0);
+  const t0 = now();
+  await new Promise((r) => activity.once('close', r));
+  const b1 = treeCpu(rec.pid!);
+  const c1 = [...b1.values()].reduce((a, b) => a + b, 0);
+  const t1 = now();
+  // input: 200 paced moves for the stamp error, then a 5,000-move burst for completeness
+  const paced: [number, number][] = Array.from({ length: 200 }, (_, i) => [3 + i, 777]);
+  const pacedStamps = await inject(desktop, paced, 10);
+  const burst: [number, number][] = Array.from({ length: 5000 }, (_, i) => [
+    5 + (i % 1200),
+    5 + Math.floor(i / 1200),
+  ]);
+  await inject(desktop, burst, 0);
+  await sleep(1000);
+  const stopAt = now();
+  rec.kill('SIGINT');
+  await new Promise((r) => rec.once('close', r));
+  const summary = JSON.parse(stdout) as { events: number };
+
+  const db = openDatabase(path.join(lib, 'library.sqlite'), { readonly: true });
+  const moves = db.prepare(`SELECT x, y, t_ms FROM events WHERE kind = 0 ORDER BY idx`).all() as {
+    x: number;
+    y: number;
+    t_ms: number;
+  }[];
+  const video = db.prepare(`SELECT size_bytes, frame_count, start_ms FROM videos`).get() as {
+    size_bytes: number;
+    frame_count: number;
+    start_ms: number;
+  };
+  db.close();
+  const pacedRows = moves.filter((m) => m.y === 777 && m.x >= 3 && m.x < 203);
+  const stampErr = pacedRows.map((m) => m.t_ms - pacedStamps[m.x - 3]!);
+  const burstSet = new Set(burst.map(([x, y]) => `${x},${y}`));
+  const burstSeen = new Set(moves.filter((m) => m.y <= 9).map((m) => `${m.x},${m.y}`));
+  const wallS = (stopAt - video.start_ms) / 1000;
+  const dbBytes = fs
+    .readdirSync(lib)
+    .filter((f) => f.startsWith('library.sqlite'))
+    .reduce((n, f) => n + fs.statSync(path.join(lib, f)).size, 0);
+  const minutes = (stopAt - startedAt) / 60000;
+  const seconds = (t1 - t0) / 1000;
+  fs.rmSync(lib, { recursive: true, force: true });
+  return {
+    share: (c1 - c0) / seconds,
+    perProcess: [...b1].map(([name, v]) => [name, (v - (b0.get(name) ?? 0)) / seconds]),
+    frames: video.frame_count,
+    wallFrames: wallS * FPS,
+    events: summary.events,
+    burstStored: [...burstSet].filter((k) => burstSeen.has(k)).length,
+    stampP50: pct(stampErr, 50),
+    stampP99: pct(stampErr, 99),
+    pacedStored: pacedRows.length,
+    videoMbPerMin: video.size_bytes / 1e6 / minutes,
+    dbMbPerMin: dbBytes / 1e6 / minutes,
+  };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const pc = (share: number): string => `${(share * 100).toFixed(1)} %`;
+
+function describeRun(label: string, run: RecorderRun, alone: number): void {
+  console.log(
+    `  ${label}: ${pc(run.share)} of a core, ratio ${(run.share / alone).toFixed(3)}; frames ${run.frames} vs ${run.wallFrames.toFixed(0)} wall; events ${run.events}; burst ${run.burstStored}/5000; stamp p50 ${run.stampP50.toFixed(2)} ms p99 ${run.stampP99.toFixed(2)} ms (${run.pacedStored}/200); video ${run.videoMbPerMin.toFixed(2)} MB/min, db ${run.dbMbPerMin.toFixed(2)} MB/min`,
+  );
+  for (const [name, share] of run.perProcess) {
+    console.log(`      ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+  }
+}
+
 async function main(): Promise<void> {
+  const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
   const desktop = await startDesktop();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-bench-rec-'));
+  const load0 = os.loadavg();
+  console.log(
+    `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity per phase (moves at 50 Hz, a key every 0.5 s), ${runs} rounds of ffmpeg alone / recorder with AT-SPI / recorder --no-a11y`,
+  );
+  const ratiosOn: number[] = [];
+  const ratiosOff: number[] = [];
+  const alones: number[] = [];
   try {
     await launchGtkForm(desktop);
-    const alone = await ffmpegAlone(desktop, dir);
-
-    const lib = path.join(dir, 'lib');
-    const rec = desktop.spawn(
-      process.execPath,
-      [
-        path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
-        'record',
-        '--task',
-        'bench',
-        '--library',
-        lib,
-        '--fps',
-        String(FPS),
-        '--json',
-        ...(process.env.BENCH_RECORD_ARGS ?? '').split(' ').filter(Boolean),
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    rec.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    rec.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    while (!/recording [0-9a-f-]{36}/.test(stderr)) {
-      if (rec.exitCode !== null) {
-        throw new Error(stderr);
-      }
-      await sleep(50);
-    }
-    const startedAt = now();
-    await sleep(2000);
-    const activity = python(desktop, ACTIVITY, [String(SECONDS)]);
-    const b0 = treeCpu(rec.pid!);
-    const c0 = [...b0.values()].reduce((a, b) => a + b, 0);
-    const t0 = now();
-    await new Promise((r) => activity.once('close', r));
-    const b1 = treeCpu(rec.pid!);
-    const c1 = [...b1.values()].reduce((a, b) => a + b, 0);
-    const t1 = now();
-    // input: 200 paced moves for latency, then a 5,000-move burst for completeness
-    const paced: [number, number][] = Array.from({ length: 200 }, (_, i) => [3 + i, 777]);
-    const pacedStamps = await inject(desktop, paced, 10);
-    const burst: [number, number][] = Array.from({ length: 5000 }, (_, i) => [
-      5 + (i % 1200),
-      5 + Math.floor(i / 1200),
-    ]);
-    await inject(desktop, burst, 0);
-    await sleep(1000);
-    const stopAt = now();
-    rec.kill('SIGINT');
-    await new Promise((r) => rec.once('close', r));
-    const summary = JSON.parse(stdout) as { events: number };
-
-    const db = openDatabase(path.join(lib, 'library.sqlite'), { readonly: true });
-    const moves = db.prepare(`SELECT x, y, t_ms FROM events WHERE kind = 0 ORDER BY idx`).all() as {
-      x: number;
-      y: number;
-      t_ms: number;
-    }[];
-    const video = db
-      .prepare(`SELECT path, size_bytes, frame_count, start_ms FROM videos`)
-      .get() as { path: string; size_bytes: number; frame_count: number; start_ms: number };
-    db.close();
-    const pacedRows = moves.filter((m) => m.y === 777 && m.x >= 3 && m.x < 203);
-    const stampErr = pacedRows.map((m) => m.t_ms - pacedStamps[m.x - 3]!);
-    const burstSet = new Set(burst.map(([x, y]) => `${x},${y}`));
-    const burstSeen = new Set(moves.filter((m) => m.y <= 9).map((m) => `${m.x},${m.y}`));
-    const got = [...burstSet].filter((k) => burstSeen.has(k)).length;
-    const wallS = (stopAt - video.start_ms) / 1000;
-    const dbBytes = fs
-      .readdirSync(lib)
-      .filter((f) => f.startsWith('library.sqlite'))
-      .reduce((n, f) => n + fs.statSync(path.join(lib, f)).size, 0);
-    const minutes = (stopAt - startedAt) / 60000;
-    const recorderShare = (c1 - c0) / ((t1 - t0) / 1000);
-    const ratio = recorderShare / (alone.cpu / alone.seconds);
-
-    console.log(
-      `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity (moves at 50 Hz, a key every 0.5 s)`,
-    );
-    console.log(
-      `  CPU, ffmpeg alone (same args):     ${((alone.cpu / alone.seconds) * 100).toFixed(1)} % of a core`,
-    );
-    console.log(
-      `  CPU, whole recorder (all procs):  ${(((c1 - c0) / ((t1 - t0) / 1000)) * 100).toFixed(1)} % of a core`,
-    );
-    console.log(`  ratio recorder / ffmpeg alone:     ${ratio.toFixed(3)}  (aim ≤ 1.15)`);
-    for (const [name, v] of b1) {
+    for (let round = 1; round <= runs; round += 1) {
+      const alone = await ffmpegAlone(desktop, dir);
+      const aloneShare = alone.cpu / alone.seconds;
+      const on = await recorderRun(desktop, dir, []);
+      const off = await recorderRun(desktop, dir, ['--no-a11y']);
+      alones.push(aloneShare);
+      ratiosOn.push(on.share / aloneShare);
+      ratiosOff.push(off.share / aloneShare);
       console.log(
-        `    ${(((v - (b0.get(name) ?? 0)) / ((t1 - t0) / 1000)) * 100).toFixed(1).padStart(5)} %  ${name}`,
+        `round ${round}: ffmpeg alone ${pc(aloneShare)} of a core (load ${os.loadavg()[0]!.toFixed(2)})`,
       );
+      describeRun('AT-SPI on ', on, aloneShare);
+      describeRun('--no-a11y ', off, aloneShare);
     }
-    console.log(
-      `  frames: ${video.frame_count} stored vs ${(wallS * FPS).toFixed(0)} for the wall duration (${(video.frame_count - wallS * FPS).toFixed(0)} difference)`,
-    );
-    console.log(`  events stored: ${summary.events}`);
-    console.log(`  5,000-move burst: ${got}/5000 stored (${((got / 5000) * 100).toFixed(2)} %)`);
-    console.log(
-      `  stored stamp − injection, 200 paced moves: p50 ${pct(stampErr, 50).toFixed(2)} ms, p99 ${pct(stampErr, 99).toFixed(2)} ms (${pacedRows.length}/200 stored)`,
-    );
-    console.log(
-      `  size: video ${(video.size_bytes / 1e6 / minutes).toFixed(2)} MB/min, database ${(dbBytes / 1e6 / minutes).toFixed(2)} MB/min`,
-    );
   } finally {
     await desktop.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  const load1 = os.loadavg();
+  const list = (xs: number[]): string => xs.map((x) => x.toFixed(3)).join(', ');
+  console.log(`ffmpeg alone, median: ${pc(median(alones))} of a core`);
+  console.log(
+    `ratio recorder / ffmpeg alone, AT-SPI on:  median ${median(ratiosOn).toFixed(3)}  (${list(ratiosOn)})  aim ≤ 1.15`,
+  );
+  console.log(
+    `ratio recorder / ffmpeg alone, --no-a11y:  median ${median(ratiosOff).toFixed(3)}  (${list(ratiosOff)})`,
+  );
+  console.log(
+    `load average (1/5/15 min) before ${load0.map((l) => l.toFixed(2)).join('/')}, after ${load1.map((l) => l.toFixed(2)).join('/')}; ${os.cpus().length} cores`,
+  );
 }
 
 await main();

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { AccessibilityAdapter } from '../axtree/adapter';
 import type { AxElementRecord, AxSnapshot } from '../axtree/model';
+import { SnapshotPolicy } from '../axtree/snapshot-policy';
 import { AppError } from '../shared/errors';
 import { monotonicNowMs } from './clock';
 import type { DisplayInfo } from './display-info';
@@ -64,7 +65,9 @@ export type RecordingSessionOptions = {
   hotkeys?: HotkeyBindings;
   /** Environment of the children (DISPLAY, DBUS…); default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Settling time after the last pointer/key action before a window snapshot, ms; default 600. */
+  /** Settling time after the last change (window, content, or an action where the adapter
+   * reports no content changes) before a window snapshot, ms; default 600
+   * (src/axtree/snapshot-policy.ts). */
   snapshotSettleMs?: number;
   /**
    * Called once when a capture part fails for good while recording (ffmpeg died, the input hook
@@ -187,7 +190,8 @@ export class RecordingSession {
   /** Session-clock ms of the last button or key presses kept (newest last, a few). */
   private pressTimes: number[] = [];
   private snapshotTimer: NodeJS.Timeout | null = null;
-  private snapshotBusy = false;
+  /** When to snapshot the focused window (created once accessibility started). */
+  private snapshotPolicy: SnapshotPolicy | null = null;
   private readonly pending = new Set<Promise<unknown>>();
   private fault: AppError | null = null;
   private faultAtMs: number | null = null;
@@ -317,8 +321,19 @@ export class RecordingSession {
       await this.hook.start();
       if (o.accessibility) {
         try {
-          await o.accessibility.start();
+          const info = await o.accessibility.start();
           o.accessibility.onFocusChanged?.(() => this.track(this.refreshMask()));
+          this.snapshotPolicy = new SnapshotPolicy({
+            now: monotonicNowMs,
+            settleMs: o.snapshotSettleMs,
+            hasContentEvents:
+              o.accessibility.onContentChanged !== undefined &&
+              info.capabilities.includes('contentEvents'),
+          });
+          o.accessibility.onContentChanged?.((change) => {
+            this.snapshotPolicy?.contentChanged(change.isFocusedApp);
+            this.pumpSnapshots();
+          });
           // a helper that stopped answering and was replaced: the span it lost, stored as input
           // gaps are (docs/helper-protocol.md §4); endMs null: accessibility was given up
           o.accessibility.onGap?.((gap) =>
@@ -340,9 +355,14 @@ export class RecordingSession {
         }
       }
       this.windows = o.platform.windows({ env: o.env ?? process.env, now: monotonicNowMs });
-      this.windows.onChange((entry) => o.sink.window(entry));
+      this.windows.onChange((entry) => {
+        o.sink.window(entry);
+        this.noteWindow(entry);
+      });
       try {
-        o.sink.window(await this.windows.start());
+        const first = await this.windows.start();
+        o.sink.window(first);
+        this.noteWindow(first);
       } catch (e) {
         o.onWarning?.(`active-window tracking unavailable: ${(e as Error).message}`);
         this.windows = null;
@@ -351,6 +371,7 @@ export class RecordingSession {
       this.startedAt = videoStart.monotonicMs;
       this.recordingSinceMs = monotonicNowMs();
       this.stateValue = 'recording';
+      this.pumpSnapshots(); // the window in front at the start
       return { startedAtMs: this.startedAt, videoStart };
     } catch (e) {
       await this.teardown();
@@ -404,6 +425,7 @@ export class RecordingSession {
       this.pausedTotalMs += monotonicNowMs() - (this.pausedAtMs ?? monotonicNowMs());
       this.pausedAtMs = null;
       this.stateValue = 'recording';
+      this.pumpSnapshots(); // a change during the pause still gets its snapshot
     });
   }
 
@@ -715,7 +737,15 @@ export class RecordingSession {
           }
         })(),
       );
-    }, this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS);
+    }, this.hoverDelayMs());
+  }
+
+  // The rest before a hover lookup: at least one input flush longer than the settle time, so a
+  // pointer still moving (its next batch due within one flush) cancels the lookup instead of
+  // paying for one per batch (bench/recorder.ts: 10 lookups/s under steady motion otherwise).
+  private hoverDelayMs(): number {
+    const flushMs = Math.min(this.options.inputHookOptions?.flushIntervalMs ?? 100, 100);
+    return Math.max(this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS, flushMs + 20);
   }
 
   private async captureElement(
@@ -758,29 +788,58 @@ export class RecordingSession {
     }
   }
 
-  private scheduleSnapshot(ax: AccessibilityAdapter): void {
-    if (this.snapshotTimer) {
-      clearTimeout(this.snapshotTimer);
+  // The focused window (from the tracker) for the snapshot policy; a title change of the same
+  // window counts as a content change.
+  private noteWindow(entry: ActiveWindowEntry): void {
+    const policy = this.snapshotPolicy;
+    if (!policy) {
+      return;
     }
-    this.snapshotTimer = setTimeout(() => {
-      this.snapshotTimer = null;
-      if (this.snapshotBusy || this.stateValue !== 'recording') {
-        return;
-      }
-      this.snapshotBusy = true;
+    policy.windowChanged(entry.windowId ?? (entry.title === null ? null : `title:${entry.title}`));
+    if (entry.change === 'title') {
+      policy.contentChanged(true);
+    }
+    this.pumpSnapshots();
+  }
+
+  // An input action: a change for the snapshot policy where the adapter reports none itself.
+  private scheduleSnapshot(_ax: AccessibilityAdapter): void {
+    this.snapshotPolicy?.inputAction();
+    this.pumpSnapshots();
+  }
+
+  // Takes the snapshot the policy asks for now, or arms one timer to ask again (src/axtree/
+  // snapshot-policy.ts): a walk only when the focused window or its content changed.
+  private pumpSnapshots(): void {
+    const ax = this.options.accessibility;
+    const policy = this.snapshotPolicy;
+    if (!ax || !policy || this.snapshotTimer || this.stateValue !== 'recording') {
+      return;
+    }
+    const decision = policy.decide();
+    if (decision.kind === 'wait') {
+      this.snapshotTimer = setTimeout(() => {
+        this.snapshotTimer = null;
+        this.pumpSnapshots();
+      }, decision.inMs);
+    } else if (decision.kind === 'reuse') {
+      this.options.sink.snapshot(decision.snapshot);
+    } else if (decision.kind === 'walk') {
       this.track(
         (async () => {
+          let snap: AxSnapshot | null = null;
           try {
-            const snap = await ax.snapshotFocusedWindow();
+            snap = await ax.snapshotFocusedWindow();
             this.options.sink.snapshot(snap);
           } catch (e) {
             this.options.onWarning?.(`window snapshot skipped: ${(e as Error).message}`);
           } finally {
-            this.snapshotBusy = false;
+            policy.finished(snap);
           }
+          this.pumpSnapshots();
         })(),
       );
-    }, this.options.snapshotSettleMs ?? 600);
+    }
   }
 
   private track(p: Promise<unknown>): void {

@@ -6,13 +6,17 @@
 //   in parallel (docs/platform-linux.md §4: ~330–400 ms for 270–490 nodes), within budgets.
 // - focusedIsSecure: the focused element's role (`password text`), from focus events when fresh,
 //   else Collection.GetMatches(FOCUSED) on the active window.
+// - content changes: children-changed, accessible-name changes and state changes reported as
+//   AxContentChange, so the session's snapshot policy re-walks a window
+//   only when it changed; text edits and bounds changes are not subscribed (a snapshot holds no
+//   text, and bounds events flood during animations).
 // Cache.GetItems (docs/platform-linux.md §4 "fast path") is not used: GTK 3's bridge only exposes
 // /org/a11y/atspi/cache after some client registers an event listener, then lists only the
 // objects it has registered so far (13 items on the fresh test form; 241 for gtk3-widget-factory,
 // whose active window alone walks to 260 nodes), and has no bounds. Completeness would have to be
 // checked node by node and extents still cost one call per node, so the walk stays the source.
 import { AppError } from '../../../shared/errors';
-import type { AccessibilityAdapter, AccessibilityInfo } from '../../adapter';
+import type { AccessibilityAdapter, AccessibilityInfo, AxContentChange } from '../../adapter';
 import type { AxBudget } from '../../budgets';
 import { BudgetTracker } from '../../budgets';
 import type { TruncationReason } from '../../budgets';
@@ -41,6 +45,8 @@ export type AtspiAdapterOptions = AtspiConnectOptions & {
   maxDepth?: number;
   /** Listen for focus changes (object:state-changed:focused); default true. */
   shouldTrackFocus?: boolean;
+  /** Listen for content changes (children, names, states) of every application; default true. */
+  shouldTrackContent?: boolean;
   /** Test seam: how to connect; default {@link connectAtspi}. */
   connect?: (options: AtspiConnectOptions) => Promise<AtspiBus>;
 };
@@ -49,6 +55,17 @@ export type AtspiAdapterOptions = AtspiConnectOptions & {
 export const DEFAULT_ATSPI_QUERY_TIMEOUT_MS = 1500;
 const DEFAULT_MAX_DEPTH = 64;
 const FOCUS_EVENT = 'object:state-changed:focused';
+/** Events that change what a snapshot shows (registered with the registry, matched on our bus). */
+const CONTENT_EVENTS = [
+  'object:children-changed',
+  'object:property-change:accessible-name',
+  'object:state-changed',
+] as const;
+const CONTENT_MATCHES = [
+  `member='ChildrenChanged'`,
+  `member='PropertyChange',arg0='accessible-name'`,
+  `member='StateChanged'`,
+] as const;
 
 type TrackedFocus = { ref: AtspiRef; role: string | null };
 
@@ -59,6 +76,9 @@ export class AtspiAdapter implements AccessibilityAdapter {
   private failure: AppError | null = null;
   private focus: TrackedFocus | null = null;
   private readonly focusListeners = new Set<(event: AxFocusEvent) => void>();
+  private readonly contentListeners = new Set<(change: AxContentChange) => void>();
+  /** Bus name of the application whose window was walked last (the focused one), or null. */
+  private focusedAppBus: string | null = null;
   private disposeSignals: (() => void) | null = null;
   private isStopped = false;
   private readonly queryTimeoutMs: number;
@@ -85,12 +105,21 @@ export class AtspiAdapter implements AccessibilityAdapter {
       this.failure = error;
     });
     const capabilities = ['elementAt', 'snapshot', 'secure'];
+    this.disposeSignals = bus.onSignal((signal) => this.handleSignal(signal));
     if (this.options.shouldTrackFocus ?? true) {
       try {
         await this.startFocusTracking(bus);
         capabilities.push('focusEvents');
       } catch {
         // without events focusedIsSecure still works by querying
+      }
+    }
+    if (this.options.shouldTrackContent ?? true) {
+      try {
+        await this.startContentTracking(bus);
+        capabilities.push('contentEvents');
+      } catch {
+        // without events the snapshot policy falls back to input actions
       }
     }
     return { backend: 'atspi', capabilities };
@@ -128,6 +157,7 @@ export class AtspiAdapter implements AccessibilityAdapter {
     const tracker = new BudgetTracker(budget, this.options.now);
     const windows = await this.withDeadline('snapshotFocusedWindow', () => q.listWindows());
     const window = windows.find((w) => hasState(w.words, 'active'));
+    this.focusedAppBus = window?.ref.bus ?? null;
     if (!window) {
       return {
         tMs,
@@ -185,6 +215,19 @@ export class AtspiAdapter implements AccessibilityAdapter {
     };
   }
 
+  // Subscribes to content changes (needs content tracking, on by default).
+  onContentChanged(listener: (change: AxContentChange) => void): () => void {
+    this.contentListeners.add(listener);
+    return () => {
+      this.contentListeners.delete(listener);
+    };
+  }
+
+  /** D-Bus method calls made so far, per member (tests and the recorder benchmark). */
+  callCounts(): Record<string, number> {
+    return Object.fromEntries(this.queries?.callCounts ?? []);
+  }
+
   // Disconnects (and restores org.a11y.Status.IsEnabled if we changed it).
   async stop(): Promise<void> {
     if (this.isStopped) {
@@ -193,6 +236,7 @@ export class AtspiAdapter implements AccessibilityAdapter {
     this.isStopped = true;
     this.disposeSignals?.();
     this.focusListeners.clear();
+    this.contentListeners.clear();
     const bus = this.bus;
     this.bus = null;
     this.queries = null;
@@ -251,15 +295,12 @@ export class AtspiAdapter implements AccessibilityAdapter {
       current = hit;
     }
     const below = refs.slice(1);
-    const infos = await Promise.all(
-      below.map(async (ref) => {
-        const [info, parent] = await Promise.all([q.nodeInfo(ref), q.parent(ref)]);
-        return { info, parent };
-      }),
-    );
+    // nodeInfo reads the parent too (Properties.GetAll): one call fewer per element
+    const infos = await Promise.all(below.map(async (ref) => await q.nodeInfo(ref)));
     const chain: NodeInfo[] = [window];
     let previous = window.ref;
-    for (const { info, parent } of infos) {
+    for (const info of infos) {
+      const parent = info.parent ?? null;
       // toolkits whose hit test returns a deep descendant (Chromium) skip levels: climb back
       if (parent !== null && refKey(parent) !== refKey(previous)) {
         chain.push(...(await this.ancestorsBetween(q, parent, previous)));
@@ -282,12 +323,9 @@ export class AtspiAdapter implements AccessibilityAdapter {
       if (refKey(current) === refKey(stop)) {
         return found.reverse();
       }
-      const [info, parent]: [NodeInfo, AtspiRef | null] = await Promise.all([
-        q.nodeInfo(current),
-        q.parent(current),
-      ]);
+      const info: NodeInfo = await q.nodeInfo(current);
       found.push(info);
-      current = parent;
+      current = info.parent ?? null;
     }
     // `stop` is not an ancestor after all: keep the chain as the hit test gave it
     return [];
@@ -322,7 +360,6 @@ export class AtspiAdapter implements AccessibilityAdapter {
   }
 
   private async startFocusTracking(bus: AtspiBus): Promise<void> {
-    this.disposeSignals = bus.onSignal((signal) => this.handleSignal(signal));
     await bus.addMatch(
       `type='signal',interface='${ATSPI.eventObject}',member='StateChanged',arg0='focused'`,
     );
@@ -330,8 +367,31 @@ export class AtspiAdapter implements AccessibilityAdapter {
     await bus.call(REGISTRY_OBJECT, ATSPI.registry, 'RegisterEvent', 'sass', [FOCUS_EVENT, [], '']);
   }
 
+  private async startContentTracking(bus: AtspiBus): Promise<void> {
+    await Promise.all(
+      CONTENT_MATCHES.map((m) =>
+        bus.addMatch(`type='signal',interface='${ATSPI.eventObject}',${m}`),
+      ),
+    );
+    await Promise.all(
+      CONTENT_EVENTS.map((event) =>
+        bus.call(REGISTRY_OBJECT, ATSPI.registry, 'RegisterEvent', 'sass', [event, [], '']),
+      ),
+    );
+  }
+
   private handleSignal(signal: AtspiSignal): void {
-    if (signal.interface !== ATSPI.eventObject || signal.member !== 'StateChanged') {
+    if (signal.interface !== ATSPI.eventObject) {
+      return;
+    }
+    if (
+      signal.member === 'ChildrenChanged' ||
+      signal.member === 'PropertyChange' ||
+      signal.member === 'StateChanged'
+    ) {
+      this.noteContentChange(signal.sender);
+    }
+    if (signal.member !== 'StateChanged' || !(this.options.shouldTrackFocus ?? true)) {
       return;
     }
     const [kind, detail1] = signal.body;
@@ -349,6 +409,17 @@ export class AtspiAdapter implements AccessibilityAdapter {
     const tracked: TrackedFocus = { ref, role: null };
     this.focus = tracked;
     void this.describeFocus(tracked, tMs);
+  }
+
+  // Reports a content change to the listeners (the snapshot policy coalesces them).
+  private noteContentChange(sender: string): void {
+    if (this.contentListeners.size === 0) {
+      return;
+    }
+    const isFocusedApp = this.focusedAppBus === null || this.focusedAppBus === sender;
+    const tMs = this.options.now();
+    const change: AxContentChange = { tMs, isFocusedApp };
+    this.contentListeners.forEach((listener) => listener(change));
   }
 
   private async describeFocus(tracked: TrackedFocus, tMs: number): Promise<void> {
@@ -387,7 +458,10 @@ async function walkTree(
 ): Promise<AxNode> {
   tracker.takeNodes(1);
   const root = toAxNode(window);
-  let level: { node: AxNode; ref: AtspiRef }[] = [{ node: root, ref: window.ref }];
+  // childCount (from GetAll) 0: a leaf, whose GetChildren is never asked for
+  let level: { node: AxNode; ref: AtspiRef; childCount: number | null }[] = [
+    { node: root, ref: window.ref, childCount: window.childCount ?? null },
+  ];
   // a call that fails after the deadline failed because of it, not because of the application
   const failure = (): TruncationReason => (tracker.isOutOfTime() ? 'time' : 'errors');
   while (level.length > 0) {
@@ -398,7 +472,10 @@ async function walkTree(
     // 1. children of every node in this level, in parallel
     const childLists = await raceBudget(
       tracker,
-      level.map(async ({ ref }) => {
+      level.map(async ({ ref, childCount }) => {
+        if (childCount === 0) {
+          return [];
+        }
         try {
           return await q.children(ref, callLimit(tracker));
         } catch {
@@ -438,7 +515,7 @@ async function walkTree(
         }
       }),
     );
-    const nextLevel: { node: AxNode; ref: AtspiRef }[] = [];
+    const nextLevel: { node: AxNode; ref: AtspiRef; childCount: number | null }[] = [];
     next.forEach(({ parent, ref }, i) => {
       const info = infos[i];
       if (info === undefined || info === null) {
@@ -452,7 +529,7 @@ async function walkTree(
       }
       const node = toAxNode(info);
       parent.children.push(node);
-      nextLevel.push({ node, ref });
+      nextLevel.push({ node, ref, childCount: info.childCount ?? null });
     });
     // a node holding fewer children than the platform reports says how many there are
     for (const [node, count] of reported) {

@@ -1,6 +1,9 @@
 // Typed AT-SPI queries over a connected bus (raw D-Bus calls, no introspection):
 // role, name, states, extents, children, hit testing, focused-element search and the list of
 // top-level windows. docs/platform-linux.md §4 (call table, INT_MIN quirk, missing Component).
+// A node's own Accessible properties (name, parent, child count) come in one
+// Properties.GetAll round trip; every call is counted per member (callCounts) for tests and the
+// recorder benchmark.
 import type { AxBounds, AxNode } from '../../model';
 import { decodeStates, encodeStates, hasState } from '../../states';
 import type { AtspiBus, AtspiRef } from './atspi';
@@ -87,6 +90,9 @@ function variantValue(value: unknown): unknown {
 
 /** Queries over one bus with a default per-call limit. */
 export class AtspiQueries {
+  /** D-Bus method calls made so far, per member (`GetChildren`, `GetAll`…). */
+  readonly callCounts = new Map<string, number>();
+
   constructor(
     readonly bus: AtspiBus,
     private readonly callTimeoutMs: number,
@@ -100,6 +106,7 @@ export class AtspiQueries {
     body?: unknown[],
     timeoutMs?: number,
   ): Promise<unknown[]> {
+    this.callCounts.set(member, (this.callCounts.get(member) ?? 0) + 1);
     return await this.bus.call(
       ref,
       iface,
@@ -140,6 +147,33 @@ export class AtspiQueries {
       timeoutMs,
     );
     return variantValue(body[0]);
+  }
+
+  /**
+   * Name, parent and child count in one round trip (`Properties.GetAll` on the Accessible
+   * interface; it also carries Description, Locale, Attributes…, which are ignored).
+   */
+  async accessibleProperties(ref: AtspiRef, timeoutMs?: number): Promise<AccessibleProperties> {
+    const body = await this.call(
+      ref,
+      ATSPI.properties,
+      'GetAll',
+      's',
+      [ATSPI.accessible],
+      timeoutMs,
+    );
+    const all = (typeof body[0] === 'object' && body[0] !== null ? body[0] : {}) as Record<
+      string,
+      unknown
+    >;
+    const name = variantValue(all.Name);
+    const parent = toRef(variantValue(all.Parent));
+    const childCount = variantValue(all.ChildCount);
+    return {
+      name: typeof name === 'string' ? name : '',
+      parent: parent === null || isNullRef(parent) ? null : parent,
+      childCount: typeof childCount === 'number' ? childCount : null,
+    };
   }
 
   /** Accessible name ('' when none). */
@@ -233,15 +267,26 @@ export class AtspiQueries {
     return toRefs(body[0])[0] ?? null;
   }
 
-  /** Role, name, states and bounds of one element; children empty. */
+  /**
+   * Role, name, states, bounds, parent and child count of one element, in four parallel calls
+   * (GetRoleName, GetState, GetExtents and GetAll for the rest); children empty.
+   */
   async nodeInfo(ref: AtspiRef, timeoutMs?: number): Promise<NodeInfo> {
-    const [role, name, words, bounds] = await Promise.all([
+    const [role, props, words, bounds] = await Promise.all([
       this.roleName(ref, timeoutMs),
-      this.name(ref, timeoutMs),
+      this.accessibleProperties(ref, timeoutMs),
       this.stateWords(ref, timeoutMs),
       this.bounds(ref, timeoutMs),
     ]);
-    return { ref, role, name, words, bounds };
+    return {
+      ref,
+      role,
+      name: props.name,
+      words,
+      bounds,
+      parent: props.parent,
+      childCount: props.childCount,
+    };
   }
 
   /** Applications and their top-level windows, each with role, name, states and bounds. */
@@ -287,6 +332,20 @@ export type NodeInfo = {
   words: number[];
   /** Screen bounds or null. */
   bounds: AxBounds | null;
+  /** Parent reference (null at the top); undefined when not read. */
+  parent?: AtspiRef | null;
+  /** Children the element reports (null when it did not say); undefined when not read. */
+  childCount?: number | null;
+};
+
+/** An element's own Accessible properties read in one call. */
+export type AccessibleProperties = {
+  /** Accessible name ('' when none). */
+  name: string;
+  /** Parent reference, or null at the top. */
+  parent: AtspiRef | null;
+  /** Children the element reports, or null when it did not say. */
+  childCount: number | null;
 };
 
 /** A top-level window with its application. */

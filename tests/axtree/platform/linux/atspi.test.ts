@@ -185,6 +185,69 @@ describe('AtspiAdapter.snapshotFocusedWindow', () => {
   });
 });
 
+describe('D-Bus calls per query', () => {
+  // before (the commit that added this test): 5 calls per node (GetChildren on every node, leaves
+  // included, and Name by Properties.Get): 363 calls for the 72-node form; elementAt of the
+  // button 22 calls (Name and Parent each by Properties.Get)
+  it('reads each node in four calls and never asks a leaf for its children', async () => {
+    const before = adapter.callCounts();
+    const snapshot = await adapter.snapshotFocusedWindow({ maxNodes: 2000, maxMs: 5000 });
+    const after = adapter.callCounts();
+    const delta = (member: string): number => (after[member] ?? 0) - (before[member] ?? 0);
+    expect(snapshot.truncated).toBe(false);
+    const nodes = flattenNodes(snapshot.root);
+    const containers = nodes.filter((n) => n.children.length > 0).length;
+    // the window list: GetChildren of the desktop root and of the one application, the
+    // application's Name (Get), the window's four calls; then one GetAll per node below it and
+    // GetChildren only on containers
+    expect(delta('GetChildren')).toBe(2 + containers);
+    expect(delta('GetAll')).toBe(nodes.length);
+    expect(delta('Get')).toBe(1);
+    const total = Object.keys(after).reduce((n, m) => n + delta(m), 0);
+    // 326 for the form's 72 nodes (363 before)
+    expect(total).toBe(4 * nodes.length + containers + 3);
+    expect(containers).toBeLessThan(nodes.length / 2);
+  });
+
+  it('hit-tests with name and parent in one call', async () => {
+    const { cx, cy } = form.ready.widgets.button;
+    const before = adapter.callCounts();
+    const record = await adapter.elementAt(cx, cy);
+    const after = adapter.callCounts();
+    const delta = (member: string): number => (after[member] ?? 0) - (before[member] ?? 0);
+    expect(record?.path[0]?.name).toBe('Press Me');
+    expect(delta('Get')).toBe(1); // the application's name only
+    const total = Object.keys(after).reduce((n, m) => n + delta(m), 0);
+    expect(total).toBeLessThan(22);
+  });
+});
+
+describe('AtspiAdapter.onContentChanged', () => {
+  it('reports a name change of the focused window, and no text edits', async () => {
+    const changes: { isFocusedApp: boolean }[] = [];
+    const off = adapter.onContentChanged((c) => changes.push(c));
+    try {
+      await adapter.snapshotFocusedWindow(); // the focused application is now the form
+      const { entry } = form.ready.widgets;
+      await desktop.run('xdotool', ['mousemove', String(entry.cx), String(entry.cy), 'click', '1']);
+      await new Promise((r) => setTimeout(r, 400));
+      changes.length = 0;
+      await desktop.run('xdotool', ['type', '--delay', '30', 'abc']);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(changes).toEqual([]);
+      await form.setTitle('Renamed Form');
+      await until(
+        () => Promise.resolve(changes.length),
+        (n) => n > 0,
+      );
+      expect(changes[0]?.isFocusedApp).toBe(true);
+    } finally {
+      off();
+      await form.setTitle('CUA Test Form');
+    }
+  });
+});
+
 describe('AtspiAdapter.focusedIsSecure', () => {
   it('follows clicks into the password and the normal entry', async () => {
     const { password, entry } = form.ready.widgets;
