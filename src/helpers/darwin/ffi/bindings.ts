@@ -142,7 +142,17 @@ export type DarwinTypes = { CGPoint: TypeObject; CGSize: TypeObject; CGRect: Typ
 
 let types: DarwinTypes | null = null;
 
-/** Declares the C types once per process (koffi type names are global). */
+// koffi type names are global to the process: reuse one that exists (a second module instance,
+// as test runners make), declare it otherwise
+function declare(name: string, make: () => TypeObject): TypeObject {
+  try {
+    return koffi.type(name);
+  } catch {
+    return make();
+  }
+}
+
+/** Declares the C types once per process. */
 export function defineTypes(): DarwinTypes {
   if (types !== null) {
     return types;
@@ -160,27 +170,34 @@ export function defineTypes(): DarwinTypes {
     'AXValueRef',
     'CGDisplayModeRef',
   ]) {
-    koffi.alias(name, 'void *');
+    declare(name, () => koffi.alias(name, 'void *'));
   }
-  koffi.alias('CFIndex', 'intptr_t'); // signed long, 8 bytes on 64-bit macOS
-  koffi.alias('CFNumberType', 'CFIndex');
-  koffi.alias('CFTypeID', 'uintptr_t'); // unsigned long
-  koffi.alias('CFStringEncoding', 'uint32_t');
-  koffi.alias('Boolean', 'uint8_t'); // MacTypes.h: unsigned char
-  koffi.alias('pid_t', 'int32_t');
-  koffi.alias('AXError', 'int32_t');
-  koffi.alias('AXValueType', 'uint32_t');
-  koffi.alias('AXCopyMultipleAttributeOptions', 'uint32_t');
-  koffi.alias('CGError', 'int32_t');
-  koffi.alias('CGDirectDisplayID', 'uint32_t');
-  koffi.alias('CGWindowID', 'uint32_t');
-  koffi.alias('CGWindowListOption', 'uint32_t');
-  koffi.alias('IOHIDRequestType', 'uint32_t');
-  koffi.alias('IOHIDAccessType', 'uint32_t');
+  const scalars: [string, string][] = [
+    ['CFIndex', 'intptr_t'], // signed long, 8 bytes on 64-bit macOS
+    ['CFNumberType', 'CFIndex'],
+    ['CFTypeID', 'uintptr_t'], // unsigned long
+    ['CFStringEncoding', 'uint32_t'],
+    ['Boolean', 'uint8_t'], // MacTypes.h: unsigned char
+    ['pid_t', 'int32_t'],
+    ['AXError', 'int32_t'],
+    ['AXValueType', 'uint32_t'],
+    ['AXCopyMultipleAttributeOptions', 'uint32_t'],
+    ['CGError', 'int32_t'],
+    ['CGDirectDisplayID', 'uint32_t'],
+    ['CGWindowID', 'uint32_t'],
+    ['CGWindowListOption', 'uint32_t'],
+    ['IOHIDRequestType', 'uint32_t'],
+    ['IOHIDAccessType', 'uint32_t'],
+  ];
+  for (const [name, type] of scalars) {
+    declare(name, () => koffi.alias(name, type));
+  }
   // CGFloat is double on every 64-bit macOS
-  const CGPoint = koffi.struct('CGPoint', { x: 'double', y: 'double' });
-  const CGSize = koffi.struct('CGSize', { width: 'double', height: 'double' });
-  const CGRect = koffi.struct('CGRect', { origin: CGPoint, size: CGSize });
+  const CGPoint = declare('CGPoint', () => koffi.struct('CGPoint', { x: 'double', y: 'double' }));
+  const CGSize = declare('CGSize', () =>
+    koffi.struct('CGSize', { width: 'double', height: 'double' }),
+  );
+  const CGRect = declare('CGRect', () => koffi.struct('CGRect', { origin: CGPoint, size: CGSize }));
   types = { CGPoint, CGSize, CGRect };
   return types;
 }
