@@ -233,6 +233,15 @@ export function parseHelperDisplays(value: unknown, path = 'result'): HelperDisp
     if (record.name !== undefined) {
       display.name = shapeString(record.name, `${at}.name`);
     }
+    if (record.listIndex !== undefined) {
+      if (!Number.isInteger(record.listIndex) || (record.listIndex as number) < 0) {
+        throw new AxShapeError(
+          `${at}.listIndex`,
+          `expected an integer ≥ 0, got ${JSON.stringify(record.listIndex)}`,
+        );
+      }
+      display.listIndex = record.listIndex as number;
+    }
     return display;
   });
 }
@@ -705,7 +714,8 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
       this.fail(toAppError(error, 'HELPER_PROTOCOL_ERROR'));
       return;
     }
-    if (this.state === 'starting') {
+    // (lines after the hello may arrive before start() resolves: they are handled as usual)
+    if (this.state === 'starting' && this.hello === null) {
       if (message.type !== 'hello') {
         this.fail(protocolError(`helper spoke before its hello line: ${excerpt(line)}`));
       } else if (message.protocol !== HELPER_PROTOCOL_VERSION) {
