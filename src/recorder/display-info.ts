@@ -20,6 +20,12 @@ export type DisplayInfo = {
   /** Whole X screen in physical px. */
   width: number;
   height: number;
+  /**
+   * Top-left corner of the recorded display in physical px of the virtual desktop (negative on a
+   * monitor left of or above the primary one); absent = 0,0, as on Linux, where the recorded
+   * display is the whole X screen (src/recorder/coordinates.ts).
+   */
+  origin?: { x: number; y: number };
   /** Physical / logical px (Xft.dpi / 96; 1 when unknown). */
   scale: number;
   monitors: MonitorInfo[];

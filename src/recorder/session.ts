@@ -6,8 +6,20 @@ import type { AccessibilityAdapter } from '../axtree/adapter';
 import type { AxElementRecord, AxSnapshot } from '../axtree/model';
 import { SnapshotPolicy } from '../axtree/snapshot-policy';
 import { AppError } from '../shared/errors';
+import { isSameGeometry, type DisplayGeometry } from '../shared/domain/display';
 import { monotonicNowMs } from './clock';
+import {
+  coordinateSpace,
+  inputToVirtualPixels,
+  mapElementRecord,
+  mapInputEvents,
+  mapSnapshot,
+  recordedDisplayOf,
+  type CoordinateSpace,
+  type CoordinateUnit,
+} from './coordinates';
 import type { DisplayInfo } from './display-info';
+import type { DisplayWatcher } from './display-watcher';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
 import type { HotkeyAction, HotkeyBindings } from './input/hotkeys';
 import type { InputEvent } from './input/normalize-input-event';
@@ -26,6 +38,8 @@ export type VideoSegment = {
   path: string;
   videoStart: VideoStartEstimate;
   result: FfmpegRecordingResult | null;
+  /** The recorded display while this segment was captured (a display change starts the next). */
+  display: DisplayGeometry;
 };
 
 /** A timeline mark (pause, input gap, hotkey, note). */
@@ -84,6 +98,15 @@ export type RecordingSessionOptions = {
   onWarning?: (message: string) => void;
   /** Input hook options (tests; a caller that already checked the preconditions skips them). */
   inputHookOptions?: Partial<InputHookOptions>;
+  /**
+   * Watches the recorded display (not started); a change of its origin, size or scale ends the
+   * video segment and starts the next on the new geometry, with a `display-change` mark.
+   * Null/absent: the display is not watched.
+   */
+  displayWatcher?: DisplayWatcher | null;
+  /** Unit of the input hook's positions (`points` on macOS); default `pixels`. Stored events
+   * and accessibility records are in pixels of the recorded display (src/recorder/coordinates.ts). */
+  inputUnit?: CoordinateUnit;
 };
 
 /** What a finished session reports. */
@@ -105,6 +128,9 @@ type HoverElement = {
   y: number;
   record: AxElementRecord | null;
 };
+
+/** What runs as the session's transition in flight: a pause, a resume or a display change. */
+type TransitionKind = 'pause' | 'resume' | 'display';
 
 /** How long an ffmpeg ended by an outside SIGTERM waits for the recorder's own stop, ms. */
 const OUTSIDE_STOP_GRACE_MS = 500;
@@ -205,12 +231,18 @@ export class RecordingSession {
    * The pause or resume in flight (its video segment ending or starting): stop() waits for it,
    * so no ffmpeg outlives the session and no segment is left unflushed.
    */
-  private transition: { kind: 'pause' | 'resume'; promise: Promise<void> } | null = null;
+  private transition: { kind: TransitionKind; promise: Promise<void> } | null = null;
+  /** The display recorded now, and how positions map into its pixels (a display change moves
+   * both). */
+  private display: DisplayInfo;
+  private space: CoordinateSpace;
   private resolveDone: (r: SessionResult) => void = () => undefined;
   /** Settles when the session is done or failed. */
   readonly done: Promise<SessionResult>;
 
   constructor(private readonly options: RecordingSessionOptions) {
+    this.display = options.display;
+    this.space = coordinateSpace(options.display, options.inputUnit);
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -372,6 +404,7 @@ export class RecordingSession {
       this.recordingSinceMs = monotonicNowMs();
       this.stateValue = 'recording';
       this.pumpSnapshots(); // the window in front at the start
+      this.watchDisplay();
       return { startedAtMs: this.startedAt, videoStart };
     } catch (e) {
       await this.teardown();
@@ -430,7 +463,7 @@ export class RecordingSession {
   }
 
   // Runs a pause/resume step as the transition in flight (after the one before it, if any).
-  private async runTransition(kind: 'pause' | 'resume', work: () => Promise<void>): Promise<void> {
+  private async runTransition(kind: TransitionKind, work: () => Promise<void>): Promise<void> {
     const before = this.transition?.promise;
     const promise = (async () => {
       await before?.catch(() => undefined); // its caller got its error
@@ -515,14 +548,19 @@ export class RecordingSession {
     // process dies (src/infra/parent-death.ts: a watcher on Linux, which needs no setpriv)
     const started = await ffmpeg.start({
       ffmpegPath: o.ffmpegPath,
-      source: o.platform.capture.source(o.display),
+      source: o.platform.capture.source(this.display),
       outputPath: file,
       fps: o.fps ?? 30,
       env: o.env,
       parentDeathSignal: 'SIGTERM',
     });
     this.ffmpeg = ffmpeg;
-    const segment: VideoSegment = { path: file, videoStart: started.videoStart, result: null };
+    const segment: VideoSegment = {
+      path: file,
+      videoStart: started.videoStart,
+      result: null,
+      display: recordedDisplayOf(this.display),
+    };
     this.segments.push(segment);
     o.sink.segmentStarted(index, segment);
     this.watchSegment(ffmpeg, segment);
@@ -543,6 +581,69 @@ export class RecordingSession {
       this.endedFrames += last?.frame ?? 0;
       this.endedDrops += last?.dropFrames ?? 0;
     }
+  }
+
+  // Starts watching the recorded display (no-op without a watcher).
+  private watchDisplay(): void {
+    const watcher = this.options.displayWatcher;
+    if (!watcher) {
+      return;
+    }
+    watcher.onChange((next) => this.onDisplayChange(next));
+    watcher.start(this.display);
+  }
+
+  // The recorded display changed (docs/architecture.md §5 "Coordinates"): the video segment ends
+  // and the next one starts on the new geometry, as the transition in flight; input goes on into
+  // the same recording on the same clock and is mapped with the new origin from now on. While
+  // paused only the geometry changes (resume starts on it). A `display-change` mark keeps both
+  // geometries, from the change seen to frame 0 of the next segment.
+  private onDisplayChange(next: DisplayInfo): void {
+    const from = recordedDisplayOf(this.display);
+    const to = recordedDisplayOf(next);
+    if (
+      isSameGeometry(from, to) ||
+      (this.stateValue !== 'recording' && this.stateValue !== 'paused')
+    ) {
+      return;
+    }
+    const seenMs = monotonicNowMs();
+    const work = async (): Promise<void> => {
+      this.display = next;
+      this.space = coordinateSpace(next, this.options.inputUnit);
+      if (this.stateValue !== 'recording') {
+        this.options.sink.mark({ tMs: seenMs, kind: 'display-change', data: { from, to } });
+        return;
+      }
+      try {
+        await this.endSegment();
+      } catch (e) {
+        // the old geometry's ffmpeg failed to end cleanly (its file is remuxed when saved)
+        this.options.onWarning?.(
+          `video segment before the display change: ${(e as Error).message}`,
+        );
+      }
+      if (this.stateValue !== 'recording') {
+        return; // stopped or paused meanwhile: no segment to start here
+      }
+      const videoStart = await this.startSegment();
+      this.options.sink.mark({
+        tMs: seenMs,
+        endMs: videoStart.monotonicMs,
+        kind: 'display-change',
+        data: { from, to },
+      });
+    };
+    void this.runTransition('display', work).catch((e: unknown) => {
+      this.stopWithFault(
+        new AppError(
+          'FFMPEG_FAILED',
+          `Screen capture could not start again after the display changed from ${from.width}x${from.height} to ${to.width}x${to.height} (${(e as Error).message}); the recording stopped there and keeps everything captured before.`,
+          e instanceof AppError ? e.details : undefined,
+          'Check that the display is still running (cua-annotator doctor), then record the rest of the task again.',
+        ),
+      );
+    });
   }
 
   /** Stops the session because something outside it failed for good (e.g. the disk is nearly
@@ -606,6 +707,16 @@ export class RecordingSession {
           return;
         }
       }
+      const watcher = this.options.displayWatcher;
+      if (
+        this.stateValue === 'recording' &&
+        watcher &&
+        (await watcher.check().catch(() => false))
+      ) {
+        // the display changed under ffmpeg (x11grab stops when the screen shrinks): the display
+        // change (onDisplayChange) starts the next segment instead of a fault
+        return;
+      }
       if (failure === null) {
         // a clean end we did not ask for: a SIGINT/SIGTERM to the process group (Ctrl+C)
         // reached ffmpeg first; the recorder is being stopped by the same signal
@@ -631,6 +742,7 @@ export class RecordingSession {
   }
 
   private async teardown(): Promise<void> {
+    this.options.displayWatcher?.stop(); // no segment starts for a display change from here on
     if (this.snapshotTimer) {
       clearTimeout(this.snapshotTimer);
       this.snapshotTimer = null;
@@ -678,7 +790,7 @@ export class RecordingSession {
       return; // nothing is captured while paused or stopping
     }
     this.eventCount += batch.length;
-    this.options.sink.events(batch);
+    this.options.sink.events(mapInputEvents(this.space, batch));
     for (const e of batch) {
       if (e.kind === 'down' || e.kind === 'keydown') {
         this.pressTimes.push(e.tMs);
@@ -694,14 +806,16 @@ export class RecordingSession {
       if (e.kind === 'down' || e.kind === 'up' || e.kind === 'keydown' || e.kind === 'wheel') {
         acted = true;
       }
+      // lookups ask the adapter in its own space: virtual-desktop pixels (helper-protocol.md §3)
       if (e.kind === 'move' && e.x !== null && e.y !== null) {
         this.moveSerial += 1;
-        rest = { x: e.x, y: e.y };
+        rest = inputToVirtualPixels(this.space, e.x, e.y);
       }
       if (ax && e.kind === 'down' && e.x !== null && e.y !== null) {
+        const at = inputToVirtualPixels(this.space, e.x, e.y);
         const hover =
-          this.hover && this.hover.x === e.x && this.hover.y === e.y ? this.hover : null;
-        this.track(this.captureElement(ax, e.x, e.y, e.tMs, hover));
+          this.hover && this.hover.x === at.x && this.hover.y === at.y ? this.hover : null;
+        this.track(this.captureElement(ax, at.x, at.y, e.tMs, hover));
       }
     }
     if (ax && rest) {
@@ -769,7 +883,7 @@ export class RecordingSession {
     const record = pickClickedElement(live, hover?.record ?? null, activeAtPress, pressMs);
     if (record) {
       this.hook?.setMaskKeys(record.isSecure);
-      this.options.sink.element(record);
+      this.options.sink.element(mapElementRecord(this.space, record));
     } else if (failure) {
       this.options.onWarning?.(`element at (${x}, ${y}) not captured: ${failure.message}`);
     }
@@ -823,14 +937,14 @@ export class RecordingSession {
         this.pumpSnapshots();
       }, decision.inMs);
     } else if (decision.kind === 'reuse') {
-      this.options.sink.snapshot(decision.snapshot);
+      this.options.sink.snapshot(mapSnapshot(this.space, decision.snapshot));
     } else if (decision.kind === 'walk') {
       this.track(
         (async () => {
           let snap: AxSnapshot | null = null;
           try {
             snap = await ax.snapshotFocusedWindow();
-            this.options.sink.snapshot(snap);
+            this.options.sink.snapshot(mapSnapshot(this.space, snap));
           } catch (e) {
             this.options.onWarning?.(`window snapshot skipped: ${(e as Error).message}`);
           } finally {

@@ -12,6 +12,7 @@ export * from './queries/reviews';
 export * from './queries/keyframes';
 export * from './queries/library-page';
 export * from './queries/recording-fields';
+export * from './queries/video-segments';
 export * from './queries/settings';
 export { withBusyTimeout, DEFAULT_BUSY_TIMEOUT_MS } from './db';
 export type { MigrateOptions, MigrateOutcome } from './migrate';

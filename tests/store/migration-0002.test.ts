@@ -10,7 +10,6 @@ import {
   schemaVersion,
   type Db,
 } from '../../src/store';
-import { makeRecording } from '../helpers/store';
 
 function steps(n: number): Step[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -31,6 +30,17 @@ function steps(n: number): Step[] {
   }));
 }
 
+function insertV1Recording(db: Db, id: string): { seq: number } {
+  const info = db
+    .prepare(
+      `INSERT INTO recordings (id, source, task, status, os, platform_json, screen_width,
+        screen_height, app_version, dir, created_at_ms, updated_at_ms)
+       VALUES (?, 'recorder', 'task', 'complete', 'linux', '{}', 1280, 800, '0', ?, 0, 0)`,
+    )
+    .run(id, `recordings/${id}`);
+  return { seq: Number(info.lastInsertRowid) };
+}
+
 function stepCount(db: Db, seq: number): number {
   return (
     db.prepare(`SELECT step_count AS n FROM recordings WHERE seq = ?`).get(seq) as { n: number }
@@ -43,8 +53,9 @@ describe('migration 2 (keyframes, step_count, page indexes)', () => {
     db.pragma('foreign_keys = ON');
     migrate(db, 1);
     expect(schemaVersion(db)).toBe(1);
-    const a = makeRecording(db);
-    const b = makeRecording(db);
+    // rows as version 1 stores them (today's insertRecording writes later columns)
+    const a = insertV1Recording(db, 'a');
+    const b = insertV1Recording(db, 'b');
     replaceSteps(db, a.seq, steps(3), 'test');
     migrate(db);
     expect(stepCount(db, a.seq)).toBe(3);

@@ -4,6 +4,8 @@
 // session only use these parts, so tests can hand them a fake platform.
 import type { AccessibilityAdapter } from '../../axtree/adapter';
 import type { DisplayInfo } from '../display-info';
+import type { DisplayWatcher } from '../display-watcher';
+import type { CoordinateUnit } from '../coordinates';
 import type { CaptureSource } from '../screen/ffmpeg-args';
 import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
 import type { ActiveWindowEntry } from '../windows/active-window';
@@ -50,4 +52,10 @@ export type RecorderPlatform = {
   accessibility(options: PlatformPartOptions): AccessibilityAdapter;
   /** A new active-window tracker (not started). */
   windows(options: PlatformPartOptions): WindowTracker;
+  /** A new watcher of the recorded display (not started): a change of its geometry starts a new
+   * video segment (src/recorder/display-watcher.ts); absent = the display is not watched. */
+  displays?(options: PlatformPartOptions): DisplayWatcher;
+  /** The unit of the input hook's positions: `points` on macOS, default `pixels`
+   * (src/recorder/coordinates.ts). */
+  readonly inputUnit?: CoordinateUnit;
 };

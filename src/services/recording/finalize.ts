@@ -8,12 +8,14 @@ import { remuxRecording } from '../../infra/ffmpeg/remux';
 import { buildSegmentJoinArgs, type TimelinePiece } from '../../recorder/screen/ffmpeg-args';
 import { runCommand } from '../../infra/run-command';
 import path from 'node:path';
-import type { RecordingStatus } from '../../shared/domain';
+import { canvasOf, type DisplayGeometry, type RecordingStatus } from '../../shared/domain';
 import {
   deleteRecordingVideos,
   getCapture,
+  getRecordingScreen,
   insertVideo,
   listMarks,
+  setRecordingScreenSize,
   updateRecording,
 } from '../../store';
 import { addRecordingWarnings } from '../../store/queries/recording-warnings';
@@ -26,6 +28,10 @@ export type StoredSegment = {
   videoStartMs: number;
   method: string;
   uncertaintyMs: number;
+  /** The recorded display of the segment (absent in recordings made before it was stored). */
+  display?: DisplayGeometry;
+  /** Recording-clock ms after the segment's last frame (set here, from the probe). */
+  endMs?: number;
 };
 
 /** Outcome of {@link finalizeCapture}. */
@@ -68,6 +74,7 @@ export async function finalizeCapture(
   let durationMs = 0;
   let ord = 0;
   const videos: Parameters<typeof insertVideo>[3][] = [];
+  const ends = new Map<StoredSegment, number>();
   for (const seg of segments) {
     const file = lib.resolve(seg.path);
     try {
@@ -88,6 +95,7 @@ export async function finalizeCapture(
       const segDuration = probe.durationMs ?? (probe.frameCount / probe.fps) * 1000;
       frames += probe.frameCount;
       durationMs += segDuration;
+      ends.set(seg, seg.videoStartMs + segDuration);
       videos.push({
         path: seg.path,
         width: probe.width,
@@ -105,6 +113,12 @@ export async function finalizeCapture(
       warnings.push(`video segment ${seg.path} is unreadable: ${(e as Error).message}`);
     }
   }
+  // a display change gave segments of different sizes: the joined video is the canvas holding
+  // them all at its top-left corner, and that is the screen the steps' coordinates live in
+  const canvas = canvasOf(videos);
+  const screen = getRecordingScreen(lib.db, rec.seq);
+  const isResized =
+    videos.length > 1 && videos.some((v) => v.width !== canvas.width || v.height !== canvas.height);
   if (videos.length > 1) {
     try {
       const joined = await joinSegments(lib, videos, ffmpeg, isOwnProcessGroup);
@@ -123,6 +137,15 @@ export async function finalizeCapture(
   lib.db.transaction(() => {
     // warnings stored during capture (low disk space…) stay; new ones are appended once
     stored = addRecordingWarnings(lib.db, rec.seq, warnings, Date.now());
+    if (isResized && videos[0]?.startMethod.endsWith('+joined')) {
+      const grown = {
+        width: Math.max(screen.width, videos[0].width),
+        height: Math.max(screen.height, videos[0].height),
+      };
+      if (grown.width !== screen.width || grown.height !== screen.height) {
+        setRecordingScreenSize(lib.db, rec.seq, grown);
+      }
+    }
     deleteRecordingVideos(lib.db, rec.seq);
     for (const v of videos) {
       insertVideo(lib.db, rec.seq, ord, v);
@@ -131,7 +154,23 @@ export async function finalizeCapture(
     updateRecording(
       lib.db,
       rec.seq,
-      { status, durationMs, stoppedAt: options.stoppedAt, warnings: stored },
+      {
+        status,
+        durationMs,
+        stoppedAt: options.stoppedAt,
+        warnings: stored,
+        // each segment's end on the recording clock (segmentAt, src/shared/domain/display.ts)
+        ...(ends.size
+          ? {
+              capture: {
+                ...capture,
+                segments: segments.map((seg) =>
+                  ends.has(seg) ? { ...seg, endMs: ends.get(seg) } : seg,
+                ),
+              },
+            }
+          : {}),
+      },
       Date.now(),
     );
   })();
@@ -192,6 +231,7 @@ async function joinSegments(
 ): Promise<VideoRow> {
   const first = segments[0]!;
   const fps = first.fps;
+  const canvas = canvasOf(segments);
   const pieces: TimelinePiece[] = [];
   let cursorMs = first.startMs;
   for (const seg of segments) {
@@ -199,7 +239,11 @@ async function joinSegments(
     if (pieces.length && gapFrames > 0) {
       pieces.push({ kind: 'gap', frames: gapFrames });
     }
-    pieces.push({ kind: 'segment', path: lib.resolve(seg.path) });
+    pieces.push({
+      kind: 'segment',
+      path: lib.resolve(seg.path),
+      size: { width: seg.width, height: seg.height },
+    });
     cursorMs = seg.startMs + ((seg.frameCount ?? 0) * 1000) / fps;
   }
   const rel = `${path.posix.dirname(first.path)}/video.mp4`;
@@ -209,8 +253,8 @@ async function joinSegments(
     ffmpeg.path,
     buildSegmentJoinArgs({
       pieces,
-      width: first.width,
-      height: first.height,
+      width: canvas.width,
+      height: canvas.height,
       fps,
       outputPath: tmp,
     }),
@@ -225,6 +269,8 @@ async function joinSegments(
   return {
     ...first,
     path: rel,
+    width: probe.width,
+    height: probe.height,
     frameCount: probe.frameCount,
     durationMs: probe.durationMs ?? ((probe.frameCount ?? 0) * 1000) / fps,
     startMethod: `${first.startMethod}+joined`,

@@ -122,6 +122,8 @@ export class LibrarySink implements RecordingSink {
         videoStartMs: segment.videoStart.monotonicMs,
         method: segment.videoStart.method,
         uncertaintyMs: segment.videoStart.uncertaintyMs,
+        // the recorded display of this segment (a display change starts the next one)
+        display: segment.display,
       };
       updateRecording(
         this.lib.db,

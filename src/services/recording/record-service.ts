@@ -139,6 +139,8 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       width: display.width,
       height: display.height,
       scale: display.scale,
+      // events and accessibility bounds are stored relative to this corner (coordinates.ts)
+      origin: { x: display.origin?.x ?? 0, y: display.origin?.y ?? 0 },
       monitors: display.monitors,
     },
     videoStartMs: null,
@@ -176,6 +178,9 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     fps,
     accessibility,
     sink,
+    // a change of the recorded display starts a new video segment instead of failing
+    displayWatcher: platform.displays?.({ now: monotonicNowMs, env }) ?? null,
+    inputUnit: platform.inputUnit,
     hotkeys: options.hotkeys,
     // checked above, before anything was written
     inputHookOptions: {

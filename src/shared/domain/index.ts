@@ -7,3 +7,4 @@ export * from './step';
 export * from './export';
 export * from './upload';
 export * from './keyframe';
+export * from './display';

@@ -50,6 +50,12 @@ export const ScreenInfoSchema = v.strictObject({
   height: v.number(),
   /** Physical / logical pixels. */
   scale: v.number(),
+  /**
+   * Top-left corner of the recorded display in physical px of the virtual desktop (negative left
+   * of or above the primary monitor); event and accessibility coordinates are relative to it
+   * (docs/architecture.md §5 "Coordinates"). 0,0 on Linux (the whole X screen) and for imports.
+   */
+  origin: v.optional(v.strictObject({ x: v.number(), y: v.number() })),
   /** Monitor layout when known: physical-pixel rectangles. */
   monitors: v.array(
     v.strictObject({

@@ -3,6 +3,7 @@ import type { Db } from '../db';
 import { migration0001 } from './0001-initial';
 import { migration0002 } from './0002-keyframes';
 import { migration0003 } from './0003-uploads';
+import { migration0004 } from './0004-display-origin';
 
 /** One schema migration. */
 export type Migration = {
@@ -13,4 +14,9 @@ export type Migration = {
 };
 
 /** All migrations, index i producing version i + 1. */
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003];
+export const MIGRATIONS: readonly Migration[] = [
+  migration0001,
+  migration0002,
+  migration0003,
+  migration0004,
+];

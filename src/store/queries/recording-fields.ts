@@ -57,3 +57,19 @@ export function updateRecordingText(
   params.push(nowMs, seq);
   db.prepare(`UPDATE recordings SET ${sets.join(', ')} WHERE seq = ?`).run(...params);
 }
+
+/**
+ * Sets the screen size of a recording: the canvas of its joined video when the recorded display
+ * changed size mid-recording (src/services/recording/finalize.ts).
+ */
+export function setRecordingScreenSize(
+  db: Db,
+  seq: number,
+  size: { width: number; height: number },
+): void {
+  db.prepare(`UPDATE recordings SET screen_width = ?, screen_height = ? WHERE seq = ?`).run(
+    size.width,
+    size.height,
+    seq,
+  );
+}

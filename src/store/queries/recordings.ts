@@ -51,6 +51,8 @@ type RecordingRow = {
   screen_height: number;
   scale_factor: number;
   monitors_json: string;
+  display_x: number;
+  display_y: number;
   video_start_ms: number | null;
   video_start_method: string | null;
   duration_ms: number | null;
@@ -72,10 +74,11 @@ export function insertRecording(db: Db, r: NewRecording): number {
   const info = db
     .prepare(
       `INSERT INTO recordings (id, source, task, description, status, os, platform_json,
-        screen_width, screen_height, scale_factor, monitors_json, video_start_ms,
-        video_start_method, duration_ms, app_version, dir, started_at, stopped_at,
-        source_metadata_json, capture_json, warnings_json, created_at_ms, updated_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        screen_width, screen_height, scale_factor, monitors_json, display_x, display_y,
+        video_start_ms, video_start_method, duration_ms, app_version, dir, started_at,
+        stopped_at, source_metadata_json, capture_json, warnings_json, created_at_ms,
+        updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       r.id,
@@ -89,6 +92,8 @@ export function insertRecording(db: Db, r: NewRecording): number {
       r.screen.height,
       r.screen.scale,
       JSON.stringify(r.screen.monitors),
+      r.screen.origin?.x ?? 0,
+      r.screen.origin?.y ?? 0,
       r.videoStartMs,
       r.videoStartMethod,
       r.durationMs,
@@ -271,6 +276,7 @@ export function getRecording(db: Db, idOrPrefix: string): RecordingDetail & { se
       width: row.screen_width,
       height: row.screen_height,
       scale: row.scale_factor,
+      origin: { x: row.display_x, y: row.display_y },
       monitors: JSON.parse(row.monitors_json) as ScreenInfo['monitors'],
     },
     videos: listVideos(db, seq),

@@ -1,0 +1,165 @@
+// A change of the recorded display mid-recording starts a new video segment instead of failing:
+// the real recorder (input hook, ffmpeg x11grab) on Xvfb, with a display watcher driven by the
+// test (Xvfb 21.1 here accepts RandR's set-screen-size request but does not resize), and a capture
+// source that grabs the display's rectangle, so the second segment really has the new size.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDisplayInfo, type DisplayInfo } from '../../../src/recorder/display-info';
+import type { DisplayWatcher } from '../../../src/recorder/display-watcher';
+import { createPlatform, type RecorderPlatform } from '../../../src/recorder/platform';
+import { recordSession, type RecordControl } from '../../../src/services/recording/record-service';
+import { segmentAt } from '../../../src/shared/domain';
+import {
+  getRecording,
+  listMarks,
+  listVideoSegments,
+  readEvents,
+  resolveRecordingSeq,
+} from '../../../src/store';
+import { startDesktop, type Desktop } from '../../helpers/desktop';
+import { tempLibrary } from '../../helpers/library';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A watcher the test drives. */
+class FakeDisplayWatcher implements DisplayWatcher {
+  private readonly listeners = new Set<(next: DisplayInfo) => void>();
+  started: DisplayInfo | null = null;
+  isStopped = false;
+  start(current: DisplayInfo): void {
+    this.started = current;
+  }
+  onChange(listener: (next: DisplayInfo) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  check(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+  stop(): void {
+    this.isStopped = true;
+  }
+  change(next: DisplayInfo): void {
+    for (const l of this.listeners) {
+      l(next);
+    }
+  }
+}
+
+describe('a display change mid-recording', { timeout: 120_000 }, () => {
+  let desktop: Desktop;
+  beforeAll(async () => {
+    desktop = await startDesktop({ shouldWaitForWindowManager: false });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  it("Linux's watcher reads the live X screen and reports no change while it stays", async () => {
+    const watcher = createPlatform('linux').displays!({ now: () => 0, env: desktop.env });
+    watcher.start(await readDisplayInfo(desktop.env));
+    try {
+      expect(await watcher.check()).toBe(false);
+    } finally {
+      watcher.stop();
+    }
+  });
+
+  it('ends the segment, starts the next on the new geometry, keeps input flowing and marks it', async () => {
+    const t = tempLibrary();
+    try {
+      const linux = createPlatform('linux');
+      const watcher = new FakeDisplayWatcher();
+      const platform: RecorderPlatform = {
+        ...linux,
+        capture: {
+          ...linux.capture,
+          // the display's own rectangle of the X screen (the whole screen at first)
+          source: (d) => ({
+            kind: 'x11grab',
+            display: d.display,
+            region: { x: d.origin?.x ?? 0, y: d.origin?.y ?? 0, width: d.width, height: d.height },
+          }),
+        },
+        displays: () => watcher,
+      };
+      const x = (...args: string[]) => desktop.run('xdotool', args);
+      let control: RecordControl | null = null;
+      let id = '';
+      const done = recordSession(t.lib, {
+        task: 'display change',
+        platform,
+        env: desktop.env,
+        noA11y: true,
+        fps: 10,
+        appVersion: 'test',
+        onStarted: (info) => {
+          id = info.id;
+        },
+        onControl: (c) => {
+          control = c;
+        },
+      });
+      for (let i = 0; i < 200 && !control; i += 1) {
+        await sleep(50);
+      }
+      expect(control).not.toBeNull();
+      const first = watcher.started!;
+      expect(first.width).toBe(1280);
+      await sleep(500);
+      await x('mousemove', '300', '200');
+      await sleep(500);
+      // the recorded display is now a 640x480 rectangle at +100+50 of the X screen
+      watcher.change({ ...first, width: 640, height: 480, origin: { x: 100, y: 50 } });
+      // the mark is stored once the next segment's frame 0 exists
+      const seqNow = resolveRecordingSeq(t.lib.db, id).seq;
+      const isMarked = () => listMarks(t.lib.db, seqNow).some((m) => m.kind === 'display-change');
+      for (let i = 0; i < 300 && !isMarked(); i += 1) {
+        await sleep(50);
+      }
+      expect(isMarked()).toBe(true);
+      await sleep(300);
+      await x('mousemove', '400', '300');
+      await sleep(600);
+      control!.stop();
+      const result = await done;
+      expect(result.error).toBeNull();
+      expect(result.status).toBe('complete');
+      expect(watcher.isStopped).toBe(true);
+
+      const { seq } = resolveRecordingSeq(t.lib.db, id);
+      const segments = listVideoSegments(t.lib.db, seq);
+      expect(segments.map((s) => s.display)).toEqual([
+        { x: 0, y: 0, width: 1280, height: 800, scale: first.scale },
+        { x: 100, y: 50, width: 640, height: 480, scale: first.scale },
+      ]);
+      expect(segments[0]!.endMs).not.toBeNull();
+      expect(segments[1]!.startMs).toBeGreaterThan(segments[0]!.endMs!);
+
+      const mark = listMarks(t.lib.db, seq).find((m) => m.kind === 'display-change');
+      expect(mark).toBeDefined();
+      expect(mark!.data).toEqual({ from: segments[0]!.display, to: segments[1]!.display });
+      expect(mark!.endMs).toBe(segments[1]!.startMs);
+
+      // input went on into the same recording: positions in pixels of the display recorded then
+      const moves = readEvents(t.lib.db, seq).filter((e) => e.kind === 'move');
+      const before = moves.filter((e) => e.tMs < mark!.tMs);
+      const after = moves.filter((e) => e.tMs > mark!.endMs!);
+      expect(before.at(-1)).toMatchObject({ x: 300, y: 200 });
+      expect(after.at(-1)).toMatchObject({ x: 300, y: 250 });
+      expect(segmentAt(segments, before.at(-1)!.tMs)!.display.width).toBe(1280);
+      expect(segmentAt(segments, after.at(-1)!.tMs)!.display.x).toBe(100);
+
+      // the videos: one joined canvas (the smaller segment padded, never scaled), then each
+      // segment at its own size
+      const rec = getRecording(t.lib.db, id);
+      expect(rec.videos.map((v) => [v.path.split('/').at(-1), v.width, v.height])).toEqual([
+        ['video.mp4', 1280, 800],
+        ['video-0.mp4', 1280, 800],
+        ['video-1.mp4', 640, 480],
+      ]);
+      expect(rec.screen).toMatchObject({ width: 1280, height: 800, origin: { x: 0, y: 0 } });
+    } finally {
+      t.cleanup();
+    }
+  });
+});
