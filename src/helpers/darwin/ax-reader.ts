@@ -295,14 +295,24 @@ export class AxReader<E> {
       if (pid !== null) {
         this.ensureManualAccessibility(pid, elementTimeoutMs);
       }
-      const appName = asString(backend.copyAttributes(app, ['AXTitle'])[0]);
+      const appName = pid === null ? undefined : this.appName(pid, elementTimeoutMs);
+      const base = appName === undefined ? {} : { app: appName };
       const window = own(backend.copyElementAttribute(app, 'AXFocusedWindow'));
-      const base = appName === '' ? {} : { app: appName };
       if (window === null) {
         return { root: null, nodeCount: 0, truncated: false, note: 'no window has focus', ...base };
       }
+      let root: ReadNode;
+      try {
+        root = this.readNode(window, timeout());
+      } catch (error) {
+        if (!(error instanceof AxCallError) || error.code === AX_ERROR.apiDisabled) {
+          throw error;
+        }
+        // a busy app: an empty, truncated answer, not a failed request
+        const note = `the focused window could not be read: ${error.message}`;
+        return { root: null, nodeCount: 0, truncated: true, note, ...base };
+      }
       tracker.takeNodes(1);
-      const root = this.readNode(window, timeout());
       this.walk(window, root, tracker, timeout, own);
       const result: SnapshotResult = {
         root: root.node,
@@ -347,6 +357,8 @@ export class AxReader<E> {
       let handles: E[];
       let total: number;
       try {
+        // its timeout was set when it was read: shorten it to what is left of the budget
+        backend.setMessagingTimeout(element, Math.max(MIN_TIMEOUT_MS, timeout()) / 1000);
         const room = Math.min(maxChildrenPerNode, maxNodes - tracker.nodeCount());
         handles = room > 0 ? backend.children(element, room) : [];
         handles.forEach(own);

@@ -130,12 +130,17 @@ export function pixelToPoint(layout: DisplayLayout, p: AxPoint): AxPoint {
   };
 }
 
-/** The `displays` result (docs/helper-protocol.md §3): the primary first, then by position. */
+/**
+ * The `displays` result (docs/helper-protocol.md §3), in CGGetActiveDisplayList's order (the main
+ * display first), each with `listIndex`, its place there: ffmpeg's avfoundation numbers its
+ * `Capture screen N` devices in that order.
+ */
 export function toHelperDisplays(layout: DisplayLayout): HelperDisplay[] {
-  return [...layout.displays]
-    .sort(
-      (a, b) =>
-        Number(b.primary) - Number(a.primary) || a.pixels.x - b.pixels.x || a.pixels.y - b.pixels.y,
-    )
-    .map((d) => ({ id: String(d.id), bounds: d.pixels, scale: d.scale, primary: d.primary }));
+  return layout.displays.map((d, listIndex) => ({
+    id: String(d.id),
+    bounds: d.pixels,
+    scale: d.scale,
+    primary: d.primary,
+    listIndex,
+  }));
 }

@@ -235,6 +235,24 @@ describe('AxReader.snapshotFocusedWindow', () => {
     expect(clock.ms - started).toBeLessThan(400);
   });
 
+  it('answers a hung focused window with an empty truncated tree instead of failing', () => {
+    const { ax, clock, reader } = setup();
+    const window = loginWindow();
+    window.hangs = true;
+    ax.addApp(42, 'Safari', [window]);
+    ax.focusedPid = 42;
+    const started = clock.ms;
+    const result = reader.snapshotFocusedWindow({
+      maxNodes: 100,
+      maxMs: 2000,
+      elementTimeoutMs: 250,
+    });
+    expect(result).toMatchObject({ root: null, nodeCount: 0, truncated: true, app: 'Safari' });
+    expect(result.note).toMatch(/could not be read: .*kAXErrorCannotComplete/);
+    expect(clock.ms - started).toBeLessThan(300);
+    expect(ax.liveDescriptions()).toEqual(['systemWide']);
+  });
+
   it('answers without a root when nothing has focus', () => {
     const { ax, reader } = setup();
     expect(reader.snapshotFocusedWindow({})).toEqual({

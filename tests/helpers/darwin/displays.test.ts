@@ -25,12 +25,19 @@ describe('darwin display layout (points → pixels)', () => {
     // left of and above the primary: negative pixels
     expect(pointToPixel(layout, { x: -1000, y: -100 })).toEqual({ x: -2000, y: -200 });
     expect(toHelperDisplays(layout)).toEqual([
-      { id: '1', bounds: { x: 0, y: 0, width: 2880, height: 1800 }, scale: 2, primary: true },
+      {
+        id: '1',
+        bounds: { x: 0, y: 0, width: 2880, height: 1800 },
+        scale: 2,
+        primary: true,
+        listIndex: 0,
+      },
       {
         id: '2',
         bounds: { x: -2560, y: -400, width: 2560, height: 1600 },
         scale: 2,
         primary: false,
+        listIndex: 1,
       },
     ]);
   });
@@ -38,6 +45,7 @@ describe('darwin display layout (points → pixels)', () => {
   it('keeps a 1× display left of a 2× primary negative and apart from it', () => {
     const layout = layoutDisplays(MIXED);
     const [primary, left] = toHelperDisplays(layout);
+    expect([primary?.listIndex, left?.listIndex]).toEqual([0, 1]);
     expect(primary?.bounds).toEqual({ x: 0, y: 0, width: 2880, height: 1800 });
     // origin scaled by the largest scale (2), size by its own (1): no overlap with the primary
     expect(left?.bounds).toEqual({ x: -3840, y: 0, width: 1920, height: 1080 });

@@ -231,7 +231,13 @@ describe('darwin helper over the protocol', () => {
       id: 1,
       ok: true,
       result: [
-        { id: '1', bounds: { x: 0, y: 0, width: 2880, height: 1800 }, scale: 2, primary: true },
+        {
+          id: '1',
+          bounds: { x: 0, y: 0, width: 2880, height: 1800 },
+          scale: 2,
+          primary: true,
+          listIndex: 0,
+        },
       ],
     });
     h.timers.fire(1000);
@@ -245,8 +251,20 @@ describe('darwin helper over the protocol', () => {
     const events = h.lines().filter((l) => l.event === 'displays');
     expect(events).toHaveLength(1);
     expect(events[0]?.displays).toEqual([
-      { id: '1', bounds: { x: 0, y: 0, width: 2880, height: 1800 }, scale: 2, primary: true },
-      { id: '5', bounds: { x: -3840, y: 0, width: 1920, height: 1080 }, scale: 1, primary: false },
+      {
+        id: '1',
+        bounds: { x: 0, y: 0, width: 2880, height: 1800 },
+        scale: 2,
+        primary: true,
+        listIndex: 0,
+      },
+      {
+        id: '5',
+        bounds: { x: -3840, y: 0, width: 1920, height: 1080 },
+        scale: 1,
+        primary: false,
+        listIndex: 1,
+      },
     ]);
     h.input.end();
     await h.done;
