@@ -162,4 +162,71 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
       t.cleanup();
     }
   });
+
+  it("grows the recording's screen to the joined canvas when the display gets larger", async () => {
+    const t = tempLibrary();
+    try {
+      const linux = createPlatform('linux');
+      const watcher = new FakeDisplayWatcher();
+      const platform: RecorderPlatform = {
+        ...linux,
+        capture: {
+          ...linux.capture,
+          // the recording starts on a 640x480 rectangle of the X screen at +0+0
+          readDisplay: async (env) => ({
+            ...(await linux.capture.readDisplay(env)),
+            width: 640,
+            height: 480,
+          }),
+          source: (d) => ({
+            kind: 'x11grab',
+            display: d.display,
+            region: { x: d.origin?.x ?? 0, y: d.origin?.y ?? 0, width: d.width, height: d.height },
+          }),
+        },
+        displays: () => watcher,
+      };
+      let control: RecordControl | null = null;
+      let id = '';
+      const done = recordSession(t.lib, {
+        task: 'display grows',
+        platform,
+        env: desktop.env,
+        noA11y: true,
+        fps: 10,
+        appVersion: 'test',
+        onStarted: (info) => {
+          id = info.id;
+        },
+        onControl: (c) => {
+          control = c;
+        },
+      });
+      for (let i = 0; i < 200 && !control; i += 1) {
+        await sleep(50);
+      }
+      const first = watcher.started!;
+      await sleep(600);
+      watcher.change({ ...first, width: 1280, height: 800 });
+      const seq = resolveRecordingSeq(t.lib.db, id).seq;
+      const isMarked = () => listMarks(t.lib.db, seq).some((m) => m.kind === 'display-change');
+      for (let i = 0; i < 300 && !isMarked(); i += 1) {
+        await sleep(50);
+      }
+      await sleep(600);
+      control!.stop();
+      const result = await done;
+      expect(result.error).toBeNull();
+      const rec = getRecording(t.lib.db, id);
+      expect(rec.videos.map((v) => [v.path.split('/').at(-1), v.width, v.height])).toEqual([
+        ['video.mp4', 1280, 800],
+        ['video-0.mp4', 640, 480],
+        ['video-1.mp4', 1280, 800],
+      ]);
+      // steps' coordinates are normalised by the screen: it is the canvas the video shows
+      expect(rec.screen).toMatchObject({ width: 1280, height: 800 });
+    } finally {
+      t.cleanup();
+    }
+  });
 });
