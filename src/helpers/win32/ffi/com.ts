@@ -10,6 +10,10 @@ import { VTABLE } from './vtables';
 const COINIT_MULTITHREADED = 0;
 /** CLSCTX_INPROC_SERVER. */
 const CLSCTX_INPROC_SERVER = 1;
+/** E_POINTER: a call that succeeded without giving the pointer it promised. */
+export const E_POINTER = 0x80004003 | 0;
+/** E_FAIL. */
+export const E_FAIL = 0x80004005 | 0;
 
 /** `0x80040154` for an HRESULT (negative int32 or unsigned). */
 export function hresultHex(hr: number): string {
@@ -21,6 +25,7 @@ const HRESULT_NAMES: Record<string, string> = {
   '0x80040154': 'REGDB_E_CLASSNOTREG',
   '0x80004002': 'E_NOINTERFACE',
   '0x80004005': 'E_FAIL',
+  '0x80004003': 'E_POINTER',
   '0x80070005': 'E_ACCESSDENIED',
   '0x80010106': 'RPC_E_CHANGED_MODE',
   '0x800401f0': 'CO_E_NOTINITIALIZED',
@@ -70,49 +75,77 @@ function asPointer(value: unknown): bigint | null {
   return typeof value === 'bigint' ? value : BigInt(value as number);
 }
 
-/** Binds ole32/oleaut32 (Windows only). */
-export function bindCom(koffi: Koffi): ComApi {
+/** The four ole32/oleaut32 exports {@link makeComApi} needs (faked in the Linux tests). */
+export type ComNatives = {
+  CoInitializeEx(reserved: null, flags: number): number;
+  CoUninitialize(): void;
+  /** `out[0]` receives the interface pointer. */
+  CoCreateInstance(
+    clsid: unknown,
+    outer: null,
+    context: number,
+    iid: unknown,
+    out: unknown[],
+  ): number;
+  SysFreeString(bstr: bigint): void;
+};
+
+/** Loads ole32/oleaut32 (Windows only). */
+export function loadComNatives(koffi: Koffi): ComNatives {
   const types = win32Types(koffi);
   const ole32 = koffi.load('ole32.dll');
   const oleaut32 = koffi.load('oleaut32.dll');
   const GUIDp = koffi.pointer(types.GUID);
-  const CoInitializeEx = ole32.func('CoInitializeEx', 'int32_t', ['void *', 'uint32_t']) as Fn<
-    [null, number],
-    number
-  >;
-  const CoUninitialize = ole32.func('CoUninitialize', 'void', []) as Fn<[], void>;
-  const CoCreateInstance = ole32.func('CoCreateInstance', 'int32_t', [
-    GUIDp,
-    'void *',
-    'uint32_t',
-    GUIDp,
-    koffi.out(koffi.pointer('void *')),
-  ]) as Fn<[unknown, null, number, unknown, unknown[]], number>;
-  const SysFreeString = oleaut32.func('SysFreeString', 'void', ['void *']) as Fn<[bigint], void>;
+  return {
+    CoInitializeEx: ole32.func('CoInitializeEx', 'int32_t', ['void *', 'uint32_t']) as Fn<
+      [null, number],
+      number
+    >,
+    CoUninitialize: ole32.func('CoUninitialize', 'void', []) as Fn<[], void>,
+    CoCreateInstance: ole32.func('CoCreateInstance', 'int32_t', [
+      GUIDp,
+      'void *',
+      'uint32_t',
+      GUIDp,
+      koffi.out(koffi.pointer('void *')),
+    ]) as Fn<[unknown, null, number, unknown, unknown[]], number>,
+    SysFreeString: oleaut32.func('SysFreeString', 'void', ['void *']) as Fn<[bigint], void>,
+  };
+}
+
+/** Binds COM on Windows: ole32/oleaut32 plus vtable calls. */
+export function bindCom(koffi: Koffi): ComApi {
+  return makeComApi(koffi, loadComNatives(koffi));
+}
+
+/** COM over `natives`, with vtable calls through koffi (any OS: the tests fake the objects). */
+export function makeComApi(koffi: Koffi, natives: ComNatives): ComApi {
+  const types = win32Types(koffi);
+  const GUIDp = koffi.pointer(types.GUID);
   const QueryInterfaceProto = koffi.proto('int32_t', [
     'void *',
     GUIDp,
     koffi.out(koffi.pointer('void *')),
   ]);
   const ReleaseProto = koffi.proto('uint32_t', ['void *']);
+  const pointerSize = koffi.sizeof('void *');
 
   const call = (object: bigint, slot: number, proto: KoffiType, ...args: unknown[]): unknown => {
-    const vtable = koffi.decode(object, 'void *') as unknown;
-    const vtablePtr = asPointer(vtable);
-    if (vtablePtr === null) {
+    const vtable = asPointer(koffi.decode(object, 'void *') as unknown);
+    if (vtable === null) {
       throw new Error(`COM object ${object} has no vtable`);
     }
-    const fn = koffi.decode(vtablePtr, slot * koffi.sizeof('void *'), 'void *') as unknown;
+    const fn = koffi.decode(vtable, slot * pointerSize, 'void *') as unknown;
     return koffi.call(fn, proto, object, ...args) as unknown;
   };
 
   return {
     koffi,
-    initialize: () => CoInitializeEx(null, COINIT_MULTITHREADED),
-    uninitialize: () => CoUninitialize(),
+    initialize: () => natives.CoInitializeEx(null, COINIT_MULTITHREADED),
+    uninitialize: () => natives.CoUninitialize(),
     createInstance(clsid, iid) {
       const out: unknown[] = [null];
-      const hr = CoCreateInstance(
+      const hr = natives.CoCreateInstance(
         parseGuid(clsid),
         null,
         CLSCTX_INPROC_SERVER,
@@ -121,7 +154,7 @@ export function bindCom(koffi: Koffi): ComApi {
       );
       const object = asPointer(out[0]);
       if (hr < 0 || object === null) {
-        throw new ComError(`CoCreateInstance(${clsid})`, hr < 0 ? hr : 0x80004005 | 0);
+        throw new ComError(`CoCreateInstance(${clsid})`, hr < 0 ? hr : E_POINTER);
       }
       return object;
     },
@@ -155,7 +188,7 @@ export function bindCom(koffi: Koffi): ComApi {
       try {
         return koffi.decode.string16(pointer);
       } finally {
-        SysFreeString(pointer);
+        natives.SysFreeString(pointer);
       }
     },
   };

@@ -6,7 +6,7 @@
 import type { UiaBackend, UiaProps } from '../uia-backend';
 import { CACHED_PROPERTIES, FORBIDDEN_IDS, rectToBounds } from '../uia-backend';
 import type { ComApi } from './com';
-import { ComError, outPointer } from './com';
+import { ComError, E_FAIL, outPointer } from './com';
 import { win32Types } from './koffi';
 import { VTABLE } from './vtables';
 
@@ -112,12 +112,12 @@ export function createUiaSession(com: ComApi, callTimeoutMs: number): UiaSession
     }
     const walker = getOut('get_ControlViewWalker', automation, A.get_ControlViewWalker);
     if (walker === null) {
-      throw new ComError('get_ControlViewWalker', 0x80004005 | 0);
+      throw new ComError('get_ControlViewWalker', E_FAIL);
     }
     owned.push(walker);
     const cacheRequest = getOut('CreateCacheRequest', automation, A.CreateCacheRequest);
     if (cacheRequest === null) {
-      throw new ComError('CreateCacheRequest', 0x80004005 | 0);
+      throw new ComError('CreateCacheRequest', E_FAIL);
     }
     owned.push(cacheRequest);
     for (const id of CACHED_PROPERTIES) {

@@ -45,6 +45,21 @@ export function setDpiAwareness(koffi: Koffi): DpiAwareness {
   if (setContext !== null && setContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) !== 0) {
     return 'per-monitor-v2';
   }
+  // the call fails when the awareness was set already (an application manifest): keep it if it is
+  // per-monitor v2
+  const current = optional(() => ({
+    get: user32.func('GetThreadDpiAwarenessContext', 'intptr_t', []) as Fn<[], number | bigint>,
+    equal: user32.func('AreDpiAwarenessContextsEqual', 'int32_t', ['intptr_t', 'intptr_t']) as Fn<
+      [number | bigint, number],
+      number
+    >,
+  }));
+  if (
+    current !== null &&
+    current.equal(current.get(), DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) !== 0
+  ) {
+    return 'per-monitor-v2';
+  }
   const setAwareness = optional(
     () =>
       koffi.load('shcore.dll').func('SetProcessDpiAwareness', 'int32_t', ['int32_t']) as Fn<
