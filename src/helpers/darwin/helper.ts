@@ -13,7 +13,7 @@ import type {
 } from '../../axtree/platform/helper-protocol';
 import type { HelperHandler, ServedHelper } from '../runtime/serve';
 import { HelperFailure, serveHelper } from '../runtime/serve';
-import type { AxBackend, CgWindow, DarwinSystem } from './ax-backend';
+import type { AxBackend, CgWindow, DarwinSystem, OsPermission } from './ax-backend';
 import { AX_ERROR, AxCallError } from './ax-backend';
 import { AxReader } from './ax-reader';
 import type { DisplayLayout } from './displays';
@@ -80,10 +80,15 @@ export class DarwinHelper<E> {
   }
 
   private isTrusted(): boolean {
+    return this.accessibility() === 'granted';
+  }
+
+  // AXIsProcessTrusted; unknown when the call itself fails (no ApplicationServices to load)
+  private accessibility(): OsPermission {
     try {
-      return this.options.backend.isProcessTrusted();
+      return this.options.backend.isProcessTrusted() ? 'granted' : 'denied';
     } catch {
-      return false;
+      return 'unknown';
     }
   }
 
@@ -142,7 +147,7 @@ export class DarwinHelper<E> {
       activeWindow: () => this.activeWindow(),
       displays: () => this.refreshDisplays(),
       permissions: (): PermissionsResult => ({
-        accessibility: this.isTrusted() ? 'granted' : 'denied',
+        accessibility: this.accessibility(),
         screenRecording: this.options.system.screenRecording(),
         inputMonitoring: this.options.system.inputMonitoring(),
       }),
