@@ -661,7 +661,8 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     );
     this.abandoned.clear();
     this.hello = null;
-    const retiring = this.channel.close();
+    // (a failure to stop it is the old channel's business: it must not fail the recording)
+    const retiring = this.channel.close().catch(() => undefined);
     this.retired.add(retiring);
     void retiring.finally(() => this.retired.delete(retiring));
 

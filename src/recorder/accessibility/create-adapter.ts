@@ -1,5 +1,5 @@
 // Picks the accessibility adapter for the platform: AT-SPI over D-Bus on Linux, the native
-// helper executable (native/, built per OS) on macOS and Windows.
+// helper program (src/helpers/, TypeScript over koffi) on macOS and Windows.
 import type { AccessibilityAdapter } from '../../axtree/adapter';
 import { AtspiAdapter } from '../../axtree/platform/linux/atspi-adapter';
 import { AppError } from '../../shared/errors';
@@ -31,7 +31,7 @@ export function createAccessibilityAdapter(
     if (options.helperPath === undefined) {
       throw new AppError(
         'ACCESSIBILITY_UNAVAILABLE',
-        `accessibility capture on ${platform} needs the native helper (native/): pass helperPath`,
+        `accessibility capture on ${platform} needs the native helper (src/helpers/): pass helperPath`,
       );
     }
     return createNativeHelperAdapter({
