@@ -10,6 +10,11 @@ import type { UiaBackend, UiaProps } from './uia-backend';
 
 /** Most ancestors followed from an element (a cycle in a broken provider cannot loop). */
 export const MAX_ANCESTORS = 64;
+/**
+ * Siblings counted (one call each, no properties) past a node's child budget for `childCount`:
+ * as many as the budget, at least this many; a longer list keeps `childCount` unset.
+ */
+export const MIN_COUNTED_PAST_CUT = 100;
 
 /** The model node of an element's cached properties (children empty). */
 export function propsToNode(props: UiaProps): AxNode {
@@ -115,7 +120,7 @@ export type TreeSnapshot = {
  * keeps the structure), within `budget` on `nowMs`: at most maxNodes nodes, maxChildrenPerNode
  * children per node, nothing started after maxMs. Takes ownership of `root`; every handle is
  * released. Children beyond a node's budget are counted (without their properties) into
- * `childCount` while time remains.
+ * `childCount` while time remains, up to MIN_COUNTED_PAST_CUT or the budget again.
  */
 export function snapshotTree<E>(
   uia: UiaBackend<E>,
@@ -190,6 +195,7 @@ function walkChildren<E>(
   queue: { element: E; node: AxNode }[],
 ): void {
   const perNode = tracker.budget.maxChildrenPerNode;
+  const countLimit = perNode + Math.max(perNode, MIN_COUNTED_PAST_CUT);
   let child: E | null;
   try {
     child = uia.firstChild(parent);
@@ -225,8 +231,9 @@ function walkChildren<E>(
         tracker.record('errors');
         failed += 1;
       }
-    } else if (tracker.isOutOfTime()) {
-      // counting the siblings past a cut costs calls too: stop once the time is up
+    } else if (tracker.isOutOfTime() || seen > countLimit) {
+      // counting the siblings past a cut costs one call each: stop once the time is up or the
+      // list is long (childCount is then left unset)
       uia.release(current);
       complete = false;
       break;

@@ -168,6 +168,25 @@ describe('snapshotTree', () => {
     expect(uia.outstanding()).toBe(0);
   });
 
+  it('stops counting a long list past the child budget and leaves childCount unset', () => {
+    const { uia } = windowWith([withLeaves({ controlType: 50008, name: 'list' }, 5000)]);
+    const tree = snapshotTree(
+      uia,
+      uia.elementFromHandle(0n)!,
+      { maxNodes: 1000, maxMs: 1_000_000, maxChildrenPerNode: 5 },
+      uia.clock,
+    );
+    const list = tree.root?.children[0];
+    expect(list?.children).toHaveLength(5);
+    expect(list?.childCount).toBeUndefined();
+    expect(tree.truncated).toBe(true);
+    // 5 kept + at most 100 counted past the cut, not 5000 calls
+    expect(
+      uia.calls.filter((c) => c === 'GetNextSiblingElementBuildCache').length,
+    ).toBeLessThanOrEqual(106);
+    expect(uia.outstanding()).toBe(0);
+  });
+
   it('starts nothing after maxMs on the fake clock and keeps the top of the window', () => {
     // each call costs 10 ms: 10 lists of 10 items would take > 1 s
     const lists = Array.from({ length: 10 }, (_, i) =>
