@@ -131,6 +131,9 @@ describe('result shapes', () => {
     expect(() => parseHelperDisplays([{ ...display, scale: 0 }])).toThrow(/result\[0\].scale/);
     expect(() => parseHelperDisplays([{ ...display, id: 1 }])).toThrow(/result\[0\].id/);
     expect(() => parseHelperDisplays([{ ...display, primary: 'yes' }])).toThrow(/primary/);
+    // macOS: the place in CGGetActiveDisplayList (avfoundation's screen number) is kept
+    expect(parseHelperDisplays([{ ...display, listIndex: 1 }])[0]?.listIndex).toBe(1);
+    expect(() => parseHelperDisplays([{ ...display, listIndex: -1 }])).toThrow(/listIndex/);
     const permissions = {
       accessibility: 'denied',
       screenRecording: 'unknown',
