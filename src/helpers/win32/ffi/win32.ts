@@ -45,20 +45,32 @@ export function setDpiAwareness(koffi: Koffi): DpiAwareness {
   if (setContext !== null && setContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) !== 0) {
     return 'per-monitor-v2';
   }
-  // the call fails when the awareness was set already (an application manifest): keep it if it is
-  // per-monitor v2
-  const current = optional(() => ({
-    get: user32.func('GetThreadDpiAwarenessContext', 'intptr_t', []) as Fn<[], number | bigint>,
-    equal: user32.func('AreDpiAwarenessContextsEqual', 'int32_t', ['intptr_t', 'intptr_t']) as Fn<
-      [number | bigint, number],
-      number
-    >,
-  }));
-  if (
-    current !== null &&
-    current.equal(current.get(), DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) !== 0
-  ) {
-    return 'per-monitor-v2';
+  // the call fails when the awareness was set already (an application manifest) or when the
+  // system does not know per-monitor v2 (Windows 10 before 1703, Wine 8: ERROR_INVALID_PARAMETER)
+  const current = optional(() => {
+    const get = user32.func('GetThreadDpiAwarenessContext', 'intptr_t', []) as Fn<
+      [],
+      number | bigint
+    >;
+    const equal = user32.func('AreDpiAwarenessContextsEqual', 'int32_t', [
+      'intptr_t',
+      'intptr_t',
+    ]) as Fn<[number | bigint, number], number>;
+    const awareness = user32.func('GetAwarenessFromDpiAwarenessContext', 'int32_t', [
+      'intptr_t',
+    ]) as Fn<[number | bigint], number>;
+    return (): DpiAwareness => {
+      const context = get();
+      if (equal(context, DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) !== 0) {
+        return 'per-monitor-v2';
+      }
+      const level = awareness(context);
+      return level === 2 ? 'per-monitor' : level === 1 ? 'system' : 'none';
+    };
+  });
+  const before = current?.() ?? 'none';
+  if (before === 'per-monitor-v2' || before === 'per-monitor') {
+    return before;
   }
   const setAwareness = optional(
     () =>
@@ -67,16 +79,19 @@ export function setDpiAwareness(koffi: Koffi): DpiAwareness {
         number
       >,
   );
+  let result: DpiAwareness = before;
   if (setAwareness !== null && setAwareness(PROCESS_PER_MONITOR_DPI_AWARE) >= 0) {
-    return 'per-monitor';
+    result = 'per-monitor';
+  } else if (before === 'none') {
+    const setAware = optional(
+      () => user32.func('SetProcessDPIAware', 'int32_t', []) as Fn<[], number>,
+    );
+    if (setAware !== null && setAware() !== 0) {
+      result = 'system';
+    }
   }
-  const setAware = optional(
-    () => user32.func('SetProcessDPIAware', 'int32_t', []) as Fn<[], number>,
-  );
-  if (setAware !== null && setAware() !== 0) {
-    return 'system';
-  }
-  return 'none';
+  // report what the process is now, when the system can say
+  return current?.() ?? result;
 }
 
 type RectOut = Partial<Win32Rect>;
