@@ -742,7 +742,8 @@ export class RecordingSession {
   }
 
   private async teardown(): Promise<void> {
-    this.options.displayWatcher?.stop(); // no segment starts for a display change from here on
+    // no segment starts for a display change from here on
+    const displaysStopped = Promise.resolve(this.options.displayWatcher?.stop());
     if (this.snapshotTimer) {
       clearTimeout(this.snapshotTimer);
       this.snapshotTimer = null;
@@ -757,7 +758,12 @@ export class RecordingSession {
     this.windows = null;
     // every part stops together and every outcome is awaited: a failing video end must neither
     // go unobserved (an unhandled rejection) nor keep the hook and the trackers running
-    const [video] = await Promise.allSettled([this.endSegment(), hook?.stop(), windows?.stop()]);
+    const [video] = await Promise.allSettled([
+      this.endSegment(),
+      hook?.stop(),
+      windows?.stop(),
+      displaysStopped,
+    ]);
     if (this.openGap) {
       // input was lost until the fault stopped the session (or until now)
       const gap = { ...this.openGap, endMs: this.faultAtMs ?? monotonicNowMs() };

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { DisplayInfo } from '../../src/recorder/display-info';
-import { PollingDisplayWatcher } from '../../src/recorder/display-watcher';
+import { PollingDisplayWatcher, RandrEventWatcher } from '../../src/recorder/display-watcher';
 
 function info(over: Partial<DisplayInfo> = {}): DisplayInfo {
   return { display: ':9', width: 1280, height: 800, scale: 1, monitors: [], vendor: null, ...over };
@@ -64,5 +67,81 @@ describe('PollingDisplayWatcher', () => {
     expect(seen).toHaveLength(1); // unsubscribed
     watcher.stop();
     expect(await watcher.check()).toBe(false); // stopped: no change is reported
+  });
+});
+
+describe('RandrEventWatcher', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-xev-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  // a stand-in for `xev -root -event randr`: a burst of RandR lines after 100 ms, then quiet
+  function fakeXev(): string {
+    const file = path.join(dir, 'xev');
+    fs.writeFileSync(
+      file,
+      [
+        '#!/bin/sh',
+        'sleep 0.1',
+        'echo "RRScreenChangeNotify event, serial 18, synthetic NO, window 0x1e1,"',
+        'echo "    width 1024, height 768, mwidth 270, mheight 203"',
+        'echo "RRNotify event, serial 18, synthetic NO, window 0x1e1,"',
+        'echo "    subtype XRROutputChangeNotifyEvent"',
+        'exec sleep 30',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    return file;
+  }
+
+  it('reads the display once per burst of RandR events and reports the change', async () => {
+    let reads = 0;
+    const watcher = new RandrEventWatcher({
+      read: () => {
+        reads += 1;
+        return Promise.resolve(info({ width: 1024, height: 768 }));
+      },
+      env: process.env,
+      xevPath: fakeXev(),
+      settleMs: 50,
+    });
+    const seen: DisplayInfo[] = [];
+    watcher.onChange((d) => seen.push(d));
+    watcher.start(info());
+    for (let i = 0; i < 100 && seen.length === 0; i += 1) {
+      await sleep(20);
+    }
+    await sleep(200);
+    expect(seen.map((d) => [d.width, d.height])).toEqual([[1024, 768]]);
+    expect(reads).toBe(1); // two notify lines, one read
+    const started = Date.now();
+    await watcher.stop();
+    expect(Date.now() - started).toBeLessThan(1500); // xev gone after SIGTERM
+  });
+
+  it('falls back to polling, and says so, when xev cannot run', async () => {
+    let reads = 0;
+    const errors: string[] = [];
+    const watcher = new RandrEventWatcher({
+      read: () => {
+        reads += 1;
+        return Promise.resolve(info({ width: 800, height: 600 }));
+      },
+      env: process.env,
+      xevPath: path.join(dir, 'no-such-xev'),
+      fallbackPollMs: 30,
+      onError: (e) => errors.push(e.message),
+    });
+    const seen: DisplayInfo[] = [];
+    watcher.onChange((d) => seen.push(d));
+    watcher.start(info());
+    for (let i = 0; i < 100 && seen.length === 0; i += 1) {
+      await sleep(20);
+    }
+    await watcher.stop();
+    expect(errors[0]).toMatch(/xev -root -event randr ended .*polled every 0\.03 s/);
+    expect(seen.map((d) => d.width)).toEqual([800]);
+    const after = reads;
+    await sleep(100);
+    expect(reads).toBe(after); // stopped: no more reads
   });
 });

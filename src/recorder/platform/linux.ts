@@ -3,7 +3,7 @@
 import { AtspiAdapter } from '../../axtree/platform/linux/atspi-adapter';
 import { AppError } from '../../shared/errors';
 import { readDisplayInfo } from '../display-info';
-import { PollingDisplayWatcher } from '../display-watcher';
+import { RandrEventWatcher } from '../display-watcher';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import { ActiveWindowTracker } from '../windows/active-window';
 import type { RecorderPlatform } from './types';
@@ -30,7 +30,7 @@ export function createLinuxPlatform(): RecorderPlatform {
     accessibilityApi: 'atspi',
     accessibility: ({ now, env }) => new AtspiAdapter({ now, env }),
     windows: ({ now, env }) => new ActiveWindowTracker({ now, env }),
-    // the X screen read every 2 s: a resolution change starts a new video segment
-    displays: ({ env }) => new PollingDisplayWatcher({ read: () => readDisplayInfo(env) }),
+    // RandR events from xev, then the X screen read: a resolution change starts a new segment
+    displays: ({ env }) => new RandrEventWatcher({ read: () => readDisplayInfo(env), env }),
   };
 }

@@ -4,7 +4,7 @@
 // source that grabs the display's rectangle, so the second segment really has the new size.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDisplayInfo, type DisplayInfo } from '../../../src/recorder/display-info';
-import type { DisplayWatcher } from '../../../src/recorder/display-watcher';
+import { RandrEventWatcher, type DisplayWatcher } from '../../../src/recorder/display-watcher';
 import { createPlatform, type RecorderPlatform } from '../../../src/recorder/platform';
 import { recordSession, type RecordControl } from '../../../src/services/recording/record-service';
 import { segmentAt } from '../../../src/shared/domain';
@@ -54,14 +54,22 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
     await desktop?.stop();
   });
 
-  it("Linux's watcher reads the live X screen and reports no change while it stays", async () => {
+  it("Linux's watcher listens with the real xev, reads the live X screen and reports no change while it stays", async () => {
     const watcher = createPlatform('linux').displays!({ now: () => 0, env: desktop.env });
+    expect(watcher).toBeInstanceOf(RandrEventWatcher);
+    const errors: string[] = [];
+    watcher.onChange(() => errors.push('reported a change'));
     watcher.start(await readDisplayInfo(desktop.env));
     try {
+      await sleep(500);
       expect(await watcher.check()).toBe(false);
+      // xev is listening (a missing or failed one would have fallen back and said so)
+      const xev = await desktop.run('pgrep', ['-f', '^xev -root -event randr']).catch(() => '');
+      expect(xev.trim()).not.toBe('');
     } finally {
-      watcher.stop();
+      await watcher.stop();
     }
+    expect(errors).toEqual([]);
   });
 
   it('ends the segment, starts the next on the new geometry, keeps input flowing and marks it', async () => {
