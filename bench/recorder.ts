@@ -118,11 +118,16 @@ async function ffmpegAlone(
 ): Promise<{ cpu: number; seconds: number }> {
   const args = buildCaptureArgs({
     source: { kind: 'x11grab', display: desktop.display },
-    outputPath: path.join(dir, 'alone.mp4'),
+    // a new file per round: ffmpeg refuses to overwrite one and would exit at once
+    outputPath: path.join(fs.mkdtempSync(path.join(dir, 'alone-')), 'alone.mp4'),
     fps: FPS,
   });
   const child = desktop.spawn('ffmpeg', args, { stdio: ['pipe', 'ignore', 'ignore'] });
+  const closed = new Promise((r) => child.once('close', r));
   await sleep(2000);
+  if (child.exitCode !== null) {
+    throw new Error(`ffmpeg alone exited at once (code ${child.exitCode})`);
+  }
   const activity = python(desktop, ACTIVITY, [String(SECONDS)]);
   const c0 = treeCpuSeconds(child.pid!);
   const t0 = now();
@@ -130,7 +135,7 @@ async function ffmpegAlone(
   const c1 = treeCpuSeconds(child.pid!);
   const t1 = now();
   child.stdin!.end('q');
-  await new Promise((r) => child.once('close', r));
+  await closed;
   return { cpu: c1 - c0, seconds: (t1 - t0) / 1000 };
 }
 
@@ -146,6 +151,9 @@ type RecorderRun = {
   stampP50: number;
   stampP99: number;
   pacedStored: number;
+  /** Window snapshots and element records stored (accessibility on). */
+  snapshots: number;
+  elements: number;
   videoMbPerMin: number;
   dbMbPerMin: number;
 };
@@ -220,6 +228,14 @@ async function recorderRun(
     frame_count: number;
     start_ms: number;
   };
+  const axCount = (kind: string): number =>
+    (
+      db.prepare(`SELECT count(*) AS n FROM ax_records WHERE kind = ?`).get(kind) as {
+        n: number;
+      }
+    ).n;
+  const snapshots = axCount('window');
+  const elements = axCount('element');
   db.close();
   const pacedRows = moves.filter((m) => m.y === 777 && m.x >= 3 && m.x < 203);
   const stampErr = pacedRows.map((m) => m.t_ms - pacedStamps[m.x - 3]!);
@@ -243,6 +259,8 @@ async function recorderRun(
     stampP50: pct(stampErr, 50),
     stampP99: pct(stampErr, 99),
     pacedStored: pacedRows.length,
+    snapshots,
+    elements,
     videoMbPerMin: video.size_bytes / 1e6 / minutes,
     dbMbPerMin: dbBytes / 1e6 / minutes,
   };
@@ -257,7 +275,7 @@ const pc = (share: number): string => `${(share * 100).toFixed(1)} %`;
 
 function describeRun(label: string, run: RecorderRun, alone: number): void {
   console.log(
-    `  ${label}: ${pc(run.share)} of a core, ratio ${(run.share / alone).toFixed(3)}; frames ${run.frames} vs ${run.wallFrames.toFixed(0)} wall; events ${run.events}; burst ${run.burstStored}/5000; stamp p50 ${run.stampP50.toFixed(2)} ms p99 ${run.stampP99.toFixed(2)} ms (${run.pacedStored}/200); video ${run.videoMbPerMin.toFixed(2)} MB/min, db ${run.dbMbPerMin.toFixed(2)} MB/min`,
+    `  ${label}: ${pc(run.share)} of a core, ratio ${(run.share / alone).toFixed(3)}; frames ${run.frames} vs ${run.wallFrames.toFixed(0)} wall; events ${run.events}; burst ${run.burstStored}/5000; stamp p50 ${run.stampP50.toFixed(2)} ms p99 ${run.stampP99.toFixed(2)} ms (${run.pacedStored}/200); snapshots ${run.snapshots}, elements ${run.elements}; video ${run.videoMbPerMin.toFixed(2)} MB/min, db ${run.dbMbPerMin.toFixed(2)} MB/min`,
   );
   for (const [name, share] of run.perProcess) {
     console.log(`      ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
