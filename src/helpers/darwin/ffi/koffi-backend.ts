@@ -1,8 +1,9 @@
 // The AxBackend and DarwinSystem of ax-backend.ts over koffi: AX elements are CFTypeRef pointers
 // (BigInt in koffi 3), values are decoded from CoreFoundation types, and every owned reference is
 // released by the caller (ax-reader.ts) or here. Runs only on macOS; built to the documented C
-// API (docs/helper-protocol.md §3, §6), its declarations checked on Linux by
-// tests/helpers/darwin/ffi-layout.test.ts.
+// API (docs/helper-protocol.md §3, §6). Its declarations are checked on Linux by
+// tests/helpers/darwin/ffi-layout.test.ts, its logic against a scripted C runtime by
+// tests/helpers/darwin/koffi-backend.test.ts.
 import type {
   AxAttributeValue,
   AxBackend,
@@ -13,118 +14,22 @@ import type {
   PointRect,
 } from '../ax-backend';
 import { AX_ERROR, AxCallError } from '../ax-backend';
-import type { CFunction, DATA_SYMBOLS, PROTOTYPES } from './bindings';
+import type { CFunction, DATA_SYMBOLS, Framework, PROTOTYPES } from './bindings';
 import { addressSymbol, CONSTANTS, cfn, pointerSymbol } from './bindings';
 
 type Ref = bigint;
 type CGRectValue = { origin: { x: number; y: number }; size: { width: number; height: number } };
 
-const cf = (name: keyof typeof PROTOTYPES.coreFoundation): CFunction => cfn('coreFoundation', name);
-const ax = (name: keyof typeof PROTOTYPES.applicationServices): CFunction =>
-  cfn('applicationServices', name);
-const cg = (name: keyof typeof PROTOTYPES.coreGraphics): CFunction => cfn('coreGraphics', name);
+/** How the backend reaches C: koffi by default, a scripted fake in tests, with koffi's calling
+ * conventions (pointers as BigInt or null, `_Out_` parameters as one-element arrays or objects,
+ * `void *` buffers as Buffers or typed arrays). */
+export type CRuntime = {
+  fn<F extends Framework>(framework: F, name: keyof (typeof PROTOTYPES)[F] & string): CFunction;
+  pointerSymbol<F extends Framework>(framework: F, name: (typeof DATA_SYMBOLS)[F][number]): bigint;
+  addressSymbol<F extends Framework>(framework: F, name: (typeof DATA_SYMBOLS)[F][number]): bigint;
+};
 
-// CFStrings of attribute names and keys live as long as the helper: a bounded set, made once
-const cfStrings = new Map<string, Ref>();
-
-function cfString(text: string): Ref {
-  let ref = cfStrings.get(text);
-  if (ref === undefined) {
-    ref = cf('CFStringCreateWithCString')(null, text, CONSTANTS.kCFStringEncodingUTF8) as Ref;
-    cfStrings.set(text, ref);
-  }
-  return ref;
-}
-
-function jsString(ref: Ref): string {
-  const length = Number(cf('CFStringGetLength')(ref));
-  const size =
-    Number(cf('CFStringGetMaximumSizeForEncoding')(length, CONSTANTS.kCFStringEncodingUTF8)) + 1;
-  const buffer = Buffer.alloc(size);
-  if (cf('CFStringGetCString')(ref, buffer, size, CONSTANTS.kCFStringEncodingUTF8) === 0) {
-    return '';
-  }
-  const end = buffer.indexOf(0);
-  return buffer.toString('utf8', 0, end === -1 ? size : end);
-}
-
-let typeIds: { string: bigint; number: bigint; boolean: bigint; axValue: bigint } | null = null;
-
-function ids(): NonNullable<typeof typeIds> {
-  typeIds ??= {
-    string: BigInt(cf('CFStringGetTypeID')() as number | bigint),
-    number: BigInt(cf('CFNumberGetTypeID')() as number | bigint),
-    boolean: BigInt(cf('CFBooleanGetTypeID')() as number | bigint),
-    axValue: BigInt(ax('AXValueGetTypeID')() as number | bigint),
-  };
-  return typeIds;
-}
-
-function jsNumber(ref: Ref): number | undefined {
-  const out = Buffer.alloc(8);
-  return cf('CFNumberGetValue')(ref, CONSTANTS.kCFNumberFloat64Type, out) === 0
-    ? undefined
-    : out.readDoubleLE(0);
-}
-
-// CFString, CFNumber, CFBoolean and AXValue point/size; AXValue errors come back as undefined
-function decode(ref: Ref | null): AxAttributeValue | undefined {
-  if (ref === null) {
-    return undefined;
-  }
-  const t = BigInt(cf('CFGetTypeID')(ref) as number | bigint);
-  const known = ids();
-  if (t === known.string) {
-    return jsString(ref);
-  }
-  if (t === known.boolean) {
-    return cf('CFBooleanGetValue')(ref) !== 0;
-  }
-  if (t === known.number) {
-    return jsNumber(ref);
-  }
-  if (t === known.axValue) {
-    const type = Number(ax('AXValueGetType')(ref));
-    if (type === CONSTANTS.kAXValueCGPointType) {
-      const point = { x: 0, y: 0 };
-      return ax('AXValueGetPoint')(ref, type, point) === 0 ? undefined : point;
-    }
-    if (type === CONSTANTS.kAXValueCGSizeType) {
-      const size = { width: 0, height: 0 };
-      return ax('AXValueGetSize')(ref, type, size) === 0 ? undefined : size;
-    }
-    return type === CONSTANTS.kAXValueAXErrorType ? undefined : null;
-  }
-  return null;
-}
-
-function arrayValues(array: Ref): Ref[] {
-  const count = Number(cf('CFArrayGetCount')(array));
-  const out: Ref[] = [];
-  for (let i = 0; i < count; i++) {
-    out.push(cf('CFArrayGetValueAtIndex')(array, i) as Ref);
-  }
-  return out;
-}
-
-// CFArrays of attribute names, one per list the reader asks for (a handful)
-const nameArrays = new Map<string, Ref>();
-
-function namesArray(names: readonly string[]): Ref {
-  const key = names.join('\n');
-  let ref = nameArrays.get(key);
-  if (ref === undefined) {
-    const values = BigUint64Array.from(names.map(cfString));
-    ref = cf('CFArrayCreate')(
-      null,
-      values,
-      names.length,
-      addressSymbol('coreFoundation', 'kCFTypeArrayCallBacks'),
-    ) as Ref;
-    nameArrays.set(key, ref);
-  }
-  return ref;
-}
+const KOFFI: CRuntime = { fn: cfn, pointerSymbol, addressSymbol };
 
 const ABSENT: readonly number[] = [
   AX_ERROR.noValue,
@@ -138,22 +43,144 @@ function check(code: number, call: string): void {
   }
 }
 
-let promptOptions: Ref | null = null;
+/** CoreFoundation over one runtime, with the CFStrings and CFArrays of attribute names it made
+ * (a bounded set, kept for the helper's life). */
+class CoreFoundation {
+  private readonly strings = new Map<string, Ref>();
+  private readonly nameArrays = new Map<string, Ref>();
+  private typeIds: { string: bigint; number: bigint; boolean: bigint; axValue: bigint } | null =
+    null;
 
-/** The AX C API over koffi. */
-export function createKoffiAxBackend(): AxBackend<Ref> {
+  constructor(readonly rt: CRuntime) {}
+
+  cf(name: keyof typeof PROTOTYPES.coreFoundation): CFunction {
+    return this.rt.fn('coreFoundation', name);
+  }
+
+  ax(name: keyof typeof PROTOTYPES.applicationServices): CFunction {
+    return this.rt.fn('applicationServices', name);
+  }
+
+  release(ref: Ref): void {
+    this.cf('CFRelease')(ref);
+  }
+
+  string(text: string): Ref {
+    let ref = this.strings.get(text);
+    if (ref === undefined) {
+      ref = this.cf('CFStringCreateWithCString')(
+        null,
+        text,
+        CONSTANTS.kCFStringEncodingUTF8,
+      ) as Ref;
+      this.strings.set(text, ref);
+    }
+    return ref;
+  }
+
+  names(names: readonly string[]): Ref {
+    const key = names.join('\n');
+    let ref = this.nameArrays.get(key);
+    if (ref === undefined) {
+      const values = BigUint64Array.from(names.map((n) => this.string(n)));
+      ref = this.cf('CFArrayCreate')(
+        null,
+        values,
+        names.length,
+        this.rt.addressSymbol('coreFoundation', 'kCFTypeArrayCallBacks'),
+      ) as Ref;
+      this.nameArrays.set(key, ref);
+    }
+    return ref;
+  }
+
+  jsString(ref: Ref): string {
+    const length = Number(this.cf('CFStringGetLength')(ref));
+    const size =
+      Number(
+        this.cf('CFStringGetMaximumSizeForEncoding')(length, CONSTANTS.kCFStringEncodingUTF8),
+      ) + 1;
+    const buffer = Buffer.alloc(size);
+    if (this.cf('CFStringGetCString')(ref, buffer, size, CONSTANTS.kCFStringEncodingUTF8) === 0) {
+      return '';
+    }
+    const end = buffer.indexOf(0);
+    return buffer.toString('utf8', 0, end === -1 ? size : end);
+  }
+
+  private ids(): NonNullable<CoreFoundation['typeIds']> {
+    const id = (fn: CFunction): bigint => BigInt(fn() as number | bigint);
+    this.typeIds ??= {
+      string: id(this.cf('CFStringGetTypeID')),
+      number: id(this.cf('CFNumberGetTypeID')),
+      boolean: id(this.cf('CFBooleanGetTypeID')),
+      axValue: id(this.ax('AXValueGetTypeID')),
+    };
+    return this.typeIds;
+  }
+
+  /** CFString, CFNumber, CFBoolean and AXValue point/size; AXValue errors are undefined. */
+  decode(ref: Ref | null): AxAttributeValue | undefined {
+    if (ref === null) {
+      return undefined;
+    }
+    const t = BigInt(this.cf('CFGetTypeID')(ref) as number | bigint);
+    const known = this.ids();
+    if (t === known.string) {
+      return this.jsString(ref);
+    }
+    if (t === known.boolean) {
+      return this.cf('CFBooleanGetValue')(ref) !== 0;
+    }
+    if (t === known.number) {
+      const out = Buffer.alloc(8);
+      return this.cf('CFNumberGetValue')(ref, CONSTANTS.kCFNumberFloat64Type, out) === 0
+        ? undefined
+        : out.readDoubleLE(0);
+    }
+    if (t === known.axValue) {
+      const type = Number(this.ax('AXValueGetType')(ref));
+      if (type === CONSTANTS.kAXValueCGPointType) {
+        const point = { x: 0, y: 0 };
+        return this.ax('AXValueGetPoint')(ref, type, point) === 0 ? undefined : point;
+      }
+      if (type === CONSTANTS.kAXValueCGSizeType) {
+        const size = { width: 0, height: 0 };
+        return this.ax('AXValueGetSize')(ref, type, size) === 0 ? undefined : size;
+      }
+      return type === CONSTANTS.kAXValueAXErrorType ? undefined : null;
+    }
+    return null;
+  }
+
+  /** The values of a CFArray (not retained: valid while the array is). */
+  values(array: Ref): Ref[] {
+    const count = Number(this.cf('CFArrayGetCount')(array));
+    const out: Ref[] = [];
+    for (let i = 0; i < count; i++) {
+      out.push(this.cf('CFArrayGetValueAtIndex')(array, i) as Ref);
+    }
+    return out;
+  }
+}
+
+/** The AX C API over koffi (or `rt`). */
+export function createKoffiAxBackend(rt: CRuntime = KOFFI): AxBackend<Ref> {
+  const c = new CoreFoundation(rt);
+  const ax = (name: keyof typeof PROTOTYPES.applicationServices): CFunction => c.ax(name);
+  let promptOptions: Ref | null = null;
   return {
     isProcessTrusted(prompt = false) {
       if (!prompt) {
         return ax('AXIsProcessTrusted')() !== 0;
       }
-      promptOptions ??= cf('CFDictionaryCreate')(
+      promptOptions ??= c.cf('CFDictionaryCreate')(
         null,
-        BigUint64Array.of(pointerSymbol('applicationServices', 'kAXTrustedCheckOptionPrompt')),
-        BigUint64Array.of(pointerSymbol('coreFoundation', 'kCFBooleanTrue')),
+        BigUint64Array.of(rt.pointerSymbol('applicationServices', 'kAXTrustedCheckOptionPrompt')),
+        BigUint64Array.of(rt.pointerSymbol('coreFoundation', 'kCFBooleanTrue')),
         1,
-        addressSymbol('coreFoundation', 'kCFTypeDictionaryKeyCallBacks'),
-        addressSymbol('coreFoundation', 'kCFTypeDictionaryValueCallBacks'),
+        rt.addressSymbol('coreFoundation', 'kCFTypeDictionaryKeyCallBacks'),
+        rt.addressSymbol('coreFoundation', 'kCFTypeDictionaryValueCallBacks'),
       ) as Ref;
       return ax('AXIsProcessTrustedWithOptions')(promptOptions) !== 0;
     },
@@ -172,7 +199,7 @@ export function createKoffiAxBackend(): AxBackend<Ref> {
       const out: (Ref | null)[] = [null];
       const code = ax('AXUIElementCopyMultipleAttributeValues')(
         element,
-        namesArray(names),
+        c.names(names),
         0,
         out,
       ) as number;
@@ -182,15 +209,15 @@ export function createKoffiAxBackend(): AxBackend<Ref> {
         return names.map(() => undefined);
       }
       try {
-        const values = arrayValues(array).map(decode);
+        const values = c.values(array).map((v) => c.decode(v));
         return names.map((_, i) => values[i]);
       } finally {
-        cf('CFRelease')(array);
+        c.release(array);
       }
     },
     copyElementAttribute(element, name) {
       const out: (Ref | null)[] = [null];
-      const code = ax('AXUIElementCopyAttributeValue')(element, cfString(name), out) as number;
+      const code = ax('AXUIElementCopyAttributeValue')(element, c.string(name), out) as number;
       if (ABSENT.includes(code)) {
         return null;
       }
@@ -201,7 +228,7 @@ export function createKoffiAxBackend(): AxBackend<Ref> {
       const out: (number | bigint)[] = [0];
       const code = ax('AXUIElementGetAttributeValueCount')(
         element,
-        cfString('AXChildren'),
+        c.string('AXChildren'),
         out,
       ) as number;
       if (ABSENT.includes(code)) {
@@ -214,7 +241,7 @@ export function createKoffiAxBackend(): AxBackend<Ref> {
       const out: (Ref | null)[] = [null];
       const code = ax('AXUIElementCopyAttributeValues')(
         element,
-        cfString('AXChildren'),
+        c.string('AXChildren'),
         0,
         max,
         out,
@@ -229,9 +256,9 @@ export function createKoffiAxBackend(): AxBackend<Ref> {
       }
       try {
         // the array owns its elements: keep each beyond it
-        return arrayValues(array).map((ref) => cf('CFRetain')(ref) as Ref);
+        return c.values(array).map((ref) => c.cf('CFRetain')(ref) as Ref);
       } finally {
-        cf('CFRelease')(array);
+        c.release(array);
       }
     },
     setMessagingTimeout(element, seconds) {
@@ -245,20 +272,16 @@ export function createKoffiAxBackend(): AxBackend<Ref> {
     setManualAccessibility(applicationElement) {
       const code = ax('AXUIElementSetAttributeValue')(
         applicationElement,
-        cfString('AXManualAccessibility'),
-        pointerSymbol('coreFoundation', 'kCFBooleanTrue'),
+        c.string('AXManualAccessibility'),
+        rt.pointerSymbol('coreFoundation', 'kCFBooleanTrue'),
       ) as number;
       return code === AX_ERROR.success;
     },
-    sameElement: (a, b) => cf('CFEqual')(a, b) !== 0,
+    sameElement: (a, b) => c.cf('CFEqual')(a, b) !== 0,
     release(element) {
-      cf('CFRelease')(element);
+      c.release(element);
     },
   };
-}
-
-function dictValue(dict: Ref, key: Ref): Ref | null {
-  return (cf('CFDictionaryGetValue')(dict, key) as Ref | null) ?? null;
 }
 
 function toRect(rect: CGRectValue): PointRect {
@@ -267,32 +290,6 @@ function toRect(rect: CGRectValue): PointRect {
     y: rect.origin.y,
     width: rect.size.width,
     height: rect.size.height,
-  };
-}
-
-function readWindow(dict: Ref): CgWindow | null {
-  const key = (name: (typeof DATA_SYMBOLS.coreGraphics)[number]): Ref =>
-    pointerSymbol('coreGraphics', name);
-  const boundsDict = dictValue(dict, key('kCGWindowBounds'));
-  const rect: CGRectValue = { origin: { x: 0, y: 0 }, size: { width: 0, height: 0 } };
-  if (boundsDict === null || !cg('CGRectMakeWithDictionaryRepresentation')(boundsDict, rect)) {
-    return null;
-  }
-  const number = decode(dictValue(dict, key('kCGWindowNumber')));
-  const pid = decode(dictValue(dict, key('kCGWindowOwnerPID')));
-  const owner = decode(dictValue(dict, key('kCGWindowOwnerName')));
-  const name = decode(dictValue(dict, key('kCGWindowName')));
-  const layer = decode(dictValue(dict, key('kCGWindowLayer')));
-  if (typeof number !== 'number' || typeof pid !== 'number') {
-    return null;
-  }
-  return {
-    number,
-    pid,
-    ownerName: typeof owner === 'string' ? owner : '',
-    name: typeof name === 'string' ? name : null,
-    layer: typeof layer === 'number' ? layer : 0,
-    bounds: toRect(rect),
   };
 }
 
@@ -305,8 +302,38 @@ function permission(read: () => OsPermission): OsPermission {
   }
 }
 
-/** CoreGraphics and IOKit over koffi. */
-export function createKoffiSystem(): DarwinSystem {
+/** CoreGraphics and IOKit over koffi (or `rt`). */
+export function createKoffiSystem(rt: CRuntime = KOFFI): DarwinSystem {
+  const c = new CoreFoundation(rt);
+  const cg = (name: keyof typeof PROTOTYPES.coreGraphics): CFunction => rt.fn('coreGraphics', name);
+  const value = (dict: Ref, key: (typeof DATA_SYMBOLS.coreGraphics)[number]): Ref | null =>
+    (c.cf('CFDictionaryGetValue')(dict, rt.pointerSymbol('coreGraphics', key)) as Ref | null) ??
+    null;
+
+  function readWindow(dict: Ref): CgWindow | null {
+    const boundsDict = value(dict, 'kCGWindowBounds');
+    const rect: CGRectValue = { origin: { x: 0, y: 0 }, size: { width: 0, height: 0 } };
+    if (boundsDict === null || !cg('CGRectMakeWithDictionaryRepresentation')(boundsDict, rect)) {
+      return null;
+    }
+    const number = c.decode(value(dict, 'kCGWindowNumber'));
+    const pid = c.decode(value(dict, 'kCGWindowOwnerPID'));
+    const owner = c.decode(value(dict, 'kCGWindowOwnerName'));
+    const name = c.decode(value(dict, 'kCGWindowName'));
+    const layer = c.decode(value(dict, 'kCGWindowLayer'));
+    if (typeof number !== 'number' || typeof pid !== 'number') {
+      return null;
+    }
+    return {
+      number,
+      pid,
+      ownerName: typeof owner === 'string' ? owner : '',
+      name: typeof name === 'string' ? name : null,
+      layer: typeof layer === 'number' ? layer : 0,
+      bounds: toRect(rect),
+    };
+  }
+
   return {
     windows() {
       const list = cg('CGWindowListCopyWindowInfo')(
@@ -317,11 +344,12 @@ export function createKoffiSystem(): DarwinSystem {
         return [];
       }
       try {
-        return arrayValues(list)
+        return c
+          .values(list)
           .map(readWindow)
           .filter((w): w is CgWindow => w !== null);
       } finally {
-        cf('CFRelease')(list);
+        c.release(list);
       }
     },
     displays() {
@@ -353,7 +381,7 @@ export function createKoffiSystem(): DarwinSystem {
       permission(() => (cg('CGPreflightScreenCaptureAccess')() ? 'granted' : 'denied')),
     inputMonitoring: () =>
       permission(() => {
-        const access = cfn(
+        const access = rt.fn(
           'ioKit',
           'IOHIDCheckAccess',
         )(CONSTANTS.kIOHIDRequestTypeListenEvent) as number;
