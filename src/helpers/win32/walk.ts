@@ -154,8 +154,8 @@ export function snapshotTree<E>(
         tracker.record('nodes');
         nodesCutSeen = true;
       }
-    } else {
-      walkChildren(uia, element, node, tracker, queue);
+    } else if (walkChildren(uia, element, node, tracker, queue) === 'nodes') {
+      nodesCutSeen = true; // recorded already: no probes needed
     }
     uia.release(element);
   }
@@ -193,7 +193,7 @@ function walkChildren<E>(
   node: AxNode,
   tracker: BudgetTracker,
   queue: { element: E; node: AxNode }[],
-): void {
+): 'children' | 'nodes' | 'time' | null {
   const perNode = tracker.budget.maxChildrenPerNode;
   const countLimit = perNode + Math.max(perNode, MIN_COUNTED_PAST_CUT);
   let child: E | null;
@@ -201,7 +201,7 @@ function walkChildren<E>(
     child = uia.firstChild(parent);
   } catch {
     tracker.record('errors');
-    return;
+    return null;
   }
   let seen = 0;
   let failed = 0;
@@ -263,4 +263,5 @@ function walkChildren<E>(
   if (complete && seen > node.children.length) {
     node.childCount = seen;
   }
+  return cut;
 }

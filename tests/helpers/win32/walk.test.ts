@@ -144,6 +144,8 @@ describe('snapshotTree', () => {
     expect(tree.truncated).toBe(true);
     expect(tree.note).toMatch(/node budget 10 reached/);
     expect(uia.outstanding()).toBe(0);
+    // once the cut is recorded, the kept nodes are not probed for children one by one
+    expect(uia.calls.filter((c) => c === 'GetFirstChildElementBuildCache').length).toBe(2);
   });
 
   it('keeps at most maxChildrenPerNode children and counts the rest into childCount', () => {
@@ -184,6 +186,21 @@ describe('snapshotTree', () => {
     expect(
       uia.calls.filter((c) => c === 'GetNextSiblingElementBuildCache').length,
     ).toBeLessThanOrEqual(106);
+    expect(uia.outstanding()).toBe(0);
+  });
+
+  it('notes a node cut found only by probing below the kept nodes', () => {
+    // exactly maxNodes nodes fit, but the last one has children of its own
+    const { uia } = windowWith([{ name: 'a' }, { name: 'b', children: [{ name: 'deep' }] }]);
+    const tree = snapshotTree(
+      uia,
+      uia.elementFromHandle(0n)!,
+      { maxNodes: 3, maxMs: 10_000 },
+      uia.clock,
+    );
+    expect(tree.nodeCount).toBe(3);
+    expect(tree.truncated).toBe(true);
+    expect(tree.note).toMatch(/node budget 3 reached/);
     expect(uia.outstanding()).toBe(0);
   });
 
