@@ -56,9 +56,11 @@ export const ERROR_CODES = [
   'INTEGRITY_FAILED',
   // lifecycle objects called in the wrong state (src/recorder/screen: "call stop() before start()")
   'INVALID_STATE',
-  // recording on an operating system whose capture parts are not written yet
-  // (src/recorder/platform: Linux only so far)
+  // recording on an operating system without capture parts (src/recorder/platform has Linux,
+  // macOS and Windows)
   'PLATFORM_UNSUPPORTED',
+  // a Linux Wayland session: X11 capture sees only XWayland there (src/recorder/platform/wayland.ts)
+  'WAYLAND_SESSION',
   // accessibility capture (src/axtree, src/recorder/accessibility)
   'ACCESSIBILITY_UNAVAILABLE',
   'ACCESSIBILITY_TIMEOUT',

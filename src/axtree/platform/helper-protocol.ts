@@ -96,6 +96,12 @@ export type HelperDisplay = {
   primary: boolean;
   /** Human name when the platform has one. */
   name?: string;
+  /**
+   * Position in the OS's own display enumeration, when it differs from this list's order: macOS
+   * CGGetActiveDisplayList, which ffmpeg's avfoundation numbers `Capture screen N` by
+   * (docs/platform-macos-windows.md §2).
+   */
+  listIndex?: number;
 };
 
 /** State of one permission. */

@@ -1,5 +1,6 @@
 // The Linux recording parts (docs/platform-linux.md): ffmpeg x11grab on the X display, AT-SPI over
-// D-Bus for accessibility, `_NET_ACTIVE_WINDOW` through xprop for the active window.
+// D-Bus for accessibility, `_NET_ACTIVE_WINDOW` through xprop for the active window; a Wayland
+// session is refused before capture (wayland.ts).
 import { AtspiAdapter } from '../../axtree/platform/linux/atspi-adapter';
 import { AppError } from '../../shared/errors';
 import { readDisplayInfo } from '../display-info';
@@ -7,6 +8,7 @@ import { RandrEventWatcher } from '../display-watcher';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import { ActiveWindowTracker } from '../windows/active-window';
 import type { RecorderPlatform } from './types';
+import { refuseWaylandSession } from './wayland';
 
 /** The Linux (X11) platform. */
 export function createLinuxPlatform(): RecorderPlatform {
@@ -32,5 +34,11 @@ export function createLinuxPlatform(): RecorderPlatform {
     windows: ({ now, env }) => new ActiveWindowTracker({ now, env }),
     // RandR events from xev, then the X screen read: a resolution change starts a new segment
     displays: ({ env }) => new RandrEventWatcher({ read: () => readDisplayInfo(env), env }),
+    // x11grab records black under Wayland (XWayland's DISPLAY is set there too)
+    preflight: (env) =>
+      new Promise<void>((resolve) => {
+        refuseWaylandSession(env);
+        resolve();
+      }),
   };
 }

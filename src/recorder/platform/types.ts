@@ -3,6 +3,12 @@
 // composition root picks the platform (createPlatform in index.ts); the record service and the
 // session only use these parts, so tests can hand them a fake platform.
 import type { AccessibilityAdapter } from '../../axtree/adapter';
+import type {
+  ActiveWindowResult,
+  HelperDisplay,
+  PermissionsResult,
+} from '../../axtree/platform/helper-protocol';
+import type { AppError } from '../../shared/errors';
 import type { DisplayInfo } from '../display-info';
 import type { DisplayWatcher } from '../display-watcher';
 import type { CoordinateUnit } from '../coordinates';
@@ -10,7 +16,11 @@ import type { CaptureSource } from '../screen/ffmpeg-args';
 import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
 import type { ActiveWindowEntry } from '../windows/active-window';
 
-/** The screen capture backend: which display, which ffmpeg, which input device. */
+/**
+ * The screen capture backend: which display, which ffmpeg, which input device. One object per
+ * capture method, so another method (e.g. a ScreenCaptureKit helper on macOS 15, docs/
+ * platform-macos-windows.md §2) replaces it without touching the session or the record service.
+ */
 export type CaptureBackend = {
   /** The ffmpeg input device (`x11grab`), stored in the recording's capture facts. */
   readonly device: CaptureSource['kind'];
@@ -58,4 +68,31 @@ export type RecorderPlatform = {
   /** The unit of the input hook's positions: `points` on macOS, default `pixels`
    * (src/recorder/coordinates.ts). */
   readonly inputUnit?: CoordinateUnit;
+  /**
+   * Refuses an environment this OS cannot record in, before anything is written: a coded error
+   * with the fix (Linux: a Wayland session; macOS: a permission denied). Absent: nothing to check.
+   */
+  preflight?(env: NodeJS.ProcessEnv): Promise<void>;
+  /**
+   * A start failure in this OS's terms (a blocked input hook → the setting that unblocks it);
+   * returns the error unchanged when it has nothing to add. Absent: errors pass unchanged.
+   */
+  explainStartFailure?(error: AppError): AppError;
 };
+
+/**
+ * What the macOS and Windows parts need from the accessibility helper (docs/helper-protocol.md
+ * §3): the helper client (src/axtree/platform/native-helper.ts) implements it.
+ */
+export type PlatformHelper = {
+  /** Starts the helper; resolves after its hello line. */
+  start(): Promise<unknown>;
+  displays(): Promise<HelperDisplay[]>;
+  activeWindow(): Promise<ActiveWindowResult | null>;
+  permissions(): Promise<PermissionsResult>;
+  /** Stops it (shutdown line, then signals); safe to call twice. */
+  stop(): Promise<void>;
+};
+
+/** Makes a helper client (not started) for one purpose, with the recorder's clock. */
+export type PlatformHelperFactory = (options: PlatformPartOptions) => PlatformHelper;

@@ -241,6 +241,11 @@ export function buildInputArgs(
         // until then; uyvy422/nv12 halve the bytes AVFoundation hands over on slow machines
         '-pixel_format',
         pixelFormat,
+        // avfoundation stamps a packet av_gettime() - first_pts when ffmpeg reads it, so its
+        // `start:` is 0 and says nothing; the same read time as an absolute wall-clock stamp
+        // gives the first-frame time video-start.ts converts (as for x11grab on Debian)
+        '-use_wallclock_as_timestamps',
+        '1',
         // "<video>:<audio>" by name, not by device index: the index counts cameras first and
         // shifts when one is plugged in between segments; no audio
         '-i',

@@ -101,9 +101,11 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       'The task instruction is empty: say what the recording demonstrates (--task "…").',
     );
   }
-  // refuse a bad environment before anything is written
-  await checkInputHookPreconditions({ env });
   const { platform } = options;
+  // refuse a bad environment before anything is written: the OS's own checks first (a Wayland
+  // session, a macOS permission denied), then the input hook's (DISPLAY and RECORD on X11)
+  await platform.preflight?.(env);
+  await checkInputHookPreconditions({ env });
   const display = await platform.capture.readDisplay(env);
   const ffmpeg = await platform.capture.resolveFfmpeg(env);
   const accessibility = options.noA11y
@@ -226,7 +228,10 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     // nothing usable was captured: remove the row and the folder
     deleteRecordingRow(lib.db, seq);
     await fs.rm(dir, { recursive: true, force: true });
-    throw e;
+    // a blocked input hook says what unblocks it on this OS (docs/platform-macos-windows.md §4)
+    throw e instanceof AppError && platform.explainStartFailure
+      ? platform.explainStartFailure(e)
+      : e;
   }
   options.onStateChange?.(session.state);
   options.onStarted?.({ id, display });

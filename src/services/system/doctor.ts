@@ -1,7 +1,9 @@
-// `doctor`: checks what recording needs on this machine (X display, RECORD, a window manager,
-// ffmpeg with x11grab and libx264, AT-SPI, a writable library whose database is sound) and says
-// exactly how to fix each problem (docs/platform-linux.md §1, §2, §3, §5). `repair` runs the
-// safe fixes: the library clean-up of what interrupted imports, pulls and deletes left.
+// `doctor`: checks what recording needs on this machine (Linux: not a Wayland session, an X
+// display, RECORD, a window manager, x11grab, AT-SPI; macOS: ffmpeg with avfoundation; Windows:
+// ffmpeg with ddagrab or gdigrab; everywhere: ffmpeg with libx264, a writable library whose
+// database is sound) and says exactly how to fix each problem (docs/platform-linux.md §1, §2,
+// §3, §5; docs/platform-macos-windows.md §3). `repair` runs the safe fixes: the library clean-up
+// of what interrupted imports, pulls and deletes left.
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, stat, unlink, writeFile } from 'node:fs/promises';
@@ -11,6 +13,7 @@ import { ProcessStartError, runCommand } from '../../infra/run-command';
 import type { CommandResult } from '../../infra/run-command';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import type { FfmpegBinary, ResolveFfmpegOptions } from '../../infra/ffmpeg/binary';
+import { detectWaylandSession, waylandSessionError } from '../../recorder/platform/wayland';
 import { isAppError } from '../../shared/errors';
 import {
   checkDatabaseIntegrity,
@@ -32,12 +35,16 @@ import { staleStepCounts } from '../recordings';
 
 /** Identifier of one doctor check. */
 export type DoctorCheckId =
+  | 'session'
   | 'display'
   | 'xrecord'
   | 'xtest'
   | 'windowmanager'
   | 'ffmpeg'
   | 'x11grab'
+  | 'avfoundation'
+  | 'ddagrab'
+  | 'gdigrab'
   | 'libx264'
   | 'atspi'
   | 'library'
@@ -113,7 +120,7 @@ export async function runDoctor(
     options.libraryDir === undefined ? Promise.resolve(null) : checkLibrary(options.libraryDir),
   ]);
 
-  const checks = [...x11Checks, ...ffmpegChecks];
+  const checks = [...(isLinux ? [checkSessionType(env)] : []), ...x11Checks, ...ffmpegChecks];
   if (atspiCheck) {
     checks.push(atspiCheck);
   }
@@ -635,9 +642,7 @@ async function checkFfmpeg(
     const checks: DoctorCheck[] = [
       { id: 'ffmpeg', ok: false, severity: 'error', summary: error.message, fix },
     ];
-    if (platform === 'linux') {
-      checks.push(skipped('x11grab'));
-    }
+    checks.push(...captureDeviceIds(platform).map(skipped));
     checks.push(skipped('libx264'));
     return checks;
   }
@@ -664,6 +669,9 @@ async function checkFfmpeg(
       summary: `ffmpeg ${binary.version} at ${binary.path} (${sourceText}); ${probeText}`,
     },
   ];
+  if (platform === 'darwin' || platform === 'win32') {
+    checks.push(...checkCaptureDevices(binary, platform, installFfmpeg));
+  }
   if (platform === 'linux') {
     checks.push({
       id: 'x11grab',
@@ -689,6 +697,95 @@ async function checkFfmpeg(
       : { fix: `${otherBuild}, or point CUA_FFMPEG at a build configured with --enable-libx264` }),
   });
   return checks;
+}
+
+// The screen capture device checks of `platform` (their ids, in report order).
+function captureDeviceIds(platform: NodeJS.Platform): DoctorCheckId[] {
+  switch (platform) {
+    case 'linux':
+      return ['x11grab'];
+    case 'darwin':
+      return ['avfoundation'];
+    case 'win32':
+      return ['ddagrab', 'gdigrab'];
+    default:
+      return [];
+  }
+}
+
+// macOS: avfoundation; Windows: ddagrab (preferred, a warning when missing) or gdigrab (every
+// build; an error only when neither is there). docs/platform-macos-windows.md §2, §3.
+function checkCaptureDevices(
+  binary: FfmpegBinary,
+  platform: 'darwin' | 'win32',
+  installFfmpeg: string,
+): DoctorCheck[] {
+  const devices = binary.captureDevices;
+  if (platform === 'darwin') {
+    return [
+      {
+        id: 'avfoundation',
+        ok: devices.avfoundation,
+        severity: 'error',
+        summary: devices.avfoundation
+          ? 'ffmpeg has the avfoundation input device (macOS screen capture)'
+          : `${binary.path} was built without avfoundation: it cannot capture the macOS screen`,
+        ...(devices.avfoundation
+          ? {}
+          : { fix: `${installFfmpeg}, or point CUA_FFMPEG at a macOS build with avfoundation` }),
+      },
+    ];
+  }
+  return [
+    {
+      id: 'ddagrab',
+      ok: devices.ddagrab,
+      severity: 'warning',
+      summary: devices.ddagrab
+        ? 'ffmpeg has the ddagrab filter (Desktop Duplication, one monitor at a time)'
+        : `${binary.path} has no ddagrab filter (ffmpeg 6.0+ with D3D11): capture falls back to gdigrab, which costs more CPU`,
+      ...(devices.ddagrab
+        ? {}
+        : { fix: `${installFfmpeg} (a current full build has ddagrab), or set CUA_FFMPEG to one` }),
+    },
+    {
+      id: 'gdigrab',
+      ok: devices.gdigrab || devices.ddagrab,
+      severity: 'error',
+      summary: devices.gdigrab
+        ? 'ffmpeg has the gdigrab input device (GDI capture of a desktop rectangle)'
+        : devices.ddagrab
+          ? `${binary.path} has no gdigrab; ddagrab captures instead`
+          : `${binary.path} has neither ddagrab nor gdigrab: it cannot capture the Windows screen`,
+      ...(devices.gdigrab || devices.ddagrab
+        ? {}
+        : { fix: `${installFfmpeg}, or point CUA_FFMPEG at a Windows build of ffmpeg` }),
+    },
+  ];
+}
+
+// Linux: the recorder captures through X11, which under Wayland sees only XWayland (black
+// video even though DISPLAY answers), so the session type is checked first.
+function checkSessionType(env: NodeJS.ProcessEnv): DoctorCheck {
+  const base = { id: 'session', severity: 'error' } as const;
+  const wayland = detectWaylandSession(env);
+  if (wayland) {
+    const error = waylandSessionError(wayland);
+    return {
+      ...base,
+      ok: false,
+      summary: `[${error.code}] ${error.message}`,
+      ...(error.fix ? { fix: error.fix } : {}),
+    };
+  }
+  const type = env.XDG_SESSION_TYPE?.trim();
+  return {
+    ...base,
+    ok: true,
+    summary: type
+      ? `${type} session (not Wayland)`
+      : 'not a Wayland session (XDG_SESSION_TYPE unset)',
+  };
 }
 
 async function checkAtspi(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DoctorCheck> {

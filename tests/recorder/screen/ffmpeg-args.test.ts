@@ -155,6 +155,8 @@ describe('buildCaptureArgs', () => {
       '0',
       '-pixel_format',
       'bgr0',
+      '-use_wallclock_as_timestamps',
+      '1',
       '-i',
       'Capture screen 1:none',
       // the same CFR grid and even crop as x11grab
@@ -177,6 +179,8 @@ describe('buildCaptureArgs', () => {
       '0',
       '-pixel_format',
       'uyvy422',
+      '-use_wallclock_as_timestamps',
+      '1',
       '-i',
       'Capture screen 0:none',
     ]);

@@ -35,6 +35,26 @@ describe('estimateVideoStart', () => {
     expect(estimate.deviceStartSec).toBeCloseTo((frame0Ms + WALL_OFFSET_MS + 0.5) / 1000, 6);
   });
 
+  it('avfoundation: its relative stamp (start 0) says nothing, the wall-clock one does', () => {
+    // without -use_wallclock_as_timestamps avfoundation stamps av_gettime() - first_pts
+    expect(
+      estimateVideoStart({
+        ...base,
+        device: 'avfoundation',
+        inputStart: { kind: 'start', seconds: 0 },
+      }).method,
+    ).toBe('spawn-to-ready');
+    // with it (ffmpeg-args.ts), the same read time as an absolute wall-clock stamp
+    const frame0Ms = 1_000_180;
+    const estimate = estimateVideoStart({
+      ...base,
+      device: 'avfoundation',
+      inputStart: { kind: 'start', seconds: (frame0Ms + WALL_OFFSET_MS + 0.5) / 1000 },
+    });
+    expect(estimate.method).toBe('avfoundation-pts-wallclock');
+    expect(estimate.monotonicMs).toBeCloseTo(frame0Ms, 2);
+  });
+
   it('takes a CLOCK_MONOTONIC stamp (av_gettime_relative builds) as is', () => {
     const estimate = estimateVideoStart({
       ...base,

@@ -46,6 +46,7 @@ function bareEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
+  delete env.XDG_SESSION_TYPE;
   delete env.DBUS_SESSION_BUS_ADDRESS;
   delete env.CUA_FFMPEG;
   return env;
@@ -116,6 +117,7 @@ describe('runDoctor without a desktop', () => {
     expect(atspi.fix).toContain('at-spi2-core');
     expect(atspi.fix).toContain('at-spi-bus-launcher');
     expect(report.checks.map((c) => c.id)).toEqual([
+      'session',
       'display',
       'xrecord',
       'xtest',
@@ -208,9 +210,51 @@ describe('runDoctor without a desktop', () => {
     expect(underFile.fix).toContain('mkdir -p');
   });
 
-  it('skips the X11 and AT-SPI checks on other platforms', async () => {
-    const report = await runDoctor(bareEnv(), { platform: 'darwin' });
-    expect(report.checks.map((c) => c.id)).toEqual(['ffmpeg', 'libx264']);
+  it('checks the capture device of each OS, and no X11 or AT-SPI elsewhere', async () => {
+    const mac = await runDoctor(bareEnv(), { platform: 'darwin' });
+    expect(mac.checks.map((c) => c.id)).toEqual(['ffmpeg', 'avfoundation', 'libx264']);
+    // Debian's ffmpeg (found here) has no avfoundation: a required check fails with the fix
+    expect(check(mac, 'avfoundation')).toMatchObject({ ok: false, severity: 'error' });
+    expect(check(mac, 'avfoundation').fix).toContain('brew install ffmpeg');
+    expect(mac.ok).toBe(false);
+
+    const win = await runDoctor(bareEnv(), { platform: 'win32' });
+    expect(win.checks.map((c) => c.id)).toEqual(['ffmpeg', 'ddagrab', 'gdigrab', 'libx264']);
+    expect(check(win, 'ddagrab')).toMatchObject({ ok: false, severity: 'warning' });
+    expect(check(win, 'ddagrab').summary).toContain('falls back to gdigrab');
+    expect(check(win, 'gdigrab')).toMatchObject({ ok: false, severity: 'error' });
+    expect(check(win, 'gdigrab').fix).toContain('winget install Gyan.FFmpeg');
+
+    const noFfmpeg = await runDoctor(
+      { ...bareEnv(), PATH: '' },
+      {
+        platform: 'win32',
+        ffmpeg: { locateStaticBinary: () => null },
+      },
+    );
+    expect(noFfmpeg.checks.map((c) => `${c.id}:${c.summary.slice(0, 11)}`)).toEqual([
+      expect.stringMatching(/^ffmpeg:/),
+      'ddagrab:not checked',
+      'gdigrab:not checked',
+      'libx264:not checked',
+    ]);
+  });
+
+  it('fails the session check in a Wayland session, even with an X DISPLAY', async () => {
+    const report = await runDoctor(
+      { ...bareEnv(), XDG_SESSION_TYPE: 'wayland', DISPLAY: ':0', WAYLAND_DISPLAY: 'wayland-0' },
+      { platform: 'linux' },
+    );
+    const session = check(report, 'session');
+    expect(session).toMatchObject({ ok: false, severity: 'error' });
+    expect(session.summary).toContain('[WAYLAND_SESSION]');
+    expect(session.summary).toContain('XDG_SESSION_TYPE=wayland');
+    expect(session.fix).toContain('"Ubuntu on Xorg"');
+    expect(report.ok).toBe(false);
+    expect(check(await runDoctor(bareEnv(), { platform: 'linux' }), 'session')).toMatchObject({
+      ok: true,
+      summary: 'not a Wayland session (XDG_SESSION_TYPE unset)',
+    });
   });
 });
 
