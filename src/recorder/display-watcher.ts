@@ -236,3 +236,66 @@ export class RandrEventWatcher implements DisplayWatcher {
     this.fallback.start(this.current);
   }
 }
+
+/** Options of {@link SignalDisplayWatcher}. */
+export type SignalDisplayWatcherOptions = {
+  /** Reads the recorded display now (macOS/Windows: the helper's `displays` answer, the same
+   * display chosen again, as DisplayInfo). */
+  read: () => Promise<DisplayInfo>;
+  /** Subscribes to the source's "the layout changed" signal (the helper's `displays` events,
+   * docs/helper-protocol.md §5); returns the unsubscribe. */
+  subscribe: (signal: () => void) => () => void;
+  /** Reads after the last signal of a burst, ms; default 250. */
+  settleMs?: number;
+  /** A failed read. */
+  onError?: (error: Error) => void;
+};
+
+/**
+ * A watcher driven by an outside signal: the port macOS and Windows implement with their
+ * helper's `displays` events (each event makes it read the recorded display again and compare).
+ */
+export class SignalDisplayWatcher implements DisplayWatcher {
+  private readonly reader: PollingDisplayWatcher;
+  private unsubscribe: (() => void) | null = null;
+  private settleTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: SignalDisplayWatcherOptions) {
+    this.reader = new PollingDisplayWatcher({
+      read: options.read,
+      intervalMs: 0,
+      onError: options.onError,
+    });
+  }
+
+  start(current: DisplayInfo): void {
+    this.reader.start(current);
+    this.unsubscribe = this.options.subscribe(() => {
+      if (this.settleTimer) {
+        clearTimeout(this.settleTimer);
+      }
+      this.settleTimer = setTimeout(() => {
+        this.settleTimer = null;
+        void this.check();
+      }, this.options.settleMs ?? 250);
+    });
+  }
+
+  onChange(listener: (next: DisplayInfo) => void): () => void {
+    return this.reader.onChange(listener);
+  }
+
+  async check(): Promise<boolean> {
+    return await this.reader.check();
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.settleTimer) {
+      clearTimeout(this.settleTimer);
+      this.settleTimer = null;
+    }
+    this.reader.stop();
+  }
+}

@@ -3,7 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DisplayInfo } from '../../src/recorder/display-info';
-import { PollingDisplayWatcher, RandrEventWatcher } from '../../src/recorder/display-watcher';
+import {
+  PollingDisplayWatcher,
+  RandrEventWatcher,
+  SignalDisplayWatcher,
+} from '../../src/recorder/display-watcher';
 
 function info(over: Partial<DisplayInfo> = {}): DisplayInfo {
   return { display: ':9', width: 1280, height: 800, scale: 1, monitors: [], vendor: null, ...over };
@@ -143,5 +147,38 @@ describe('RandrEventWatcher', () => {
     const after = reads;
     await sleep(100);
     expect(reads).toBe(after); // stopped: no more reads
+  });
+});
+
+describe('SignalDisplayWatcher (the port helper displays events drive)', () => {
+  it('reads again after each burst of signals and reports a moved display, until stopped', async () => {
+    let signal: (() => void) | null = null;
+    let next = info({ width: 1920, height: 1080, origin: { x: 0, y: 0 } });
+    let reads = 0;
+    const watcher = new SignalDisplayWatcher({
+      read: () => {
+        reads += 1;
+        return Promise.resolve(next);
+      },
+      subscribe: (s) => {
+        signal = s;
+        return () => {
+          signal = null;
+        };
+      },
+      settleMs: 20,
+    });
+    const seen: DisplayInfo[] = [];
+    watcher.onChange((d) => seen.push(d));
+    watcher.start(next);
+    // the monitor was moved left of the primary one: two events in a row, one read
+    next = info({ width: 1920, height: 1080, origin: { x: -1920, y: 0 } });
+    signal!();
+    signal!();
+    await sleep(100);
+    expect(reads).toBe(1);
+    expect(seen.map((d) => d.origin)).toEqual([{ x: -1920, y: 0 }]);
+    watcher.stop();
+    expect(signal).toBeNull(); // unsubscribed
   });
 });
