@@ -297,12 +297,19 @@ export class AxReader<E> {
       }
       const appName = pid === null ? undefined : this.appName(pid, elementTimeoutMs);
       const base = appName === undefined ? {} : { app: appName };
-      const window = own(backend.copyElementAttribute(app, 'AXFocusedWindow'));
-      if (window === null) {
-        return { root: null, nodeCount: 0, truncated: false, note: 'no window has focus', ...base };
-      }
+      let window: E | null;
       let root: ReadNode;
       try {
+        window = own(backend.copyElementAttribute(app, 'AXFocusedWindow'));
+        if (window === null) {
+          return {
+            root: null,
+            nodeCount: 0,
+            truncated: false,
+            note: 'no window has focus',
+            ...base,
+          };
+        }
         root = this.readNode(window, timeout());
       } catch (error) {
         if (!(error instanceof AxCallError) || error.code === AX_ERROR.apiDisabled) {

@@ -251,6 +251,12 @@ describe('AxReader.snapshotFocusedWindow', () => {
     expect(result.note).toMatch(/could not be read: .*kAXErrorCannotComplete/);
     expect(clock.ms - started).toBeLessThan(300);
     expect(ax.liveDescriptions()).toEqual(['systemWide']);
+    // the same when the application itself does not answer which window has focus
+    ax.apps.get(42)!.hangs = true;
+    const again = reader.snapshotFocusedWindow({ maxNodes: 100, maxMs: 2000 });
+    expect(again).toMatchObject({ root: null, truncated: true });
+    expect(again.note).toMatch(/AXFocusedWindow.*kAXErrorCannotComplete/);
+    expect(ax.liveDescriptions()).toEqual(['systemWide']);
   });
 
   it('answers without a root when nothing has focus', () => {
