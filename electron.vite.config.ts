@@ -14,6 +14,8 @@ const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url
 /** The source of every child-process entry: a new entry fails the typecheck until built here. */
 const CHILD_ENTRY_SOURCES: Record<ChildEntry, string> = {
   'hook-child': here('./src/recorder/input/hook-child.ts'),
+  'ax-helper-win32': here('./src/helpers/win32/main.ts'),
+  'ax-helper-darwin': here('./src/helpers/darwin/main.ts'),
 };
 
 export default defineConfig({

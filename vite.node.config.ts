@@ -38,6 +38,9 @@ function cliEntry(): Plugin {
  */
 const CHILD_ENTRY_SOURCES: Record<ChildEntry, string> = {
   'hook-child': src('recorder/input/hook-child.ts'),
+  // the accessibility helpers (docs/helper-protocol.md); koffi stays an import (a runtime package)
+  'ax-helper-win32': src('helpers/win32/main.ts'),
+  'ax-helper-darwin': src('helpers/darwin/main.ts'),
 };
 
 /** Entries written to out/node/<name>.js: the CLI and the child-process entries. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Child-process entries; each name is also the bundle's file name (out/node/<entry>.js). */
-export const CHILD_ENTRIES = ['hook-child'] as const;
+export const CHILD_ENTRIES = ['hook-child', 'ax-helper-win32', 'ax-helper-darwin'] as const;
 
 /** One child-process entry. */
 export type ChildEntry = (typeof CHILD_ENTRIES)[number];
@@ -47,6 +47,9 @@ export type ForkedChild = object;
 /** Source file of each entry, relative to the package root. */
 const SOURCE_ENTRIES: Readonly<Record<ChildEntry, string>> = {
   'hook-child': 'src/recorder/input/hook-child.ts',
+  // the accessibility helpers (docs/helper-protocol.md), run on their own OS only
+  'ax-helper-win32': 'src/helpers/win32/main.ts',
+  'ax-helper-darwin': 'src/helpers/darwin/main.ts',
 };
 
 /** The folder of this module: src/infra/ in the sources, out/node/ in the bundle. */
