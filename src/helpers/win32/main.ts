@@ -2,11 +2,13 @@
 // awareness first (before any other OS call), COM as multithreaded, UI Automation when it can be
 // created (else the helper still starts, without the UIA capabilities), then the protocol loop
 // with focus and display polling; exits 0 when the loop ends (shutdown line or stdin EOF), after
-// CoUninitialize. Run as a child of the recorder: `node main.js` (bundled) or `tsx main.ts`.
+// CoUninitialize. Run as a child of the recorder: `node main.js` (bundled) or `tsx main.ts`;
+// `--self-test` prints one JSON line proving COM calls through koffi work here (ffi/self-test.ts).
 import { createReadStream, createWriteStream, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { serveHelper } from '../runtime/serve';
 import { bindCom } from './ffi/com';
+import { comSelfTest } from './ffi/self-test';
 import { loadKoffi } from './ffi/koffi';
 import type { UiaSession } from './ffi/uia';
 import { createUiaSession } from './ffi/uia';
@@ -45,6 +47,17 @@ function stdoutStream(): Writable {
   }
 }
 
+/** Resolves once everything written to `stream` before is out (at most `limitMs` later). */
+function flushed(stream: Writable, limitMs = 2000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, limitMs);
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -59,6 +72,17 @@ async function main(): Promise<number> {
   const win32 = bindWin32(koffi);
   const com = bindCom(koffi);
   const initHr = com.initialize();
+  const output = stdoutStream();
+  if (process.argv.includes('--self-test')) {
+    // COM through koffi without UI Automation (docs/helper-protocol.md §6), then exit
+    const result = { dpi, com: comSelfTest(com, initHr) };
+    output.write(`${JSON.stringify(result)}\n`);
+    await flushed(output);
+    if (initHr >= 0) {
+      com.uninitialize();
+    }
+    return 0;
+  }
   let session: UiaSession | null = null;
   let uiaError: string | undefined;
   if (initHr < 0 && initHr >>> 0 !== 0x80010106) {
@@ -85,7 +109,7 @@ async function main(): Promise<number> {
     capabilities: helper.capabilities,
     handlers: helper.handlers,
     input: stdinStream(),
-    output: stdoutStream(),
+    output,
   });
 
   let lastPollError = '';
@@ -135,6 +159,7 @@ async function main(): Promise<number> {
   if (initHr >= 0) {
     com.uninitialize();
   }
+  await flushed(output); // the last answers, before process.exit
   log(`exiting (${how})`);
   return 0;
 }
