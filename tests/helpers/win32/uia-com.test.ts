@@ -255,7 +255,10 @@ function fakeUia(options: { classes?: string[]; iuia2?: boolean } = {}) {
       CB_POINT,
       (_s: bigint, pt: { x: number; y: number }, _cr: bigint, out: bigint) => {
         points.push(pt);
-        return element(pt.x === -1490 && pt.y === 410 ? button : undefined, out);
+        return element(
+          pt.x === -1490 && pt.y === 410 ? button : pt.x === 2000 ? desktop : undefined,
+          out,
+        );
       },
     ],
     GetFocusedElementBuildCache: [
@@ -355,6 +358,7 @@ describe('createUiaSession over fake COM objects (real koffi vtable calls)', () 
     expect(found?.pid).toBe(4242);
     expect(fake.com.calls).toContain('IUIAutomation2::CompareElements');
     expect(elementPathAt(session.backend, 5, 5)).toBeNull();
+    expect(elementPathAt(session.backend, 2000, 5)).toBeNull(); // the bare desktop
     expect(fake.com.live('element')).toBe(1); // the desktop root, kept for CompareElements
     session.close();
     expect(fake.com.live()).toBe(0);

@@ -176,7 +176,12 @@ export function createUiaSession(com: ComApi, callTimeoutMs: number): UiaSession
           cacheRequest,
           out,
         );
-        return outPointer(out[0]);
+        const element = outPointer(out[0]);
+        if (element !== null && isRoot(element)) {
+          com.release(element); // the bare desktop: no application there (protocol §3: null)
+          return null;
+        }
+        return element;
       },
       focusedElement() {
         return getOut(
