@@ -1,4 +1,4 @@
-// Windows programs under Wine for tests (docs/packaging.md §8): Debian's wine64, Windows Node 20
+// Windows programs under Wine for tests (docs/packaging.md §10): Debian's wine64, Windows Node 20
 // and Windows-only npm packages fetched with `npm pack` into a cache, a Wine prefix made once per
 // cache and copied per test file, and a bridge that makes a Windows Node script look like an
 // ordinary child process with stdio pipes. Usage:

@@ -97,6 +97,24 @@ describe('a mutated copy', () => {
     );
   });
 
+  it("fails when koffi or its binaries are not unpacked, or a target's binary is excluded", async () => {
+    const problems = await checkMutated('koffi', (c) => {
+      const root = c as Record<string, unknown>;
+      root.asarUnpack = (root.asarUnpack as string[]).filter((p) => !p.includes('koffi'));
+      c.win!.files = ['!node_modules/@koromix/koffi-win32-*/**'];
+      delete c.linux!.files;
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'asarUnpack: node_modules/koffi/** is missing',
+        "asarUnpack: node_modules/@koromix/koffi-*/** is missing (koffi's binaries)",
+        "win.files: excludes @koromix/koffi-win32-x64, the helper's koffi binary",
+        "win.files: excludes @koromix/koffi-win32-arm64, the helper's koffi binary",
+        "linux.files: @koromix/koffi-darwin-x64 (another system's koffi binary) is not excluded",
+      ]),
+    );
+  });
+
   it('fails when the entitlements grant what the app does not need', async () => {
     const plist = path.join(dir, 'too-much.plist');
     const granted = (

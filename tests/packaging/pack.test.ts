@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HELPER_BUNDLES, KOFFI_PACKAGES } from '../../tools/packaging/builder-config';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
@@ -29,6 +30,8 @@ const BUNDLES = [
   'out/preload/index.cjs',
   'out/renderer/index.html',
   'out/node/cli.js',
+  // the accessibility helpers, child entries of both builds (docs/packaging.md §6)
+  ...HELPER_BUNDLES.flatMap((name) => [`out/main/${name}.js`, `out/node/${name}.js`]),
 ];
 
 type AsarNode = { files?: Record<string, AsarNode>; unpacked?: boolean };
@@ -242,6 +245,35 @@ describe.each([
     await access(path.join(unpacked, 'better-sqlite3/prebuilds/win32-x64.node'));
     await access(path.join(unpacked, 'better-sqlite3/lib/binding.js'));
     await access(path.join(unpacked, 'uiohook-napi/prebuilds/win32-x64/uiohook-napi.node'));
+  });
+
+  it('packs the helper bundles in the asar and unpacks koffi', async () => {
+    const { entries, resources } = packed();
+    for (const name of HELPER_BUNDLES) {
+      // forked from inside the asar with their chunks beside them
+      expect(entries.get(`/out/main/${name}.js`)).toBe(false);
+      expect(entries.get(`/out/node/${name}.js`)).toBe(false);
+    }
+    expect(entries.get('/node_modules/koffi/package.json')).toBe(true);
+    await access(path.join(resources, 'app.asar.unpacked/node_modules/koffi/index.js'));
+  });
+});
+
+describe("koffi binaries per installer (only the build machine's is installed: linux-x64 here)", () => {
+  const linuxBinary = '/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node';
+
+  it('the Linux app unpacks koffi-linux-x64', async () => {
+    expect(KOFFI_PACKAGES.linux).toContain('@koromix/koffi-linux-x64');
+    expect(linux.entries.get(linuxBinary)).toBe(true);
+    await access(path.join(linux.resources, 'app.asar.unpacked', linuxBinary));
+  });
+
+  it('the Windows and macOS apps leave the Linux binary out', () => {
+    for (const packed of [win, mac]) {
+      expect(
+        [...packed.entries.keys()].filter((e) => e.startsWith('/node_modules/@koromix/')),
+      ).toEqual([]);
+    }
   });
 });
 

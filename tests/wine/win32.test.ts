@@ -1,5 +1,5 @@
 // The Windows side under Wine (Debian's wine64 8.0, Windows Node 20, koffi's win32-x64 build) on
-// Xvfb, for real (docs/packaging.md §8): the Windows accessibility helper bundle
+// Xvfb, for real (docs/packaging.md §10): the Windows accessibility helper bundle
 // (out/node/ax-helper-win32.js) speaks protocol v2, initialises COM, answers activeWindow with a
 // real Wine window (notepad) and displays with the Xvfb screen, and exits on stdin EOF, also
 // through the recorder's own client; the recorder's input hook child (uiohook-napi's win32-x64

@@ -28,7 +28,23 @@ export const REQUIRED_USAGE_STRINGS = [
 export const REQUIRED_FILES = ['out/main/**', 'out/preload/**', 'out/renderer/**', 'out/node/**'];
 
 /** Packages with native code that must sit outside the asar (docs/packaging.md §6). */
-export const UNPACKED_PACKAGES = ['better-sqlite3', 'uiohook-napi', 'ffmpeg-static'];
+export const UNPACKED_PACKAGES = ['better-sqlite3', 'uiohook-napi', 'ffmpeg-static', 'koffi'];
+
+/** The asarUnpack pattern of koffi's per-OS binary packages (`@koromix/koffi-<os>-<arch>`). */
+export const KOFFI_BINARIES_UNPACKED = 'node_modules/@koromix/koffi-*/**';
+
+/**
+ * koffi's binary packages each installer needs (docs/packaging.md §6): npm installs the one of
+ * the build machine as an optional dependency of koffi; the accessibility helpers load it.
+ */
+export const KOFFI_PACKAGES: Record<'mac' | 'win' | 'linux', string[]> = {
+  mac: ['@koromix/koffi-darwin-x64', '@koromix/koffi-darwin-arm64'],
+  win: ['@koromix/koffi-win32-x64', '@koromix/koffi-win32-arm64'],
+  linux: ['@koromix/koffi-linux-x64', '@koromix/koffi-linux-arm64'],
+};
+
+/** The accessibility helper bundles, packed in app.asar with the child entries they are. */
+export const HELPER_BUNDLES = ['ax-helper-win32', 'ax-helper-darwin'];
 
 /** Debian packages the recorder needs at run time (docs/platform-linux.md §1). */
 export const DEB_DEPENDS = ['ffmpeg', 'libxtst6', 'at-spi2-core'];
@@ -165,6 +181,67 @@ export function plistTrueKeys(xml: string): string[] {
   return [...uncommented.matchAll(/<key>\s*([^<]+?)\s*<\/key>\s*<true\s*\/>/g)].map((m) => m[1]!);
 }
 
+/** A file of a package, for matching `files` patterns against it. */
+const packageFile = (name: string): string => `node_modules/${name}/package.json`;
+
+/**
+ * koffi and its per-OS binaries (docs/packaging.md §6): koffi is a production dependency, lists
+ * each target's binary package as an optional dependency of its own version, no `files` pattern
+ * (top-level or the platform's) drops a target's own binary, every other system's binaries are
+ * dropped, and both are unpacked. The helper bundles are child entries (built beside the main
+ * bundle and the CLI, both packed whole).
+ */
+async function koffiProblems(
+  root: string,
+  config: Json,
+  files: string[],
+  unpacked: string[],
+): Promise<string[]> {
+  const problems: string[] = [];
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as Json;
+  const koffiVersion = at(pkg, 'dependencies', 'koffi');
+  if (typeof koffiVersion !== 'string') {
+    problems.push('package.json: koffi must be a dependency (the accessibility helpers load it)');
+  }
+  if (!unpacked.includes(KOFFI_BINARIES_UNPACKED)) {
+    problems.push(`asarUnpack: ${KOFFI_BINARIES_UNPACKED} is missing (koffi's binaries)`);
+  }
+  let optional: Json = {};
+  try {
+    const koffi = JSON.parse(
+      await readFile(path.join(root, 'node_modules', 'koffi', 'package.json'), 'utf8'),
+    ) as Json;
+    optional = isObject(koffi.optionalDependencies) ? koffi.optionalDependencies : {};
+    if (typeof koffiVersion === 'string' && koffi.version !== koffiVersion) {
+      problems.push(
+        `node_modules/koffi is ${String(koffi.version)}, package.json pins ${koffiVersion}`,
+      );
+    }
+  } catch {
+    problems.push('node_modules/koffi is not installed (npm ci)');
+  }
+  const allKoffi = Object.values(KOFFI_PACKAGES).flat();
+  for (const [platform, names] of Object.entries(KOFFI_PACKAGES)) {
+    const patterns = [...files, ...stringList(at(config, platform, 'files'))];
+    const excluded = (name: string): boolean =>
+      patterns.some((p) => p.startsWith('!') && path.matchesGlob(packageFile(name), p.slice(1)));
+    for (const name of names) {
+      if (typeof koffiVersion === 'string' && optional[name] !== koffiVersion) {
+        problems.push(`koffi ${koffiVersion} does not list ${name} ${koffiVersion} (${platform})`);
+      }
+      if (excluded(name)) {
+        problems.push(`${platform}.files: excludes ${name}, the helper's koffi binary`);
+      }
+    }
+    for (const name of allKoffi.filter((n) => !names.includes(n))) {
+      if (!excluded(name)) {
+        problems.push(`${platform}.files: ${name} (another system's koffi binary) is not excluded`);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Checks electron-builder.yml (see the file comment). */
 export async function checkBuilderConfig(options: CheckOptions): Promise<CheckResult> {
   const { root } = options;
@@ -230,6 +307,7 @@ export async function checkBuilderConfig(options: CheckOptions): Promise<CheckRe
       problems.push(`asarUnpack: node_modules/${name}/** is missing`);
     }
   }
+  problems.push(...(await koffiProblems(root, config, files, unpacked)));
   if (config.npmRebuild !== false) {
     problems.push('npmRebuild must be false (Node-API prebuilds load in Electron as they are)');
   }
