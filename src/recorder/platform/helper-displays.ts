@@ -4,6 +4,8 @@
 import type { HelperDisplay } from '../../axtree/platform/helper-protocol';
 import { AppError } from '../../shared/errors';
 import type { DisplayInfo, MonitorInfo } from '../display-info';
+import type { DisplayWatcher } from '../display-watcher';
+import { SignalDisplayWatcher } from '../display-watcher';
 import type { PlatformHelper, PlatformHelperFactory } from './types';
 
 /** Environment variable choosing the display to record (its id, name or 0-based position). */
@@ -91,5 +93,63 @@ export async function withHelper<T>(
     return await use(helper);
   } finally {
     await helper.stop();
+  }
+}
+
+/** Options of {@link HelperDisplayWatcher}. */
+export type HelperDisplayWatcherOptions = {
+  /** Its own helper client (not started; the watcher starts and stops it). */
+  helper: PlatformHelper;
+  /** The display chosen again from a new layout, as the platform records it. */
+  toDisplayInfo: (displays: HelperDisplay[]) => DisplayInfo;
+  /** A failed start or read. */
+  onError?: (error: Error) => void;
+};
+
+/**
+ * The macOS/Windows display watcher: the helper's `displays` events make it read the layout
+ * again and compare the recorded display (src/recorder/display-watcher.ts); a change starts a
+ * new video segment.
+ */
+export class HelperDisplayWatcher implements DisplayWatcher {
+  private readonly signals: SignalDisplayWatcher;
+  private ready: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: HelperDisplayWatcherOptions) {
+    this.signals = new SignalDisplayWatcher({
+      read: async () => {
+        await this.ready;
+        return options.toDisplayInfo(await options.helper.displays());
+      },
+      subscribe: (signal) => options.helper.onDisplaysChanged?.(() => signal()) ?? (() => {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+  }
+
+  start(current: DisplayInfo): void {
+    this.ready = this.startHelper();
+    this.signals.start(current);
+  }
+
+  onChange(listener: (next: DisplayInfo) => void): () => void {
+    return this.signals.onChange(listener);
+  }
+
+  async check(): Promise<boolean> {
+    return await this.signals.check();
+  }
+
+  async stop(): Promise<void> {
+    this.signals.stop();
+    await this.ready;
+    await this.options.helper.stop();
+  }
+
+  private async startHelper(): Promise<void> {
+    try {
+      await this.options.helper.start();
+    } catch (error) {
+      this.options.onError?.(error as Error);
+    }
   }
 }

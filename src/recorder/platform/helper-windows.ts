@@ -14,8 +14,8 @@ export type HelperWindowTrackerOptions = {
   now: () => number;
   /** Time between two readings, ms; default 250. */
   pollIntervalMs?: number;
-  /** Failed readings in a row after which a warning-free pause is over and the error is kept;
-   * default 3 (later readings still run: a helper restart brings the timeline back). */
+  /** Failed readings in a row after which the error is kept in `lastError`; default 3 (polling
+   * goes on: the next good reading clears it). */
   maxFailuresInARow?: number;
 };
 

@@ -1,31 +1,37 @@
 // Picks the recording parts of the operating system: the one place that names a platform
-// (docs/architecture.md §1). Linux is implemented; macOS and Windows come in their own issue.
+// (docs/architecture.md §1). Linux is verified here; macOS and Windows are built to contract
+// (docs/platform-macos-windows.md) and start our accessibility helper as a child, so building
+// them loads no FFI (koffi lives only in the helper programs).
 import { AppError } from '../../shared/errors';
+import { createDarwinPlatform } from './darwin';
 import { createLinuxPlatform } from './linux';
 import type { RecorderPlatform } from './types';
+import { createWin32Platform } from './win32';
 
-export type { CaptureBackend, PlatformPartOptions, RecorderPlatform, WindowTracker } from './types';
-
-/** Operating systems whose recording parts are planned but not written yet. */
-const PLANNED: Partial<Record<NodeJS.Platform, string>> = {
-  darwin: 'macOS',
-  win32: 'Windows',
-};
+export type {
+  CaptureBackend,
+  PlatformHelper,
+  PlatformHelperFactory,
+  PlatformPartOptions,
+  RecorderPlatform,
+  WindowTracker,
+} from './types';
 
 // The recording parts of `os` (default this process's); PLATFORM_UNSUPPORTED elsewhere.
 export function createPlatform(os: NodeJS.Platform = process.platform): RecorderPlatform {
-  if (os === 'linux') {
-    return createLinuxPlatform();
+  switch (os) {
+    case 'linux':
+      return createLinuxPlatform();
+    case 'darwin':
+      return createDarwinPlatform();
+    case 'win32':
+      return createWin32Platform();
+    default:
+      throw new AppError(
+        'PLATFORM_UNSUPPORTED',
+        `Recording on ${os} is not supported: there are no screen capture, accessibility or window tracking parts for it.`,
+        { platform: os },
+        'Record on Linux (X11), macOS or Windows.',
+      );
   }
-  const planned = PLANNED[os];
-  throw new AppError(
-    'PLATFORM_UNSUPPORTED',
-    planned
-      ? `Recording on ${planned} is not supported yet: its screen capture, accessibility and window tracking are not written.`
-      : `Recording on ${os} is not supported: there are no screen capture, accessibility or window tracking parts for it.`,
-    { platform: os },
-    planned
-      ? `Record on Linux (X11) for now; ${planned} support is planned.`
-      : 'Record on Linux (X11).',
-  );
 }

@@ -90,6 +90,9 @@ export type PlatformHelper = {
   displays(): Promise<HelperDisplay[]>;
   activeWindow(): Promise<ActiveWindowResult | null>;
   permissions(): Promise<PermissionsResult>;
+  /** Subscribes to the helper's `displays` events (docs/helper-protocol.md §5); returns the
+   * unsubscribe. Absent: the layout is read only when asked. */
+  onDisplaysChanged?(listener: (displays: HelperDisplay[]) => void): () => void;
   /** Stops it (shutdown line, then signals); safe to call twice. */
   stop(): Promise<void>;
 };

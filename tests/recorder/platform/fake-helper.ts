@@ -16,15 +16,31 @@ export type FakeHelperScript = {
   startError?: Error;
 };
 
-/** Every client the factory made, with the calls each got. */
-export type FakeHelperLog = { calls: string[]; running: number; made: number };
+/** Every client the factory made, with the calls each got; `emitDisplays` sends a `displays`
+ * event to every subscribed client. */
+export type FakeHelperLog = {
+  calls: string[];
+  running: number;
+  made: number;
+  emitDisplays: (displays: HelperDisplay[]) => void;
+};
 
 // A factory of fake helper clients sharing one log.
 export function fakeHelperFactory(script: FakeHelperScript): {
   factory: PlatformHelperFactory;
   log: FakeHelperLog;
 } {
-  const log: FakeHelperLog = { calls: [], running: 0, made: 0 };
+  const listeners = new Set<(displays: HelperDisplay[]) => void>();
+  const log: FakeHelperLog = {
+    calls: [],
+    running: 0,
+    made: 0,
+    emitDisplays: (displays) => {
+      for (const listener of [...listeners]) {
+        listener(displays);
+      }
+    },
+  };
   const factory: PlatformHelperFactory = () => {
     log.made += 1;
     let isRunning = false;
@@ -55,6 +71,12 @@ export function fakeHelperFactory(script: FakeHelperScript): {
       displays: () => call('displays', script.displays),
       activeWindow: () => call('activeWindow', script.activeWindow),
       permissions: () => call('permissions', script.permissions),
+      onDisplaysChanged: (listener) => {
+        listeners.add(listener);
+        return () => {
+          listeners.delete(listener);
+        };
+      },
       stop: () => {
         log.calls.push('stop');
         if (isRunning) {

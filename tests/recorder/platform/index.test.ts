@@ -1,6 +1,7 @@
 // Platform choice in one place: createPlatform gives Linux's real capture backend, AT-SPI adapter
-// and X11 window tracker; macOS and Windows (and anything else) get PLATFORM_UNSUPPORTED with a
-// fix. The recording session and the composition root take whatever platform they are given.
+// and X11 window tracker; macOS and Windows their helper-based parts (tested with fakes in
+// darwin-win32.test.ts); anything else gets PLATFORM_UNSUPPORTED with a fix. The recording
+// session and the composition root take whatever platform they are given.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,22 +50,33 @@ describe('createPlatform', () => {
     expect(ffmpeg.hasX11grab).toBe(true);
   });
 
-  it.each([
-    ['darwin', /macOS is not supported yet/],
-    ['win32', /Windows is not supported yet/],
-    ['freebsd', /freebsd is not supported/],
-  ] as const)('%s: PLATFORM_UNSUPPORTED with a fix', (platform, message) => {
+  it('darwin and win32: capture through ffmpeg, the rest through the accessibility helper', () => {
+    const mac = createPlatform('darwin');
+    expect(mac.os).toBe('darwin');
+    expect(mac.capture.device).toBe('avfoundation');
+    expect(mac.accessibilityApi).toBe('macos-ax (helper)');
+    expect(typeof mac.preflight).toBe('function');
+    expect(typeof mac.explainStartFailure).toBe('function');
+    const win = createPlatform('win32');
+    expect(win.os).toBe('win32');
+    // gdigrab until the resolved ffmpeg shows ddagrab
+    expect(win.capture.device).toBe('gdigrab');
+    expect(win.accessibilityApi).toBe('windows-uia (helper)');
+    expect(typeof win.explainStartFailure).toBe('function');
+  });
+
+  it('anything else: PLATFORM_UNSUPPORTED with a fix', () => {
     let error: unknown;
     try {
-      createPlatform(platform);
+      createPlatform('freebsd');
     } catch (e) {
       error = e;
     }
     expect(isAppError(error, 'PLATFORM_UNSUPPORTED')).toBe(true);
     const e = error as AppError;
-    expect(e.message).toMatch(message);
-    expect(e.details).toEqual({ platform });
-    expect(e.fix).toMatch(/Record on Linux/);
+    expect(e.message).toMatch(/freebsd is not supported/);
+    expect(e.details).toEqual({ platform: 'freebsd' });
+    expect(e.fix).toMatch(/Record on Linux \(X11\), macOS or Windows/);
   });
 });
 

@@ -1,0 +1,28 @@
+// The accessibility helper as the macOS and Windows platforms start it (docs/helper-protocol.md):
+// our TypeScript helper program (src/helpers/<os>/) run as a child through the child launcher's
+// 'ax-helper-darwin' / 'ax-helper-win32' entry, spoken to by the protocol client. Nothing here
+// loads koffi: only the helper child does.
+import type { ChildLauncher } from '../../infra/child-launcher';
+import { detectChildLauncher } from '../../infra/child-launcher';
+import type { NativeHelperAdapter } from '../../axtree/platform/native-helper';
+import { createNativeHelperAdapter } from '../accessibility/native-helper-process';
+import type { PlatformPartOptions } from './types';
+
+/** The launcher entry of each OS's helper. */
+export const HELPER_ENTRY = {
+  darwin: 'ax-helper-darwin',
+  win32: 'ax-helper-win32',
+} as const;
+
+// A factory of helper clients (not started) for `os`, through `launcher` (default detected). A
+// client is both a PlatformHelper (displays, permissions, active window) and an accessibility
+// adapter.
+export function helperFactory(
+  os: keyof typeof HELPER_ENTRY,
+  launcher?: ChildLauncher,
+): (options: PlatformPartOptions) => NativeHelperAdapter {
+  return ({ env, now }) => {
+    const command = (launcher ?? detectChildLauncher()).command(HELPER_ENTRY[os]);
+    return createNativeHelperAdapter({ command: command.file, args: command.args, env, now });
+  };
+}
