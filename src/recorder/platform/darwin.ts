@@ -3,6 +3,7 @@
 // helper (docs/helper-protocol.md). Built to contract: nothing here runs on the Linux build
 // machines, so every OS call sits behind the helper and ffmpeg, which tests replace with fakes.
 import type { AccessibilityAdapter } from '../../axtree/adapter';
+import type { ChildLauncher } from '../../infra/child-launcher';
 import type { AvfoundationDevices, FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { listAvfoundationDevices, resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import { AppError } from '../../shared/errors';
@@ -24,6 +25,8 @@ import type { PlatformHelperFactory, PlatformPartOptions, RecorderPlatform } fro
 
 /** Test seams of {@link createDarwinPlatform}; production callers pass nothing. */
 export type DarwinPlatformOptions = {
+  /** How the helper child starts (default: detected, src/infra/child-launcher.ts). */
+  launcher?: ChildLauncher;
   /** Helper clients for displays, permissions and the window timeline. */
   helper?: PlatformHelperFactory;
   /** The accessibility adapter (default: a helper client, which is one). */
@@ -36,7 +39,7 @@ export type DarwinPlatformOptions = {
 
 /** The macOS platform. */
 export function createDarwinPlatform(options: DarwinPlatformOptions = {}): RecorderPlatform {
-  const makeClient = helperFactory('darwin');
+  const makeClient = helperFactory('darwin', options.launcher);
   const makeHelper = options.helper ?? makeClient;
   const makeAccessibility = options.accessibility ?? makeClient;
   const findFfmpeg = options.resolveFfmpeg ?? ((env) => resolveFfmpeg(env));

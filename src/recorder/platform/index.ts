@@ -2,6 +2,7 @@
 // (docs/architecture.md §1). Linux is verified here; macOS and Windows are built to contract
 // (docs/platform-macos-windows.md) and start our accessibility helper as a child, so building
 // them loads no FFI (koffi lives only in the helper programs).
+import type { ChildLauncher } from '../../infra/child-launcher';
 import { AppError } from '../../shared/errors';
 import { createDarwinPlatform } from './darwin';
 import { createLinuxPlatform } from './linux';
@@ -17,15 +18,25 @@ export type {
   WindowTracker,
 } from './types';
 
+/** Options of {@link createPlatform}. */
+export type CreatePlatformOptions = {
+  /** How macOS/Windows start their accessibility helper child; default detected. */
+  launcher?: ChildLauncher;
+};
+
 // The recording parts of `os` (default this process's); PLATFORM_UNSUPPORTED elsewhere.
-export function createPlatform(os: NodeJS.Platform = process.platform): RecorderPlatform {
+export function createPlatform(
+  os: NodeJS.Platform = process.platform,
+  options: CreatePlatformOptions = {},
+): RecorderPlatform {
+  const helperOptions = options.launcher ? { launcher: options.launcher } : {};
   switch (os) {
     case 'linux':
       return createLinuxPlatform();
     case 'darwin':
-      return createDarwinPlatform();
+      return createDarwinPlatform(helperOptions);
     case 'win32':
-      return createWin32Platform();
+      return createWin32Platform(helperOptions);
     default:
       throw new AppError(
         'PLATFORM_UNSUPPORTED',

@@ -3,6 +3,7 @@
 // rectangle of the virtual desktop; accessibility, monitors and the active window through our
 // accessibility helper (docs/helper-protocol.md). Built to contract, tested with fakes here.
 import type { AccessibilityAdapter } from '../../axtree/adapter';
+import type { ChildLauncher } from '../../infra/child-launcher';
 import type { HelperDisplay } from '../../axtree/platform/helper-protocol';
 import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
@@ -29,6 +30,8 @@ export const WINDOWS_CAPTURE_ENV_VAR = 'CUA_WINDOWS_CAPTURE';
 
 /** Test seams of {@link createWin32Platform}; production callers pass nothing. */
 export type Win32PlatformOptions = {
+  /** How the helper child starts (default: detected, src/infra/child-launcher.ts). */
+  launcher?: ChildLauncher;
   /** Helper clients for monitors and the window timeline. */
   helper?: PlatformHelperFactory;
   /** The accessibility adapter (default: a helper client, which is one). */
@@ -46,7 +49,7 @@ export function ddagrabOutputIndex(display: HelperDisplay): number | null {
 
 /** The Windows platform. */
 export function createWin32Platform(options: Win32PlatformOptions = {}): RecorderPlatform {
-  const makeClient = helperFactory('win32');
+  const makeClient = helperFactory('win32', options.launcher);
   const makeHelper = options.helper ?? makeClient;
   const makeAccessibility = options.accessibility ?? makeClient;
   const findFfmpeg = options.resolveFfmpeg ?? ((env) => resolveFfmpeg(env));

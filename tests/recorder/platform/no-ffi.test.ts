@@ -23,4 +23,21 @@ describe('macOS and Windows platforms without koffi', () => {
     const required = Object.keys(createRequire(import.meta.url).cache);
     expect(required.filter((file) => file.includes(`${'/'}koffi${'/'}`))).toEqual([]);
   });
+
+  it('start their helper through the launcher they are given, one entry per OS', async () => {
+    const { createPlatform } = await import('../../../src/recorder/platform');
+    const entries: string[] = [];
+    const launcher = {
+      kind: 'bundled' as const,
+      command: (entry: string) => {
+        entries.push(entry);
+        return { file: '/no/such/node', args: [`/bundle/${entry}.js`], modulePath: entry };
+      },
+    };
+    for (const os of ['darwin', 'win32'] as const) {
+      createPlatform(os, { launcher }).accessibility({ env: {}, now: () => 0 });
+    }
+    expect(entries).toEqual(['ax-helper-darwin', 'ax-helper-win32']);
+    expect(koffi.imports).toBe(0);
+  });
 });
