@@ -202,6 +202,37 @@ describe('the Windows accessibility helper under Wine', () => {
       expect(elementAt.error.message).toMatch(/0x80040154 \(REGDB_E_CLASSNOTREG\)/);
       expect(JSON.parse(await helper.line(response(5))).error.code).toBe('HELPER_UNKNOWN_METHOD');
 
+      // the bounds are the window's: when the X window moves, they move by as much
+      const xy = (shell: string): { x: number; y: number } => ({
+        x: Number(/X=(-?\d+)/.exec(shell)![1]),
+        y: Number(/Y=(-?\d+)/.exec(shell)![1]),
+      });
+      const xBefore = xy(geometry);
+      const before = active.result.bounds;
+      await desktop.run('xdotool', [
+        'windowmove',
+        '--sync',
+        notepadWindow,
+        String(xBefore.x + 150),
+        String(xBefore.y + 100),
+      ]);
+      const xAfter = xy(
+        await desktop.run('xdotool', ['getwindowgeometry', '--shell', notepadWindow]),
+      );
+      expect(xAfter.x).not.toBe(xBefore.x);
+      let after = before;
+      for (let id = 6; id < 26 && after.x === before.x; id += 1) {
+        helper.child.stdin.write(`${JSON.stringify({ id, method: 'activeWindow', params: {} })}\n`);
+        after = JSON.parse(await helper.line(response(id))).result.bounds;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(after.x - before.x).toBe(xAfter.x - xBefore.x);
+      expect(after.y - before.y).toBe(xAfter.y - xBefore.y);
+      expect({ width: after.width, height: after.height }).toEqual({
+        width: before.width,
+        height: before.height,
+      });
+
       helper.child.stdin.end();
       expect(await helper.exit).toBe(0);
       const stderr = helper.stderr();
