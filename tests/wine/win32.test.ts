@@ -49,9 +49,13 @@ type Script = {
   exit: Promise<number | null>;
 };
 
+/** Every bridge started, killed in afterAll if a failed test left it running. */
+const started: ChildProcessWithoutNullStreams[] = [];
+
 function startScript(script: string, args: readonly string[] = []): Script {
   const [command, commandArgs, options] = wine.nodeCommand(app.path(script), args);
   const child = spawn(command, commandArgs, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+  started.push(child);
   const lines: string[] = [];
   let pending = '';
   let stderr = '';
@@ -127,6 +131,11 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  for (const child of started) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM'); // the bridge kills wine at once
+    }
+  }
   await wine?.stop();
   await desktop?.stop();
 }, 60_000);
