@@ -195,7 +195,11 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
   /** Recorder sessions under way: how to stop each, and its outcome. */
   const sessions = new Set<{ stop: AbortController; run: Promise<RecordResult> }>();
 
-  const choosePlatform = (): RecorderPlatform => (platform ??= createPlatform(process.platform));
+  const choosePlatform = (): RecorderPlatform =>
+    (platform ??= createPlatform(
+      process.platform,
+      options.launcher ? { launcher: options.launcher } : {},
+    ));
   const guard = (): void => {
     if (closing) {
       throw closedError();

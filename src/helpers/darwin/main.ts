@@ -4,10 +4,12 @@
 // its accessibility prompt once (AXIsProcessTrustedWithOptions) before the hello line.
 import { createKoffiAxBackend, createKoffiSystem } from './ffi/koffi-backend';
 import { startDarwinHelper } from './helper';
+import { helperInput, helperOutput } from '../runtime/stdio';
 
 // The app macOS attributes the permission to: the desktop app, or the terminal running the CLI.
 const hostApp = process.env.CUA_ANNOTATOR_HOST_APP ?? 'the app that runs cua-annotator';
 
+const output = helperOutput();
 const backend = createKoffiAxBackend();
 if (process.argv.includes('--prompt')) {
   backend.isProcessTrusted(true);
@@ -17,8 +19,8 @@ const { served } = startDarwinHelper({
   system: createKoffiSystem(),
   nowMs: () => performance.now(),
   hostApp,
-  input: process.stdin,
-  output: process.stdout,
+  input: helperInput(),
+  output,
 });
 /** After the end, give stdout this long to drain before exiting anyway (ms). */
 const EXIT_DRAIN_LIMIT_MS = 2000;
@@ -28,5 +30,5 @@ void (async (): Promise<void> => {
   process.stderr.write(`ax-helper: ${how}, exiting\n`);
   // pipes are asynchronous on macOS: let the last answers reach the recorder first
   setTimeout(() => process.exit(0), EXIT_DRAIN_LIMIT_MS).unref();
-  process.stdout.write('', () => process.exit(0));
+  output.write('', () => process.exit(0));
 })();

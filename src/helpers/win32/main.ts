@@ -4,9 +4,10 @@
 // with focus and display polling; exits 0 when the loop ends (shutdown line or stdin EOF), after
 // CoUninitialize. Run as a child of the recorder: `node main.js` (bundled) or `tsx main.ts`;
 // `--self-test` prints one JSON line proving COM calls through koffi work here (ffi/self-test.ts).
-import { createReadStream, createWriteStream, writeSync } from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
+import { writeSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { serveHelper } from '../runtime/serve';
+import { helperInput, helperOutput } from '../runtime/stdio';
 import { bindCom } from './ffi/com';
 import { comSelfTest } from './ffi/self-test';
 import { loadKoffi } from './ffi/koffi';
@@ -26,24 +27,6 @@ function log(message: string): void {
     writeSync(2, `uia-helper: ${message}\n`);
   } catch {
     // nowhere left to log
-  }
-}
-
-// process.stdin/stdout are sockets when they are pipes; under Wine opening a Unix pipe as a
-// socket throws EBADF, while plain file reads and writes on the same handles work.
-function stdinStream(): Readable {
-  try {
-    return process.stdin;
-  } catch {
-    return createReadStream('', { fd: 0 });
-  }
-}
-
-function stdoutStream(): Writable {
-  try {
-    return process.stdout;
-  } catch {
-    return createWriteStream('', { fd: 1 });
   }
 }
 
@@ -72,7 +55,7 @@ async function main(): Promise<number> {
   const win32 = bindWin32(koffi);
   const com = bindCom(koffi);
   const initHr = com.initialize();
-  const output = stdoutStream();
+  const output = helperOutput();
   if (process.argv.includes('--self-test')) {
     // COM through koffi without UI Automation (docs/helper-protocol.md §6), then exit
     const result = { dpi, com: comSelfTest(com, initHr) };
@@ -108,7 +91,7 @@ async function main(): Promise<number> {
     os: 'win32',
     capabilities: helper.capabilities,
     handlers: helper.handlers,
-    input: stdinStream(),
+    input: helperInput(),
     output,
   });
 

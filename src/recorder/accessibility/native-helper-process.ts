@@ -21,6 +21,11 @@ export type NativeHelperProcessOptions = {
   command: string;
   /** Arguments; default none. */
   args?: readonly string[];
+  /**
+   * Starts the helper in a host-specific way instead of spawning `command`: the desktop app's
+   * utility process (ChildLauncher.fork, src/main/launcher.ts). Called once per process.
+   */
+  fork?: () => ChildProcess;
   /** Environment; default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** ms to wait after the shutdown line and stdin close before SIGTERM; default 1 000. */
@@ -67,7 +72,7 @@ export class NativeHelperProcess implements HelperChannel {
       throw new Error('NativeHelperProcess.open() called twice; create a new one');
     }
     // through setpriv a missing binary would only show as exit code 127: check it first
-    if (path.isAbsolute(this.options.command)) {
+    if (!this.options.fork && path.isAbsolute(this.options.command)) {
       try {
         await access(this.options.command, fsConstants.X_OK);
       } catch (error) {
@@ -75,9 +80,11 @@ export class NativeHelperProcess implements HelperChannel {
       }
     }
     // parent-death signal and kill-on-exit registration come with spawnChild
-    const child = spawnChild(this.options.command, this.options.args ?? [], {
-      env: this.options.env ?? process.env,
-    });
+    const child =
+      this.options.fork?.() ??
+      spawnChild(this.options.command, this.options.args ?? [], {
+        env: this.options.env ?? process.env,
+      });
     this.child = child;
     const maxLineBytes = this.options.maxLineBytes ?? DEFAULT_HELPER_MAX_LINE_BYTES;
     child.stdout?.setEncoding('utf8');

@@ -3,6 +3,7 @@
 // 'ax-helper-darwin' / 'ax-helper-win32' entry, spoken to by the protocol client. Nothing here
 // loads koffi: only the helper child does.
 import type { ChildLauncher } from '../../infra/child-launcher';
+import type { ChildProcess } from '../../infra/spawn-child';
 import { detectChildLauncher } from '../../infra/child-launcher';
 import type { NativeHelperAdapter } from '../../axtree/platform/native-helper';
 import { createNativeHelperAdapter } from '../accessibility/native-helper-process';
@@ -22,7 +23,17 @@ export function helperFactory(
   launcher?: ChildLauncher,
 ): (options: PlatformPartOptions) => NativeHelperAdapter {
   return ({ env, now }) => {
-    const command = (launcher ?? detectChildLauncher()).command(HELPER_ENTRY[os]);
-    return createNativeHelperAdapter({ command: command.file, args: command.args, env, now });
+    const host = launcher ?? detectChildLauncher();
+    const entry = HELPER_ENTRY[os];
+    const command = host.command(entry);
+    const { fork } = host;
+    return createNativeHelperAdapter({
+      command: command.file,
+      args: command.args,
+      env,
+      now,
+      // the desktop app: a utility process from the bundled entry, as the input hook runs
+      ...(fork ? { fork: () => fork(entry, [], env) as unknown as ChildProcess } : {}),
+    });
   };
 }
