@@ -11,7 +11,7 @@ type ParentPort = { on(event: 'message', listener: (message: { data: unknown }) 
 
 // A Readable of the request lines: parentPort messages, stdin, or fd 0.
 export function helperInput(
-  parentPort = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort,
+  parentPort: ParentPort | undefined = (process as { parentPort?: ParentPort }).parentPort,
 ): Readable {
   if (parentPort) {
     const input = new PassThrough();

@@ -104,6 +104,28 @@ export const DEFAULT_CAPTURE_CRF = 23;
 /** Default interval between `-progress` blocks, in ms (ffmpeg's own default). */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 500;
 
+/**
+ * Oldest ffmpeg the capture arguments work with: `-fps_mode` came in 5.1 (`-stats_period` in
+ * 4.4). Debian 12 has 5.1; the Windows ffmpeg 4.1 of @ffmpeg-installer refuses them (tested
+ * under Wine, tests/wine/win32.test.ts).
+ */
+export const MIN_CAPTURE_FFMPEG_VERSION = '5.1';
+
+// True when an ffmpeg `-version` string (`5.1.9-0+deb12u1`, `n6.1`, `4.1`) is at least 5.1;
+// builds without a release number (`N-113093-g…`, dated git builds) count as new enough.
+export function isCaptureFfmpegVersion(version: string): boolean {
+  const match = /^n?(\d+)\.(\d+)/.exec(version);
+  if (!match) {
+    return true;
+  }
+  const [minMajor, minMinor] = MIN_CAPTURE_FFMPEG_VERSION.split('.').map(Number) as [
+    number,
+    number,
+  ];
+  const major = Number(match[1]);
+  return major > minMajor || (major === minMajor && Number(match[2]) >= minMinor);
+}
+
 // Full ffmpeg argument list for one screen recording (input, filters, encoder, muxer, progress).
 export function buildCaptureArgs(options: CaptureArgsOptions): string[] {
   const fps = options.fps ?? DEFAULT_CAPTURE_FPS;

@@ -12,6 +12,10 @@ import type { RecorderPlatform } from '../../recorder/platform';
 import { RecordingSession, type SessionState, type SessionStats } from '../../recorder/session';
 import { AppError } from '../../shared/errors';
 import {
+  isCaptureFfmpegVersion,
+  MIN_CAPTURE_FFMPEG_VERSION,
+} from '../../recorder/screen/ffmpeg-args';
+import {
   deleteRecordingRow,
   insertRecording,
   listMarks,
@@ -108,6 +112,14 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   await checkInputHookPreconditions({ env });
   const display = await platform.capture.readDisplay(env);
   const ffmpeg = await platform.capture.resolveFfmpeg(env);
+  if (!isCaptureFfmpegVersion(ffmpeg.version)) {
+    throw new AppError(
+      'FFMPEG_NOT_FOUND',
+      `ffmpeg at ${ffmpeg.path} is version ${ffmpeg.version}: recording needs ${MIN_CAPTURE_FFMPEG_VERSION} or newer (its -fps_mode option).`,
+      { path: ffmpeg.path, version: ffmpeg.version },
+      `Install ffmpeg ${MIN_CAPTURE_FFMPEG_VERSION} or newer, or point CUA_FFMPEG at one.`,
+    );
+  }
   const accessibility = options.noA11y
     ? null
     : platform.accessibility({ now: monotonicNowMs, env });

@@ -16,6 +16,10 @@ import type { FfmpegBinary, ResolveFfmpegOptions } from '../../infra/ffmpeg/bina
 import { detectWaylandSession, waylandSessionError } from '../../recorder/platform/wayland';
 import { isAppError } from '../../shared/errors';
 import {
+  isCaptureFfmpegVersion,
+  MIN_CAPTURE_FFMPEG_VERSION,
+} from '../../recorder/screen/ffmpeg-args';
+import {
   checkDatabaseIntegrity,
   LATEST_SCHEMA_VERSION,
   listRecordingDirs,
@@ -661,12 +665,18 @@ async function checkFfmpeg(
     binary.source === 'path'
       ? `${installFfmpeg} (Debian's build has it)`
       : `unset CUA_FFMPEG and ${installFfmpeg} (Debian's build has it)`;
+  const isRecent = isCaptureFfmpegVersion(binary.version);
   const checks: DoctorCheck[] = [
     {
       id: 'ffmpeg',
-      ok: true,
+      ok: isRecent,
       severity: 'error',
-      summary: `ffmpeg ${binary.version} at ${binary.path} (${sourceText}); ${probeText}`,
+      summary: `ffmpeg ${binary.version} at ${binary.path} (${sourceText}); ${probeText}${isRecent ? '' : `; recording needs ${MIN_CAPTURE_FFMPEG_VERSION} or newer`}`,
+      ...(isRecent
+        ? {}
+        : {
+            fix: `install ffmpeg ${MIN_CAPTURE_FFMPEG_VERSION} or newer (${installFfmpeg}), or set CUA_FFMPEG`,
+          }),
     },
   ];
   if (platform === 'darwin' || platform === 'win32') {
