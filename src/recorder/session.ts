@@ -355,6 +355,16 @@ export class RecordingSession {
         try {
           const info = await o.accessibility.start();
           o.accessibility.onFocusChanged?.(() => this.track(this.refreshMask()));
+          // a helper that stopped answering and was replaced: the span it lost, stored as input
+          // gaps are (docs/helper-protocol.md §4); endMs null: accessibility was given up
+          o.accessibility.onGap?.((gap) =>
+            o.sink.mark({
+              tMs: gap.startMs,
+              endMs: gap.endMs,
+              kind: 'accessibility-gap',
+              data: { reason: gap.reason, detail: gap.detail, isGivenUp: gap.endMs === null },
+            }),
+          );
           this.snapshotPolicy = new SnapshotPolicy({
             now: monotonicNowMs,
             settleMs: o.snapshotSettleMs,
@@ -366,16 +376,6 @@ export class RecordingSession {
             this.snapshotPolicy?.contentChanged(change.isFocusedApp);
             this.pumpSnapshots();
           });
-          // a helper that stopped answering and was replaced: the span it lost, stored as input
-          // gaps are (docs/helper-protocol.md §4); endMs null: accessibility was given up
-          o.accessibility.onGap?.((gap) =>
-            o.sink.mark({
-              tMs: gap.startMs,
-              endMs: gap.endMs,
-              kind: 'accessibility-gap',
-              data: { reason: gap.reason, detail: gap.detail, isGivenUp: gap.endMs === null },
-            }),
-          );
         } catch (e) {
           o.onWarning?.(`accessibility unavailable, recording without it: ${(e as Error).message}`);
           o.sink.mark({
