@@ -237,7 +237,11 @@ export class ActiveWindowTracker {
     void this.stopTitleSpy();
   }
 
-  private spawnSpy(args: string[], onLine: (line: string) => void): Spy {
+  private spawnSpy(
+    args: string[],
+    onLine: (line: string) => void,
+    onFirstOutput?: () => void,
+  ): Spy {
     // parent-death signal and kill-on-exit registration come with spawnChild
     const child = spawnChild(this.options.xpropPath ?? 'xprop', args, {
       env: this.env,
@@ -248,6 +252,11 @@ export class ActiveWindowTracker {
     child.stdout?.on('data', (chunk: string) => {
       for (const line of lines.push(chunk)) {
         onLine(line);
+      }
+      if (onFirstOutput !== undefined) {
+        const once = onFirstOutput;
+        onFirstOutput = undefined;
+        once();
       }
     });
     // spawn errors are reported through 'error' and handled by the watcher; never crash here
@@ -300,17 +309,41 @@ export class ActiveWindowTracker {
     }
     this.push(entry);
     if (windowId !== null && this.isLive()) {
+      const handler = this.titleLineHandler(windowId);
       this.titleSpy = this.spawnSpy(
         ['-id', windowId, '-spy', '_NET_WM_NAME', 'WM_NAME'],
-        this.titleLineHandler(windowId),
+        handler.onLine,
+        handler.onFirstOutput,
       );
     }
   }
 
   // Title spy output: the first lines are the current values, later ones are changes.
-  private titleLineHandler(windowId: string): (line: string) => void {
+  // xprop reads the values before it subscribes to changes, so a title set in between would be
+  // lost: once the spy has printed (it subscribes just before it flushes), the title is read
+  // again, and that reading counts unless the spy has reported a newer change meanwhile.
+  private titleLineHandler(windowId: string): {
+    onLine: (line: string) => void;
+    onFirstOutput: () => void;
+  } {
     let hasNetName = false;
-    return (line) => {
+    let lineCount = 0;
+    const reread = async (): Promise<void> => {
+      const seen = lineCount;
+      const args = ['-id', windowId, '_NET_WM_NAME', 'WM_NAME'];
+      const text = await this.run(this.options.xpropPath ?? 'xprop', args);
+      if (text === null || lineCount !== seen || !this.isLive()) {
+        return;
+      }
+      const props = parseXpropOutput(text);
+      const title = xpropString(props, '_NET_WM_NAME') ?? xpropString(props, 'WM_NAME');
+      this.enqueue({ kind: 'title', tMs: this.now(), windowId, title });
+    };
+    const onFirstOutput = (): void => {
+      void reread();
+    };
+    const onLine = (line: string): void => {
+      lineCount += 1;
       const props = parseXpropOutput(line);
       if (props.has('_NET_WM_NAME')) {
         hasNetName = true;
@@ -322,6 +355,7 @@ export class ActiveWindowTracker {
         this.enqueue({ kind: 'title', tMs: this.now(), windowId, title });
       }
     };
+    return { onLine, onFirstOutput };
   }
 
   private async handleTitle(tMs: number, windowId: string, title: string | null): Promise<void> {

@@ -1,4 +1,7 @@
 // The active-window timeline against a real X server with openbox, a GTK window and xmessage.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActiveWindowEntry } from '../../../src/recorder/windows/active-window';
@@ -29,6 +32,17 @@ async function waitForEntry(
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no matching entry; timeline: ${JSON.stringify(tracker.timeline(), null, 1)}`);
+}
+
+async function waitForFile(file: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (existsSync(file)) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${file} did not appear within ${timeoutMs} ms`);
 }
 
 function isAlive(pid: number): boolean {
@@ -138,6 +152,58 @@ describe('ActiveWindowTracker', () => {
       xmessage.kill('SIGTERM');
     } finally {
       await tracker.stop();
+    }
+  });
+
+  // xprop -spy reads the current values before it subscribes to changes. A wrapper widens that
+  // gap on purpose (read, wait for the test to change the title, print, then subscribe without
+  // repeating the values): the title set in the gap must still reach the timeline.
+  it('keeps a title set while the title spy is still subscribing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'aw-slow-spy-'));
+    const gate = path.join(dir, 'gate');
+    const wrapper = path.join(dir, 'xprop');
+    await writeFile(
+      wrapper,
+      [
+        '#!/bin/bash',
+        'if [[ "$1" == -id && "$3" == -spy ]]; then',
+        '  values=$(xprop -id "$2" "${@:4}")',
+        `  touch ${JSON.stringify(`${gate}.open`)}`,
+        `  while [[ ! -e ${JSON.stringify(`${gate}.done`)} ]]; do sleep 0.02; done`,
+        '  printf "%s\\n" "$values"',
+        '  skip=$(printf "%s\\n" "$values" | wc -l)',
+        '  stdbuf -oL xprop "$@" 2>/dev/null | while IFS= read -r line; do',
+        '    if (( skip > 0 )); then skip=$(( skip - 1 )); else printf "%s\\n" "$line"; fi',
+        '  done &',
+        // the pipeline holds the tracker's pipes: take it down with the wrapper
+        "  trap 'kill $(jobs -p) $! 2>/dev/null; exit 0' TERM",
+        '  wait',
+        '  exit 0',
+        'fi',
+        'exec xprop "$@"',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const tracker = new ActiveWindowTracker({ env: desktop.env, now, xpropPath: wrapper });
+    try {
+      await form.setTitle('Before the spy');
+      await tracker.start();
+      await desktop.run('xdotool', ['windowactivate', '--sync', form.ready.xid]);
+      await waitForEntry(tracker, (e) => e.windowId === form.ready.xid);
+      await waitForFile(`${gate}.open`);
+      const title = 'Set in the gap';
+      await form.setTitle(title);
+      await writeFile(`${gate}.done`, '');
+      const retitled = await waitForEntry(tracker, (e) => e.change === 'title');
+      expect(retitled).toMatchObject({ windowId: form.ready.xid, title, pid: form.ready.pid });
+      // the subscription itself works: a later change comes through the spy
+      await form.setTitle('After the gap');
+      await waitForEntry(tracker, (e) => e.title === 'After the gap');
+    } finally {
+      await tracker.stop();
+      await form.setTitle('CUA Test Form');
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
