@@ -5,8 +5,8 @@
 import type { ChildLauncher } from '../../infra/child-launcher';
 import type { ChildProcess } from '../../infra/spawn-child';
 import { detectChildLauncher } from '../../infra/child-launcher';
-import type { NativeHelperAdapter } from '../../axtree/platform/native-helper';
 import { createNativeHelperAdapter } from '../accessibility/native-helper-process';
+import { sharedHelperFactory, type HelperClient } from './shared-helper';
 import type { PlatformPartOptions } from './types';
 
 /** The launcher entry of each OS's helper. */
@@ -17,12 +17,13 @@ export const HELPER_ENTRY = {
 
 // A factory of helper clients (not started) for `os`, through `launcher` (default detected). A
 // client is both a PlatformHelper (displays, permissions, active window) and an accessibility
-// adapter.
+// adapter; the clients one factory makes are leases on one helper process
+// (shared-helper.ts), so a recording runs one helper, not one per part.
 export function helperFactory(
   os: keyof typeof HELPER_ENTRY,
   launcher?: ChildLauncher,
-): (options: PlatformPartOptions) => NativeHelperAdapter {
-  return ({ env, now }) => {
+): (options: PlatformPartOptions) => HelperClient {
+  return sharedHelperFactory(({ env, now }) => {
     const host = launcher ?? detectChildLauncher();
     const entry = HELPER_ENTRY[os];
     const command = host.command(entry);
@@ -35,5 +36,5 @@ export function helperFactory(
       // the desktop app: a utility process from the bundled entry, as the input hook runs
       ...(fork ? { fork: () => fork(entry, [], env) as unknown as ChildProcess } : {}),
     });
-  };
+  });
 }

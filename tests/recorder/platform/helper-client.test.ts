@@ -37,4 +37,28 @@ describe('helper client through a forking launcher', () => {
     }
     expect(forked).toEqual(['ax-helper-win32']);
   });
+
+  it("runs one helper for a recording's parts", async () => {
+    const forked: string[] = [];
+    const launcher = {
+      kind: 'bundled' as const,
+      command: (entry: string) => ({ file: '/no/such/electron', args: [], modulePath: entry }),
+      fork: (entry: string, args: readonly string[], env: NodeJS.ProcessEnv) => {
+        forked.push(entry);
+        return spawn(process.execPath, [FAKE_HELPER, ...args], {
+          env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+      },
+    };
+    const make = helperFactory('darwin', launcher);
+    const parts = [1, 2, 3].map(() => make({ env: process.env, now: () => 0 }));
+    try {
+      await Promise.all(parts.map((p) => p.start()));
+      expect(await parts[1]?.activeWindow()).not.toBeUndefined();
+    } finally {
+      await Promise.all(parts.map((p) => p.stop()));
+    }
+    expect(forked).toEqual(['ax-helper-darwin']);
+  });
 });

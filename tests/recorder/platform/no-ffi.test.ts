@@ -35,7 +35,10 @@ describe('macOS and Windows platforms without koffi', () => {
       },
     };
     for (const os of ['darwin', 'win32'] as const) {
-      createPlatform(os, { launcher }).accessibility({ env: {}, now: () => 0 });
+      // the client (one per recording, shared by its parts) is made on first use
+      createPlatform(os, { launcher })
+        .accessibility({ env: {}, now: () => 0 })
+        .onFocusChanged?.(() => undefined);
     }
     expect(entries).toEqual(['ax-helper-darwin', 'ax-helper-win32']);
     expect(koffi.imports).toBe(0);
