@@ -18,15 +18,21 @@ export const HELPER_METHODS = {
 
 export type HelperMethod = (typeof HELPER_METHODS)[keyof typeof HELPER_METHODS];
 
-/** Capabilities a hello line may announce (a helper announces only what works right now). */
-export const HELPER_CAPABILITIES = [
+/** Capabilities that need the OS accessibility API (macOS: its permission; Windows: UIA). */
+export const HELPER_ACCESSIBILITY_CAPABILITIES = [
   'elementAt',
   'snapshot',
   'secure',
   'focusEvents',
-  'activeWindow',
-  'displays',
-  'permissions',
+] as const;
+
+/** Capabilities that work without it (the window server and display APIs). */
+export const HELPER_SYSTEM_CAPABILITIES = ['activeWindow', 'displays', 'permissions'] as const;
+
+/** Capabilities a hello line may announce (a helper announces only what works right now). */
+export const HELPER_CAPABILITIES = [
+  ...HELPER_ACCESSIBILITY_CAPABILITIES,
+  ...HELPER_SYSTEM_CAPABILITIES,
 ] as const;
 
 export type HelperCapability = (typeof HELPER_CAPABILITIES)[number];

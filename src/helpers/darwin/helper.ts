@@ -11,6 +11,10 @@ import type {
   PermissionsResult,
   SnapshotParams,
 } from '../../axtree/platform/helper-protocol';
+import {
+  HELPER_ACCESSIBILITY_CAPABILITIES,
+  HELPER_SYSTEM_CAPABILITIES,
+} from '../../axtree/platform/helper-protocol';
 import type { HelperHandler, ServedHelper } from '../runtime/serve';
 import { HelperFailure, serveHelper } from '../runtime/serve';
 import type { AxBackend, CgWindow, DarwinSystem, OsPermission } from './ax-backend';
@@ -18,11 +22,6 @@ import { AX_ERROR, AxCallError } from './ax-backend';
 import { AxReader } from './ax-reader';
 import type { DisplayLayout } from './displays';
 import { layoutDisplays, rectToPixels, toHelperDisplays } from './displays';
-
-/** Capabilities that need the accessibility permission. */
-const AX_CAPABILITIES = ['elementAt', 'snapshot', 'secure', 'focusEvents'] as const;
-/** Capabilities that work without it (CoreGraphics, IOKit). */
-const SYSTEM_CAPABILITIES = ['activeWindow', 'displays', 'permissions'] as const;
 
 /** Default focus polling period, ms. */
 export const FOCUS_POLL_MS = 250;
@@ -76,7 +75,8 @@ export class DarwinHelper<E> {
   /** The hello line's capabilities: the AX ones only with the permission. */
   capabilities(): string[] {
     const trusted = this.isTrusted();
-    return [...(trusted ? AX_CAPABILITIES : []), ...SYSTEM_CAPABILITIES];
+    // the system ones work without it (CoreGraphics, IOKit)
+    return [...(trusted ? HELPER_ACCESSIBILITY_CAPABILITIES : []), ...HELPER_SYSTEM_CAPABILITIES];
   }
 
   private isTrusted(): boolean {

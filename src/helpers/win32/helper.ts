@@ -12,6 +12,10 @@ import type {
   PermissionsResult,
   SnapshotResult,
 } from '../../axtree/platform/helper-protocol';
+import {
+  HELPER_CAPABILITIES,
+  HELPER_SYSTEM_CAPABILITIES,
+} from '../../axtree/platform/helper-protocol';
 import type { HelperHandler } from '../runtime/serve';
 import { HelperFailure } from '../runtime/serve';
 import { displaysKey, toHelperDisplays } from './displays';
@@ -184,17 +188,7 @@ export function createWin32Helper<E>(deps: Win32HelperDeps<E>): Win32Helper {
   });
 
   const capabilities: HelperCapability[] =
-    uia === null
-      ? ['activeWindow', 'displays', 'permissions']
-      : [
-          'elementAt',
-          'snapshot',
-          'secure',
-          'focusEvents',
-          'activeWindow',
-          'displays',
-          'permissions',
-        ];
+    uia === null ? [...HELPER_SYSTEM_CAPABILITIES] : [...HELPER_CAPABILITIES];
 
   let lastFocusKey: string | null = null;
   const pollFocus = (): FocusEventFields | null => {

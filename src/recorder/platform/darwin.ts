@@ -2,35 +2,20 @@
 // display, accessibility, displays, permissions and the active window through our accessibility
 // helper (docs/helper-protocol.md). Built to contract: nothing here runs on the Linux build
 // machines, so every OS call sits behind the helper and ffmpeg, which tests replace with fakes.
-import type { AccessibilityAdapter } from '../../axtree/adapter';
-import type { ChildLauncher } from '../../infra/child-launcher';
 import type { AvfoundationDevices, FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { listAvfoundationDevices, resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import { AppError } from '../../shared/errors';
-import { monotonicNowMs } from '../clock';
 import type { DisplayInfo } from '../display-info';
 import type { AvfoundationSource } from '../screen/ffmpeg-args';
-import { explainInputHookFailure, macosPermissionError } from './failures';
-import { helperFactory } from './helper-client';
+import { macosPermissionError } from './failures';
 import type { ChosenDisplay } from './helper-displays';
-import {
-  CAPTURE_DISPLAY_ENV_VAR,
-  chooseDisplay,
-  HelperDisplayWatcher,
-  toDisplayInfo,
-  withHelper,
-} from './helper-displays';
-import { HelperWindowTracker } from './helper-windows';
-import type { PlatformHelperFactory, PlatformPartOptions, RecorderPlatform } from './types';
+import { toDisplayInfo } from './helper-displays';
+import type { HelperPlatformSeams } from './helper-parts';
+import { helperParts } from './helper-parts';
+import type { RecorderPlatform } from './types';
 
 /** Test seams of {@link createDarwinPlatform}; production callers pass nothing. */
-export type DarwinPlatformOptions = {
-  /** How the helper child starts (default: detected, src/infra/child-launcher.ts). */
-  launcher?: ChildLauncher;
-  /** Helper clients for displays, permissions and the window timeline. */
-  helper?: PlatformHelperFactory;
-  /** The accessibility adapter (default: a helper client, which is one). */
-  accessibility?: (options: PlatformPartOptions) => AccessibilityAdapter;
+export type DarwinPlatformOptions = HelperPlatformSeams & {
   /** Finds ffmpeg (default: CUA_FFMPEG, ffmpeg-static, PATH). */
   resolveFfmpeg?: (env: NodeJS.ProcessEnv) => Promise<FfmpegBinary>;
   /** Lists avfoundation's devices (default: `ffmpeg -f avfoundation -list_devices true`). */
@@ -39,9 +24,6 @@ export type DarwinPlatformOptions = {
 
 /** The macOS platform. */
 export function createDarwinPlatform(options: DarwinPlatformOptions = {}): RecorderPlatform {
-  const makeClient = helperFactory('darwin', options.launcher);
-  const makeHelper = options.helper ?? makeClient;
-  const makeAccessibility = options.accessibility ?? makeClient;
   const findFfmpeg = options.resolveFfmpeg ?? ((env) => resolveFfmpeg(env));
   const listDevices = options.listDevices ?? listAvfoundationDevices;
   /** avfoundation's `Capture screen N` of each display read, by display id. */
@@ -66,6 +48,13 @@ export function createDarwinPlatform(options: DarwinPlatformOptions = {}): Recor
     screens.set(info.display, avfoundationScreen(chosen));
     return info;
   };
+  const { parts, readChosenDisplay } = helperParts({
+    ...options,
+    os: 'darwin',
+    accessibilityApi: 'macos-ax (helper)',
+    remember,
+    permissionError: macosPermissionError,
+  });
 
   return {
     os: 'darwin',
@@ -74,9 +63,7 @@ export function createDarwinPlatform(options: DarwinPlatformOptions = {}): Recor
     capture: {
       device: 'avfoundation',
       readDisplay: async (env): Promise<DisplayInfo> => {
-        const chosen = await withHelper(makeHelper, env, monotonicNowMs, async (helper) =>
-          chooseDisplay(await helper.displays(), env[CAPTURE_DISPLAY_ENV_VAR]),
-        );
+        const chosen = await readChosenDisplay(env);
         const screen = avfoundationScreen(chosen);
         const ffmpeg = await resolveAvfoundationFfmpeg(env);
         const devices = await listDevices(ffmpeg.path);
@@ -104,25 +91,7 @@ export function createDarwinPlatform(options: DarwinPlatformOptions = {}): Recor
         return { kind: 'avfoundation', screen };
       },
     },
-    accessibilityApi: 'macos-ax (helper)',
-    accessibility: (part) => makeAccessibility(part),
-    // the helper's displays events: a moved, added or rescaled display starts a new segment
-    displays: ({ now, env }) =>
-      new HelperDisplayWatcher({
-        helper: makeHelper({ now, env }),
-        toDisplayInfo: (list) => remember(chooseDisplay(list, env[CAPTURE_DISPLAY_ENV_VAR])),
-      }),
-    windows: ({ now, env }) => new HelperWindowTracker({ helper: makeHelper({ now, env }), now }),
-    preflight: async (env) => {
-      const permissions = await withHelper(makeHelper, env, monotonicNowMs, (helper) =>
-        helper.permissions(),
-      );
-      const denied = macosPermissionError(permissions);
-      if (denied) {
-        throw denied;
-      }
-    },
-    explainStartFailure: (error) => explainInputHookFailure('darwin', error),
+    ...parts,
   };
 }
 

@@ -4,6 +4,7 @@
 import { AppError } from '../../shared/errors';
 import type { ActiveWindowResult } from '../../axtree/platform/helper-protocol';
 import type { ActiveWindowChange, ActiveWindowEntry } from '../windows/active-window';
+import { emptyActiveWindowEntry } from '../windows/active-window';
 import type { PlatformHelper, WindowTracker } from './types';
 
 /** Options of {@link HelperWindowTracker}. */
@@ -139,16 +140,7 @@ function toEntry(
   tMs: number,
 ): ActiveWindowEntry {
   if (result === null) {
-    return {
-      tMs,
-      change,
-      windowId: null,
-      title: null,
-      app: null,
-      appInstance: null,
-      pid: null,
-      bounds: null,
-    };
+    return { ...emptyActiveWindowEntry(tMs), change };
   }
   return {
     tMs,

@@ -2,40 +2,24 @@
 // Duplication) on the chosen monitor when the build has it, else gdigrab on that monitor's
 // rectangle of the virtual desktop; accessibility, monitors and the active window through our
 // accessibility helper (docs/helper-protocol.md). Built to contract, tested with fakes here.
-import type { AccessibilityAdapter } from '../../axtree/adapter';
-import type { ChildLauncher } from '../../infra/child-launcher';
 import type { HelperDisplay } from '../../axtree/platform/helper-protocol';
 import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import { AppError } from '../../shared/errors';
-import { monotonicNowMs } from '../clock';
 import type { DisplayInfo } from '../display-info';
 import type { CaptureDevice, DdagrabSource, GdigrabSource } from '../screen/ffmpeg-args';
 import { pickWindowsSource, type WindowsMonitor } from '../screen/ffmpeg-args';
-import { explainInputHookFailure } from './failures';
-import { helperFactory } from './helper-client';
 import type { ChosenDisplay } from './helper-displays';
-import {
-  CAPTURE_DISPLAY_ENV_VAR,
-  chooseDisplay,
-  HelperDisplayWatcher,
-  toDisplayInfo,
-  withHelper,
-} from './helper-displays';
-import { HelperWindowTracker } from './helper-windows';
-import type { PlatformHelperFactory, PlatformPartOptions, RecorderPlatform } from './types';
+import { toDisplayInfo } from './helper-displays';
+import type { HelperPlatformSeams } from './helper-parts';
+import { helperParts } from './helper-parts';
+import type { RecorderPlatform } from './types';
 
 /** Environment variable forcing the Windows capture device (`gdigrab` or `ddagrab`). */
 export const WINDOWS_CAPTURE_ENV_VAR = 'CUA_WINDOWS_CAPTURE';
 
 /** Test seams of {@link createWin32Platform}; production callers pass nothing. */
-export type Win32PlatformOptions = {
-  /** How the helper child starts (default: detected, src/infra/child-launcher.ts). */
-  launcher?: ChildLauncher;
-  /** Helper clients for monitors and the window timeline. */
-  helper?: PlatformHelperFactory;
-  /** The accessibility adapter (default: a helper client, which is one). */
-  accessibility?: (options: PlatformPartOptions) => AccessibilityAdapter;
+export type Win32PlatformOptions = HelperPlatformSeams & {
   /** Finds ffmpeg (default: CUA_FFMPEG, ffmpeg-static, PATH). */
   resolveFfmpeg?: (env: NodeJS.ProcessEnv) => Promise<FfmpegBinary>;
 };
@@ -49,9 +33,6 @@ export function ddagrabOutputIndex(display: HelperDisplay): number | null {
 
 /** The Windows platform. */
 export function createWin32Platform(options: Win32PlatformOptions = {}): RecorderPlatform {
-  const makeClient = helperFactory('win32', options.launcher);
-  const makeHelper = options.helper ?? makeClient;
-  const makeAccessibility = options.accessibility ?? makeClient;
   const findFfmpeg = options.resolveFfmpeg ?? ((env) => resolveFfmpeg(env));
   /** The monitor of each display read, by display id. */
   const monitors = new Map<string, { monitor: WindowsMonitor; hasOutputIndex: boolean }>();
@@ -73,6 +54,12 @@ export function createWin32Platform(options: Win32PlatformOptions = {}): Recorde
     });
     return info;
   };
+  const { parts, readChosenDisplay } = helperParts({
+    ...options,
+    os: 'win32',
+    accessibilityApi: 'windows-uia (helper)',
+    remember,
+  });
 
   return {
     os: 'win32',
@@ -81,10 +68,7 @@ export function createWin32Platform(options: Win32PlatformOptions = {}): Recorde
         return device;
       },
       readDisplay: async (env): Promise<DisplayInfo> => {
-        const chosen = await withHelper(makeHelper, env, monotonicNowMs, async (helper) =>
-          chooseDisplay(await helper.displays(), env[CAPTURE_DISPLAY_ENV_VAR]),
-        );
-        return remember(chosen);
+        return remember(await readChosenDisplay(env));
       },
       resolveFfmpeg: async (env) => {
         const ffmpeg = await findFfmpeg(env);
@@ -129,15 +113,6 @@ export function createWin32Platform(options: Win32PlatformOptions = {}): Recorde
         return pickWindowsSource(device === 'ddagrab' && known.hasOutputIndex, known.monitor);
       },
     },
-    accessibilityApi: 'windows-uia (helper)',
-    accessibility: (part) => makeAccessibility(part),
-    // the helper's displays events: a moved, added or rescaled monitor starts a new segment
-    displays: ({ now, env }) =>
-      new HelperDisplayWatcher({
-        helper: makeHelper({ now, env }),
-        toDisplayInfo: (list) => remember(chooseDisplay(list, env[CAPTURE_DISPLAY_ENV_VAR])),
-      }),
-    windows: ({ now, env }) => new HelperWindowTracker({ helper: makeHelper({ now, env }), now }),
-    explainStartFailure: (error) => explainInputHookFailure('win32', error),
+    ...parts,
   };
 }

@@ -302,7 +302,7 @@ export class ActiveWindowTracker {
     await this.stopTitleSpy();
     const entry: ActiveWindowEntry =
       windowId === null
-        ? emptyEntry(tMs)
+        ? emptyActiveWindowEntry(tMs)
         : { ...(await this.describe(windowId)), tMs, change: 'activated' };
     if (previous === null) {
       entry.change = 'initial';
@@ -440,7 +440,8 @@ export class ActiveWindowTracker {
   }
 }
 
-function emptyEntry(tMs: number): ActiveWindowEntry {
+// The entry of no active window at `tMs` (every field null), as an activation.
+export function emptyActiveWindowEntry(tMs: number): ActiveWindowEntry {
   return {
     tMs,
     change: 'activated',
