@@ -21,6 +21,7 @@ import {
 import type { DisplayInfo } from './display-info';
 import type { DisplayWatcher } from './display-watcher';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
+import { HOOK_DEFERRED_FLUSH_MS } from './input/hook-protocol';
 import type { HotkeyAction, HotkeyBindings } from './input/hotkeys';
 import type { InputEvent } from './input/normalize-input-event';
 import { FfmpegRecorder, type FfmpegRecordingResult } from './screen/ffmpeg-process';
@@ -860,12 +861,16 @@ export class RecordingSession {
     }, this.hoverDelayMs());
   }
 
-  // The rest before a hover lookup: at least one input flush longer than the settle time, so a
-  // pointer still moving (its next batch due within one flush) cancels the lookup instead of
-  // paying for one per batch (bench/recorder.ts: 10 lookups/s under steady motion otherwise).
+  // The rest before a hover lookup: longer than the settle time and than the longest a move can
+  // take to arrive (the child's deferral plus one input flush), so a pointer still moving (its
+  // next batch due within that) cancels the lookup instead of paying for one per batch
+  // (bench/recorder.ts: 10 lookups/s under steady motion otherwise).
   private hoverDelayMs(): number {
     const flushMs = Math.min(this.options.inputHookOptions?.flushIntervalMs ?? 100, 100);
-    return Math.max(this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS, flushMs + 20);
+    return Math.max(
+      this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS,
+      HOOK_DEFERRED_FLUSH_MS + flushMs + 20,
+    );
   }
 
   private async captureElement(

@@ -6,29 +6,47 @@
 // JSON-lines protocol of hook-protocol.ts from its stdout. Logs go to stderr only.
 import { EventType, uIOhook } from 'uiohook-napi';
 import { monotonicNowMs } from '../clock';
-import { encodeEventLine, encodeLine, HOOK_PROTOCOL_VERSION } from './hook-protocol';
+import {
+  encodeEventLine,
+  encodeLine,
+  HOOK_DEFERRED_FLUSH_MS,
+  HOOK_PROTOCOL_VERSION,
+} from './hook-protocol';
 import type { HookRequest } from './hook-protocol';
 
 const DEFAULT_HEARTBEAT_MS = 250;
 /** After a shutdown, give stdout this long to drain before exiting anyway (ms). */
 const EXIT_DRAIN_LIMIT_MS = 2000;
 
-function heartbeatIntervalMs(argv: readonly string[]): number {
-  const index = argv.indexOf('--heartbeat-ms');
-  const value = index >= 0 ? Number(argv[index + 1]) : DEFAULT_HEARTBEAT_MS;
-  return Number.isFinite(value) && value >= 10 ? value : DEFAULT_HEARTBEAT_MS;
+// `--name N` of the command line when it is a number of ms ≥ `min`, else the default.
+function msArgument(argv: readonly string[], name: string, fallback: number, min: number): number {
+  const index = argv.indexOf(name);
+  const value = index >= 0 ? Number(argv[index + 1]) : fallback;
+  return Number.isFinite(value) && value >= min ? value : fallback;
 }
+
+/** How long moves and wheel steps may wait; `--defer-ms N` (tests widen it). */
+const deferredFlushMs = msArgument(process.argv, '--defer-ms', HOOK_DEFERRED_FLUSH_MS, 0);
 
 let pending: string[] = [];
 let isFlushScheduled = false;
+let deferredTimer: NodeJS.Timeout | null = null;
 let sentEvents = 0;
 let heartbeatSeq = 0;
 let isStopping = false;
 
 // Lines are queued and written once per event-loop turn: a burst of thousands of uiohook
-// callbacks becomes a few large writes instead of one syscall per event.
+// callbacks becomes a few large writes instead of one syscall per event. Pointer moves and wheel
+// steps (stamped already, and most of the traffic) wait up to HOOK_DEFERRED_FLUSH_MS for
+// company, so a moving mouse costs both processes about twenty writes and reads a second instead
+// of one per event (bench/recorder.ts); anything else (buttons, keys, heartbeats, replies) is
+// written at once, behind them.
 function flush(): void {
   isFlushScheduled = false;
+  if (deferredTimer !== null) {
+    clearTimeout(deferredTimer);
+    deferredTimer = null;
+  }
   if (pending.length === 0) {
     return;
   }
@@ -37,21 +55,29 @@ function flush(): void {
   process.stdout.write(chunk);
 }
 
-function enqueue(line: string): void {
+function enqueue(line: string, canWait = false): void {
   pending.push(line);
-  if (!isFlushScheduled) {
+  if (isFlushScheduled) {
+    return;
+  }
+  if (!canWait) {
     isFlushScheduled = true;
     setImmediate(flush);
+  } else if (deferredTimer === null) {
+    deferredTimer = setTimeout(flush, deferredFlushMs);
   }
 }
 
 // liveness for the parent's watchdog, in order with the events (`sent` = event lines before it)
-const heartbeatTimer = setInterval(() => {
-  enqueue(
-    encodeLine({ type: 'heartbeat', t: monotonicNowMs(), seq: heartbeatSeq, sent: sentEvents }),
-  );
-  heartbeatSeq += 1;
-}, heartbeatIntervalMs(process.argv));
+const heartbeatTimer = setInterval(
+  () => {
+    enqueue(
+      encodeLine({ type: 'heartbeat', t: monotonicNowMs(), seq: heartbeatSeq, sent: sentEvents }),
+    );
+    heartbeatSeq += 1;
+  },
+  msArgument(process.argv, '--heartbeat-ms', DEFAULT_HEARTBEAT_MS, 10),
+);
 
 function logError(message: string): void {
   process.stderr.write(`hook-child: ${message}\n`);
@@ -63,6 +89,10 @@ function shutdown(exitCode: number, requestId?: number | string): void {
   }
   isStopping = true;
   clearInterval(heartbeatTimer);
+  if (deferredTimer !== null) {
+    clearTimeout(deferredTimer);
+    deferredTimer = null;
+  }
   try {
     uIOhook.stop();
   } catch (error) {
@@ -117,7 +147,9 @@ uIOhook.on('input', (event) => {
     return;
   }
   sentEvents += 1;
-  enqueue(encodeEventLine(tMs, event));
+  const canWait =
+    event.type === EventType.EVENT_MOUSE_MOVED || event.type === EventType.EVENT_MOUSE_WHEEL;
+  enqueue(encodeEventLine(tMs, event), canWait);
 });
 
 // a parent that went away (EPIPE) cannot read anything more: stop quietly

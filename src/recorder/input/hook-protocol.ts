@@ -11,6 +11,13 @@
 /** Protocol version announced in the hello line. */
 export const HOOK_PROTOCOL_VERSION = 1;
 
+/**
+ * Longest time the child holds pointer moves and wheel steps before writing them (ms); other
+ * events go out at once. The parent adds it to its own flush interval wherever it reasons about
+ * when a move can have arrived (the hover rest in session.ts).
+ */
+export const HOOK_DEFERRED_FLUSH_MS = 50;
+
 /** uiohook-napi `EventType` values the child forwards (EVENT_MOUSE_CLICKED is dropped). */
 export const UIOHOOK_EVENT_TYPES = {
   keyPressed: 4,
