@@ -8,3 +8,4 @@ export * from './export';
 export * from './upload';
 export * from './keyframe';
 export * from './display';
+export * from './privacy';
