@@ -439,6 +439,9 @@ function applyOne(state: State, stored: StoredEdit): void {
       }
       return;
     }
+    case 'redact-box':
+      // pixels only: applied to frames and videos by the exports (services/export/redact-*.ts)
+      return;
     default:
       return assertNever(edit, 'edit');
   }

@@ -38,6 +38,7 @@ export const EDIT_OPS = [
   'insert',
   'trim',
   'mark',
+  'redact-box',
 ] as const;
 
 /** Kinds of step an `insert` edit adds. */
@@ -245,6 +246,35 @@ function stepEditSchema() {
           ),
         ),
         fields({ op: v.literal('mark'), stepId, mark: v.nullable(StepMarkSchema) }),
+        /**
+         * Black out a box of the video over a time range (recording clock, ms, both ends
+         * included) in every export and upload; `box` is in recording pixels (the video's pixel
+         * space, top-left 0,0). Steps are unchanged; the raw video is never touched.
+         */
+        v.pipe(
+          fields({
+            op: v.literal('redact-box'),
+            stepId: v.null(got('must be null (a box redaction belongs to no step)')),
+            startMs: v.pipe(finiteField, v.minValue(0, got('must be a time in ms ≥ 0'))),
+            endMs: v.pipe(finiteField, v.minValue(0, got('must be a time in ms ≥ 0'))),
+            box: fields({
+              x: integer(0),
+              y: integer(0),
+              width: integer(1),
+              height: integer(1),
+            }),
+          }),
+          v.forward(
+            v.check(
+              (e) => e.endMs >= e.startMs,
+              (issue) => {
+                const e = issue.input as { startMs: number; endMs: number };
+                return `must not be before startMs (${e.startMs}), got ${e.endMs}`;
+              },
+            ),
+            ['endMs'],
+          ),
+        ),
       ] satisfies { entries: { op: v.LiteralSchema<(typeof EDIT_OPS)[number], undefined> } }[],
       got(`must be one of ${EDIT_OPS.join(', ')}`),
     ),
