@@ -1,0 +1,53 @@
+// The PII scan's detectors over one piece of text (issue 14): e-mail addresses, phone numbers,
+// payment cards, IBANs, secret keys and tokens, IP addresses. Pure: no I/O.
+import type { PiiKind, PiiMatch } from '../../shared/domain/privacy';
+import { findCards } from './card';
+import { findEmails } from './email';
+import { findIbans } from './iban';
+import { findIps } from './ip';
+import { findPhones } from './phone';
+import { findSecrets } from './secret';
+
+export { maskExcerpt } from './mask';
+
+/**
+ * Which match wins when two overlap: the more specific detector (a checksum or a fixed format
+ * beats a shape); phones are the loosest.
+ */
+const SPECIFICITY: Readonly<Record<PiiKind, number>> = {
+  secret: 6,
+  card: 5,
+  iban: 4,
+  email: 3,
+  ip: 2,
+  phone: 1,
+};
+
+/** Every PII match in `text`, sorted by start, none overlapping another. */
+export function findPii(text: string): PiiMatch[] {
+  if (text.length === 0) {
+    return [];
+  }
+  const candidates = [
+    ...findSecrets(text),
+    ...findCards(text),
+    ...findIbans(text),
+    ...findEmails(text),
+    ...findIps(text),
+    ...findPhones(text),
+  ];
+  candidates.sort(
+    (a, b) =>
+      SPECIFICITY[b.kind] - SPECIFICITY[a.kind] ||
+      b.end - b.start - (a.end - a.start) ||
+      a.start - b.start,
+  );
+  const kept: PiiMatch[] = [];
+  for (const candidate of candidates) {
+    if (kept.some((k) => candidate.start < k.end && k.start < candidate.end)) {
+      continue;
+    }
+    kept.push(candidate);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}

@@ -1,0 +1,103 @@
+// Secret key and token detector: well-known credential formats by their documented prefixes and
+// shapes, and high-entropy strings right after words like "key", "token", "secret" or "password".
+import type { PiiMatch } from '../../shared/domain/privacy';
+import { shannonEntropy } from './checksums';
+import { matchAt } from './text';
+
+/** A format with a fixed shape; `group` picks the secret out of a match that includes a label. */
+type SecretFormat = { pattern: RegExp; group?: number };
+
+const FORMATS: readonly SecretFormat[] = [
+  // AWS access key ids: a four-letter type prefix (AKIA long-term, ASIA temporary, …) + 16
+  {
+    pattern:
+      /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+  },
+  // AWS secret access keys: 40 base64 characters, recognisable only by their label
+  {
+    pattern:
+      /(?:aws_?secret_?access_?key|aws_?secret(?:_?key)?|secret_?access_?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
+    group: 1,
+  },
+  // GitHub tokens: classic ghp_/gho_/ghu_/ghs_/ghr_ + 36, fine-grained github_pat_
+  { pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])/g },
+  { pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_])/g },
+  // GitLab personal access tokens
+  { pattern: /(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g },
+  // Slack bot, user, app, refresh and legacy tokens
+  { pattern: /(?<![A-Za-z0-9_])xox[baprs]-[A-Za-z0-9]{6,}(?:-[A-Za-z0-9]{4,})+(?![A-Za-z0-9_-])/g },
+  // Stripe secret and restricted keys (live and test)
+  { pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/g },
+  // Google API keys: AIza + 35
+  { pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
+  // OpenAI- and Anthropic-style keys: sk-, sk-proj-, sk-ant-…; the body must mix letters and digits
+  {
+    pattern:
+      /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g,
+  },
+  // JSON Web Tokens: base64url header and payload (both JSON objects, so "eyJ"), signature
+  {
+    pattern:
+      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?![A-Za-z0-9_-])/g,
+  },
+  // PEM private keys: the header, and the body up to the footer when it is there
+  {
+    pattern:
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\r\n]*)/g,
+  },
+  // Twilio, SendGrid, npm, PyPI, Hugging Face tokens
+  { pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
+  { pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g },
+  { pattern: /(?<![A-Za-z0-9_])pypi-[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])/g },
+  { pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9_])/g },
+];
+
+// a credential word, then a few characters of assignment or quoting, then the value
+const LABELLED =
+  /(?<![A-Za-z])(?:api[_ -]?key|apikey|access[_ -]?key|secret[_ -]?key|private[_ -]?key|client[_ -]?secret|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|id[_ -]?token|session[_ -]?token|token|secret|password|passwd|pwd|passphrase|key|bearer|authorization|credentials?)(?![A-Za-z])["']?\s{0,2}(?:[:=]|=>|is|:=)?\s{0,2}["'`]?(?:Bearer\s+|Basic\s+|token\s+)?([A-Za-z0-9][A-Za-z0-9_\-+/=.~!@#$%^&*]{15,})/gi;
+
+/** Minimum Shannon entropy (bits per character) of a labelled value to count as a secret. */
+const MIN_ENTROPY = 3.0;
+
+function looksRandom(value: string): boolean {
+  const classes =
+    Number(/[a-z]/.test(value)) + Number(/[A-Z]/.test(value)) + Number(/\d/.test(value));
+  if (classes < 2) {
+    return false;
+  }
+  // file paths, URLs, dotted names and placeholder words are labelled but not secret
+  if (/^(?:https?:|\/|\.\.?\/|[A-Za-z]:\\)/.test(value)) {
+    return false;
+  }
+  if (/^[a-z]+(?:[._-][a-z]+)+$/i.test(value)) {
+    return false;
+  }
+  return shannonEntropy(value) >= MIN_ENTROPY;
+}
+
+/** Secret keys and tokens in `text`. */
+export function findSecrets(text: string): PiiMatch[] {
+  const out: PiiMatch[] = [];
+  for (const { pattern, group } of FORMATS) {
+    for (const m of text.matchAll(pattern)) {
+      if (group === undefined) {
+        out.push(matchAt(text, 'secret', m.index, m.index + m[0].length));
+      } else {
+        const value = m[group]!;
+        const start = m.index + m[0].lastIndexOf(value);
+        out.push(matchAt(text, 'secret', start, start + value.length));
+      }
+    }
+  }
+  for (const m of text.matchAll(LABELLED)) {
+    let value = m[1]!;
+    // sentence punctuation after the value is not part of it
+    value = value.replace(/[.,;!]+$/, '');
+    if (value.length < 16 || !looksRandom(value)) {
+      continue;
+    }
+    const start = m.index + m[0].length - m[1]!.length;
+    out.push(matchAt(text, 'secret', start, start + value.length));
+  }
+  return out;
+}
