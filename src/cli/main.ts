@@ -44,6 +44,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/reduce')).reduceCommand,
   },
   {
+    name: 'scan',
+    summary: 'scan a recording for personal data and secrets (masked excerpts)',
+    load: async () => (await import('./commands/scan')).scanCommand,
+  },
+  {
     name: 'export',
     summary: 'export recordings as agentnet-raw, agentnet-jsonl or standardized',
     load: async () => (await import('./commands/export')).exportCommand,

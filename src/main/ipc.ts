@@ -34,6 +34,7 @@ export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
   'keyframes:compute': 'cua:keyframes:compute',
   'axtree:get': 'cua:axtree:get',
   'exports:run': 'cua:exports:run',
+  'privacy:scan': 'cua:privacy:scan',
   'uploads:defaults': 'cua:uploads:defaults',
   'uploads:enqueue': 'cua:uploads:enqueue',
   'uploads:list': 'cua:uploads:list',

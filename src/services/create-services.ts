@@ -25,6 +25,7 @@ import { resolveMedia } from './media';
 import type { RecordOptions, RecordResult } from './recording/record-service';
 import { deleteRecording, listLibrary, showRecording, type RecordingView } from './recordings';
 import type { reduceRecording } from './reduce-service';
+import type { scanRecording } from './privacy/scan-service';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
 import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
 import { RecorderService } from './recording/recorder-service';
@@ -129,6 +130,10 @@ export type Services = {
   reduceRecording(
     ...args: Parameters<Bound<typeof reduceRecording>>
   ): Promise<ReturnType<typeof reduceRecording>>;
+  /** Scans a recording for personal data and secrets (`scan`); NOT_FOUND names the id. */
+  scanRecording(
+    ...args: Parameters<Bound<typeof scanRecording>>
+  ): Promise<ReturnType<typeof scanRecording>>;
   /** Imports an AgentNet raw folder (`import`); its keyframes are computed in the background. */
   importFolder: Bound<typeof importAgentNetFolder>;
   /** Exports recordings to a folder in one of the export formats (`export`). */
@@ -234,6 +239,10 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     reduceRecording: async (...args) => {
       guard();
       return (await import('./reduce-service')).reduceRecording(lib, ...args);
+    },
+    scanRecording: async (...args) => {
+      guard();
+      return (await import('./privacy/scan-service')).scanRecording(lib, ...args);
     },
     importFolder: async (folder, importOptions) => {
       guard();

@@ -6,6 +6,7 @@ import { findRecordingBasics } from '../store';
 import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
+import { scanRecording } from './privacy/scan-service';
 import { deleteRecording } from './recordings';
 import { readSettings, writeSettings } from './settings/settings-service';
 import {
@@ -158,6 +159,7 @@ export const handlers = {
       })),
     };
   },
+  'privacy:scan': (input, ctx) => settle(() => scanRecording(ctx.lib, exact(ctx, input.id))),
   'uploads:defaults': (_input, ctx) => settle(() => ctx.uploads.defaults()),
   'uploads:enqueue': async (input, ctx) => {
     const ids = input.ids.map((id) => exact(ctx, id));

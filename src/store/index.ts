@@ -14,6 +14,7 @@ export * from './queries/library-page';
 export * from './queries/recording-fields';
 export * from './queries/video-segments';
 export * from './queries/settings';
+export * from './queries/privacy';
 export { withBusyTimeout, DEFAULT_BUSY_TIMEOUT_MS } from './db';
 export type { MigrateOptions, MigrateOutcome } from './migrate';
 export { checkDatabaseIntegrity, readDatabaseVersion } from './health';

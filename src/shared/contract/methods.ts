@@ -7,6 +7,8 @@ import {
   EventCountsSchema,
   EXPORT_FORMATS,
   KEYFRAME_JOB_PHASES,
+  PiiKindSchema,
+  PiiSourceSchema,
   PlatformInfoSchema,
   PreMoveSchema,
   RECORDING_STATUSES,
@@ -253,6 +255,20 @@ const exportResult = v.strictObject({
   skipped: v.array(v.strictObject({ id: v.string(), code: v.string(), message: v.string() })),
 });
 
+/** One finding of the PII scan (`privacy:scan`), the domain's `PiiFinding`. */
+export const PiiFindingDtoSchema = v.strictObject({
+  /** Stable across scans of the same data. */
+  id: v.string(),
+  kind: PiiKindSchema,
+  source: PiiSourceSchema,
+  /** Index of the (edited) step the text belongs to or is nearest; null when none. */
+  stepIndex: nullableNum,
+  /** Session-clock time of the text, ms; null when it has none (task, label data). */
+  tMs: nullableNum,
+  /** The text around the match with the match masked. */
+  excerpt: v.string(),
+});
+
 /** The schemas of every method: `input` checks the payload, `output` describes the result. */
 export const METHOD_SCHEMAS = {
   'recordings:list': {
@@ -301,6 +317,12 @@ export const METHOD_SCHEMAS = {
       overwrite: v.optional(boolField),
     }),
     output: exportResult,
+  },
+  /** Scans a recording's typed text, window titles, accessibility data, task and labels for
+   * personal data and secrets (masked excerpts; nothing is changed). */
+  'privacy:scan': {
+    input: idOnly,
+    output: v.strictObject({ findings: v.array(PiiFindingDtoSchema) }),
   },
   /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */
   'uploads:defaults': {
@@ -354,6 +376,7 @@ export const API_METHODS = [
   'keyframes:compute',
   'axtree:get',
   'exports:run',
+  'privacy:scan',
   'uploads:defaults',
   'uploads:enqueue',
   'uploads:list',

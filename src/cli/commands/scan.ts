@@ -1,0 +1,110 @@
+// `cua-annotator scan <id>`: the PII scan of one recording (findings are not an error: exit 0).
+import { BLOCKING_PII_KINDS, PII_KINDS, type PiiFinding } from '../../shared/domain';
+import { parseCommandArgs, UsageError } from '../args';
+import type { Command } from '../command';
+import { withServices } from '../context';
+import { out, outJson } from '../output';
+
+const HELP = `Usage: cua-annotator scan <id> [--json] [--library DIR]
+
+Scans one recording for personal data and secrets before it leaves the machine: e-mail
+addresses, phone numbers, card numbers (Luhn-checked), IBANs (checksum), secret keys and
+tokens, and IP addresses. It reads the typed text (the steps with edits applied, and the raw
+key events), window titles, accessibility names and values, the task text and the labels.
+Nothing is changed; excerpts are printed with the match masked. Findings are not an error:
+the exit code is 0 whether or not something is found.
+<id> may be a unique prefix of the id (at least 4 characters).
+
+Output: findings grouped by kind (step, time in s on the video, source, excerpt) and a
+summary line. With --json:
+  {"findings": [{"kind", "source", "stepIndex", "tMs", "excerpt", "id"}]}
+kind: ${PII_KINDS.join(', ')}; source: typed, window-title, accessibility, task, label;
+stepIndex: the step the text belongs to or is nearest (null: none); tMs: recording clock, ms
+(null: no time); id: stable across scans of the same data.
+
+Options:
+  --json          print JSON for scripts
+  --library DIR   library folder
+  -h, --help      show this help`;
+
+function timeText(tMs: number | null, videoStartMs: number | null): string {
+  if (tMs === null) {
+    return '-';
+  }
+  return videoStartMs === null
+    ? `${Math.round(tMs)} ms`
+    : `${((tMs - videoStartMs) / 1000).toFixed(1)} s`;
+}
+
+function printFindings(id: string, findings: PiiFinding[], videoStartMs: number | null): void {
+  if (findings.length === 0) {
+    out(`no findings in ${id}`);
+    return;
+  }
+  const counts: string[] = [];
+  for (const kind of PII_KINDS) {
+    const group = findings.filter((f) => f.kind === kind);
+    if (!group.length) {
+      continue;
+    }
+    counts.push(`${group.length} ${kind}`);
+    out(`${kind} (${group.length})`);
+    out(`  ${'step'.padEnd(5)} ${'time'.padEnd(9)} ${'source'.padEnd(13)} excerpt`);
+    for (const f of group) {
+      out(
+        `  ${(f.stepIndex === null ? '-' : String(f.stepIndex)).padEnd(5)} ` +
+          `${timeText(f.tMs, videoStartMs).padEnd(9)} ${f.source.padEnd(13)} ` +
+          JSON.stringify(f.excerpt),
+      );
+    }
+  }
+  const blocking = findings.filter((f) =>
+    (BLOCKING_PII_KINDS as readonly string[]).includes(f.kind),
+  ).length;
+  out(
+    `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${id}: ` +
+      `${counts.join(', ')}` +
+      (blocking
+        ? ` (${blocking} of kind ${BLOCKING_PII_KINDS.join('/')}: redact them or mark them ` +
+          'acceptable before export and upload)'
+        : ''),
+  );
+}
+
+/** The `scan` command. */
+export const scanCommand: Command = {
+  name: 'scan',
+  summary: 'scan a recording for personal data and secrets (masked excerpts)',
+  help: HELP,
+  run: async (argv) => {
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    if (values.help) {
+      out(HELP);
+      return 0;
+    }
+    if (positionals.length !== 1 || !positionals[0]) {
+      throw new UsageError('scan takes exactly one recording id');
+    }
+    const idOrPrefix = positionals[0];
+    const { id, videoStartMs, findings } = await withServices(values.library, async (services) => {
+      const view = services.showRecording(idOrPrefix);
+      const scan = await services.scanRecording(view.id);
+      return { id: view.id, videoStartMs: view.video?.startMs ?? null, findings: scan.findings };
+    });
+    if (values.json) {
+      outJson({
+        findings: findings.map((f) => ({
+          kind: f.kind,
+          source: f.source,
+          stepIndex: f.stepIndex,
+          tMs: f.tMs,
+          excerpt: f.excerpt,
+          id: f.id,
+        })),
+      });
+      return 0;
+    }
+    printFindings(id, findings, videoStartMs);
+    return 0;
+  },
+};

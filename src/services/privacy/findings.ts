@@ -1,0 +1,118 @@
+// From scanned texts to findings (pure apart from hashing): each detector match gets its time,
+// its step, a masked excerpt and a stable id; identical findings are kept once and the list is
+// sorted by time.
+import { createHash } from 'node:crypto';
+import { PII_SOURCES, type PiiFinding, type PiiMatch } from '../../shared/domain';
+import type { ScanText } from './scan-texts';
+
+/** The detectors: every match in a text (src/pipeline/privacy/detect.ts). */
+export type FindPii = (text: string) => PiiMatch[];
+/** The text around a match with the match masked (src/pipeline/privacy/detect.ts). */
+export type MaskExcerpt = (text: string, match: PiiMatch) => string;
+
+/** A step's place on the session clock. */
+export type StepSpan = { index: number; startMs: number; endMs: number };
+
+/** The step whose [start, end] holds `tMs`, else the nearest one (the earlier on a tie); null
+ * without steps or without a time. */
+export function stepIndexAt(steps: readonly StepSpan[], tMs: number | null): number | null {
+  if (tMs === null || steps.length === 0) {
+    return null;
+  }
+  let best: StepSpan | null = null;
+  let bestGap = Infinity;
+  for (const s of steps) {
+    if (tMs >= s.startMs && tMs <= s.endMs) {
+      return s.index;
+    }
+    const gap = tMs < s.startMs ? s.startMs - tMs : tMs - s.endMs;
+    if (gap < bestGap) {
+      best = s;
+      bestGap = gap;
+    }
+  }
+  return best ? best.index : null;
+}
+
+/** The stable id of a finding: source, kind, time and matched text hashed (16 hex digits). */
+export function findingId(source: string, kind: string, tMs: number | null, text: string): string {
+  return createHash('sha256')
+    .update(`${source}|${kind}|${tMs === null ? 'null' : String(tMs)}|${text}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+function matchTime(piece: ScanText, match: PiiMatch): number | null {
+  let tMs = piece.tMs;
+  for (const c of piece.charTimes ?? []) {
+    if (c.offset > match.start) {
+      break;
+    }
+    tMs = c.tMs;
+  }
+  return tMs;
+}
+
+type Kept = { piece: ScanText; match: PiiMatch; tMs: number | null; stepIndex: number | null };
+
+const sourceOrder = (s: string): number => PII_SOURCES.indexOf(s as (typeof PII_SOURCES)[number]);
+const byTime = (a: number | null, b: number | null): number =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : a - b;
+
+/** Collects the findings of texts that arrive in any order (a stream of accessibility rows). */
+export class FindingCollector {
+  private readonly kept = new Map<string, Kept>();
+  private readonly cache = new Map<string, PiiMatch[]>();
+
+  constructor(
+    private readonly steps: readonly StepSpan[],
+    private readonly findPii: FindPii,
+    private readonly maskExcerpt: MaskExcerpt,
+  ) {}
+
+  /** Scans one piece of text. */
+  add(piece: ScanText): void {
+    if (piece.text === '') {
+      return;
+    }
+    let matches = this.cache.get(piece.text);
+    if (!matches) {
+      matches = this.findPii(piece.text);
+      this.cache.set(piece.text, matches);
+    }
+    for (const match of matches) {
+      if (piece.echoes?.includes(match.text)) {
+        continue;
+      }
+      const tMs = matchTime(piece, match);
+      const stepIndex =
+        piece.stepIndex !== undefined ? piece.stepIndex : stepIndexAt(this.steps, tMs);
+      // identical (source, kind, text, step): kept once, at its earliest time
+      const key = JSON.stringify([piece.source, match.kind, match.text, stepIndex]);
+      const old = this.kept.get(key);
+      if (!old || byTime(tMs, old.tMs) < 0) {
+        this.kept.set(key, { piece, match, tMs, stepIndex });
+      }
+    }
+  }
+
+  /** The findings, by time (untimed first), then source, step, kind and id. */
+  findings(): PiiFinding[] {
+    const out = [...this.kept.values()].map((k): PiiFinding => ({
+      id: findingId(k.piece.source, k.match.kind, k.tMs, k.match.text),
+      kind: k.match.kind,
+      source: k.piece.source,
+      stepIndex: k.stepIndex,
+      tMs: k.tMs,
+      excerpt: this.maskExcerpt(k.piece.text, k.match),
+    }));
+    return out.sort(
+      (a, b) =>
+        byTime(a.tMs, b.tMs) ||
+        sourceOrder(a.source) - sourceOrder(b.source) ||
+        byTime(a.stepIndex, b.stepIndex) ||
+        (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+  }
+}
