@@ -53,7 +53,26 @@ function matchTime(piece: ScanText, match: PiiMatch): number | null {
   return tMs;
 }
 
-type Kept = { piece: ScanText; match: PiiMatch; tMs: number | null; stepIndex: number | null };
+type Kept = {
+  piece: ScanText;
+  match: PiiMatch;
+  /** Every match in the piece's text (the excerpt masks the others too). */
+  all: readonly PiiMatch[];
+  tMs: number | null;
+  stepIndex: number | null;
+};
+
+/** `text` with every match but `keep` starred out (same UTF-16 length, so offsets hold): an
+ * excerpt never shows another finding's text around its own. */
+export function maskOtherMatches(text: string, all: readonly PiiMatch[], keep: PiiMatch): string {
+  let out = text;
+  for (const m of all) {
+    if (m !== keep && m.end > m.start) {
+      out = out.slice(0, m.start) + '*'.repeat(m.end - m.start) + out.slice(m.end);
+    }
+  }
+  return out;
+}
 
 const sourceOrder = (s: string): number => PII_SOURCES.indexOf(s as (typeof PII_SOURCES)[number]);
 const byTime = (a: number | null, b: number | null): number =>
@@ -91,7 +110,7 @@ export class FindingCollector {
       const key = JSON.stringify([piece.source, match.kind, match.text, stepIndex]);
       const old = this.kept.get(key);
       if (!old || byTime(tMs, old.tMs) < 0) {
-        this.kept.set(key, { piece, match, tMs, stepIndex });
+        this.kept.set(key, { piece, match, all: matches, tMs, stepIndex });
       }
     }
   }
@@ -104,7 +123,7 @@ export class FindingCollector {
       source: k.piece.source,
       stepIndex: k.stepIndex,
       tMs: k.tMs,
-      excerpt: this.maskExcerpt(k.piece.text, k.match),
+      excerpt: this.maskExcerpt(maskOtherMatches(k.piece.text, k.all, k.match), k.match),
     }));
     return out.sort(
       (a, b) =>

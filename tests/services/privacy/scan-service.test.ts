@@ -76,7 +76,7 @@ describe('scanRecording (real library, real detectors)', () => {
     insertWindows(t.lib.db, seq, [
       {
         tMs: 10_010,
-        title: 'Inbox – carol@example.org – Mail',
+        title: 'carol@example.org to heidi@example.org – Mail',
         app: 'mail',
         pid: 1,
         bounds: null,
@@ -165,8 +165,15 @@ describe('scanRecording (real library, real detectors)', () => {
   });
 
   it('finds window titles, accessibility names with ancestors, task text and labels', () => {
-    expect(of('window-title', 'email')).toEqual([
-      expect.objectContaining({ stepIndex: 0, tMs: 10_010 }),
+    const titles = of('window-title', 'email');
+    expect(titles.map((f) => [f.stepIndex, f.tMs])).toEqual([
+      [0, 10_010],
+      [0, 10_010],
+    ]);
+    // each excerpt masks its own match and the other one beside it
+    expect(titles.map((f) => f.excerpt).sort()).toEqual([
+      'ca*************rg to ****************…',
+      '…**************** to he*************rg – Mail',
     ]);
     const ax = of('accessibility', 'email');
     expect(ax.map((f) => f.stepIndex)).toEqual([2, 2]);
@@ -179,7 +186,7 @@ describe('scanRecording (real library, real detectors)', () => {
       [null, null],
       [2, reduced[2]!.startMs],
     ]);
-    expect(findings).toHaveLength(8);
+    expect(findings).toHaveLength(9);
   });
 
   it('masks the match in every excerpt and keeps the text around it', () => {
@@ -188,6 +195,7 @@ describe('scanRecording (real library, real detectors)', () => {
       KEY,
       'bob@example.com',
       'carol@example.org',
+      'heidi@example.org',
       'dave@example.net',
       'eve@example.com',
       'frank@example.com',
