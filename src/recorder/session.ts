@@ -27,6 +27,7 @@ import type { InputEvent } from './input/normalize-input-event';
 import { FfmpegRecorder, type FfmpegRecordingResult } from './screen/ffmpeg-process';
 import type { VideoStartEstimate } from './screen/video-start';
 import type { RecorderPlatform, WindowTracker } from './platform';
+import { CaptureExclusion, type CaptureExclusionOptions } from './privacy/capture-exclusion';
 import type { ActiveWindowEntry } from './windows/active-window';
 
 /** Session states (docs/architecture.md §5). */
@@ -59,6 +60,9 @@ export interface RecordingSink {
   element(record: AxElementRecord): void;
   snapshot(snapshot: AxSnapshot): void;
   mark(mark: SessionMark): void;
+  /** Sets the end of the open mark of `kind` that started at `tMs` (an `excluded` interval,
+   * stored when it opens so a crash still leaves it; src/recorder/privacy). */
+  endMark?(kind: string, tMs: number, endMs: number): void;
   /** A video segment started: its file and where frame 0 sits on the clock. */
   segmentStarted(index: number, segment: VideoSegment): void;
 }
@@ -108,6 +112,13 @@ export type RecordingSessionOptions = {
   /** Unit of the input hook's positions (`points` on macOS); default `pixels`. Stored events
    * and accessibility records are in pixels of the recorded display (src/recorder/coordinates.ts). */
   inputUnit?: CoordinateUnit;
+  /**
+   * Exclusion rules at capture (docs/privacy.md): while an excluded window has focus no key and
+   * no accessibility data are stored, buttons and wheel steps aimed at one are not stored, the
+   * window timeline says `excluded` and an `excluded` mark covers the interval. Null/absent or no
+   * rules: nothing is excluded.
+   */
+  exclusion?: CaptureExclusionOptions | null;
 };
 
 /** What a finished session reports. */
@@ -132,6 +143,10 @@ type HoverElement = {
 
 /** What runs as the session's transition in flight: a pause, a resume or a display change. */
 type TransitionKind = 'pause' | 'resume' | 'display';
+
+/** How long a batch with keys or buttons waits before exclusion rules judge it, ms: the active
+ * window's change (xprop's spy) reaches the tracker a moment after the X server made it. */
+const EXCLUSION_TIMELINE_LAG_MS = 20;
 
 /** How long an ffmpeg ended by an outside SIGTERM waits for the recorder's own stop, ms. */
 const OUTSIDE_STOP_GRACE_MS = 500;
@@ -225,6 +240,9 @@ export class RecordingSession {
   /** A gap the hook gave up in (no end yet): stored when the session stops. */
   private openGap: InputGap | null = null;
   private hover: HoverElement | null = null;
+  /** Exclusion rules at capture (null: none); input then passes through `inputChain` in order. */
+  private readonly exclusion: CaptureExclusion | null;
+  private inputChain: Promise<void> = Promise.resolve();
   private hoverTimer: NodeJS.Timeout | null = null;
   /** Incremented by every pointer move: a hover lookup from an older move is stale. */
   private moveSerial = 0;
@@ -244,6 +262,19 @@ export class RecordingSession {
   constructor(private readonly options: RecordingSessionOptions) {
     this.display = options.display;
     this.space = coordinateSpace(options.display, options.inputUnit);
+    const rules = options.exclusion;
+    this.exclusion =
+      rules && !rules.matcher.isEmpty
+        ? new CaptureExclusion(
+            rules,
+            {
+              open: (mark) => options.sink.mark({ ...mark, endMs: null }),
+              end: (kind, tMs, endMs) => options.sink.endMark?.(kind, tMs, endMs),
+            },
+            monotonicNowMs,
+            options.onWarning,
+          )
+        : null;
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -285,6 +316,7 @@ export class RecordingSession {
     withinMs = APP_GESTURE_WINDOW_MS,
   ): Promise<void> {
     await this.hook?.settle(requestMs);
+    await this.inputChain; // the events exclusion rules were still judging
     const press = this.pressTimes.filter((t) => t <= requestMs).at(-1);
     if (press !== undefined && requestMs - press <= withinMs) {
       this.options.sink.mark({ tMs: press, endMs: monotonicNowMs(), kind: 'app-input' });
@@ -389,12 +421,12 @@ export class RecordingSession {
       }
       this.windows = o.platform.windows({ env: o.env ?? process.env, now: monotonicNowMs });
       this.windows.onChange((entry) => {
-        o.sink.window(entry);
+        o.sink.window(this.exclusion?.window(entry) ?? entry);
         this.noteWindow(entry);
       });
       try {
         const first = await this.windows.start();
-        o.sink.window(first);
+        o.sink.window(this.exclusion?.window(first) ?? first);
         this.noteWindow(first);
       } catch (e) {
         o.onWarning?.(`active-window tracking unavailable: ${(e as Error).message}`);
@@ -743,6 +775,7 @@ export class RecordingSession {
   }
 
   private async teardown(): Promise<void> {
+    const stopMs = this.faultAtMs ?? monotonicNowMs();
     // no segment starts for a display change from here on
     const displaysStopped = Promise.resolve(this.options.displayWatcher?.stop());
     if (this.snapshotTimer) {
@@ -781,6 +814,8 @@ export class RecordingSession {
       });
     }
     await Promise.allSettled([...this.pending]);
+    // an excluded window still in front: its interval ends with the recording
+    this.exclusion?.close(stopMs);
     await this.options.accessibility?.stop();
     // an ffmpeg that a group-wide SIGTERM ended while we stopped it finished its file
     if (
@@ -796,6 +831,38 @@ export class RecordingSession {
     if (this.stateValue !== 'recording' && this.stateValue !== 'starting') {
       return; // nothing is captured while paused or stopping
     }
+    const exclusion = this.exclusion;
+    if (!exclusion) {
+      this.keepInput(batch);
+      return;
+    }
+    // exclusion rules judge each batch before the sink sees it, one batch at a time (events keep
+    // their order); keys need the timeline to have caught up with the focus change
+    const judge = async (): Promise<void> => {
+      if (batch.some((e) => e.kind !== 'move')) {
+        await new Promise((resolve) => setTimeout(resolve, EXCLUSION_TIMELINE_LAG_MS));
+        await this.windows?.settled?.();
+      }
+      const kept = await exclusion.filter(batch);
+      if (kept.length > 0) {
+        this.keepInput(kept);
+      }
+    };
+    const before = this.inputChain;
+    const next = (async () => {
+      await before;
+      try {
+        await judge();
+      } catch (e) {
+        this.options.onWarning?.(`input batch dropped by the exclusion rules: ${String(e)}`);
+      }
+    })();
+    this.inputChain = next;
+    this.track(next);
+  }
+
+  // Stores input events and starts the accessibility lookups they call for.
+  private keepInput(batch: InputEvent[]): void {
     this.eventCount += batch.length;
     this.options.sink.events(mapInputEvents(this.space, batch));
     for (const e of batch) {
@@ -806,7 +873,8 @@ export class RecordingSession {
         }
       }
     }
-    const ax = this.options.accessibility;
+    // nothing of an excluded window in front is looked up (hover, element, snapshot)
+    const ax = this.exclusion?.isFocusedExcluded ? null : this.options.accessibility;
     let acted = false;
     let rest: { x: number; y: number } | null = null;
     for (const e of batch) {
@@ -843,7 +911,7 @@ export class RecordingSession {
     const serial = this.moveSerial;
     this.hoverTimer = setTimeout(() => {
       this.hoverTimer = null;
-      if (this.stateValue !== 'recording') {
+      if (this.stateValue !== 'recording' || this.exclusion?.isFocusedExcluded) {
         return;
       }
       this.track(
@@ -892,7 +960,9 @@ export class RecordingSession {
       failure = e as Error;
     }
     const record = pickClickedElement(live, hover?.record ?? null, activeAtPress, pressMs);
-    if (record) {
+    if (record && this.isExcludedAx(record.app, windowNameOf(record))) {
+      // an excluded window came to the front meanwhile, or the element is in one
+    } else if (record) {
       this.hook?.setMaskKeys(record.isSecure);
       this.options.sink.element(mapElementRecord(this.space, record));
     } else if (failure) {
@@ -938,8 +1008,14 @@ export class RecordingSession {
   private pumpSnapshots(): void {
     const ax = this.options.accessibility;
     const policy = this.snapshotPolicy;
-    if (!ax || !policy || this.snapshotTimer || this.stateValue !== 'recording') {
-      return;
+    if (
+      !ax ||
+      !policy ||
+      this.snapshotTimer ||
+      this.stateValue !== 'recording' ||
+      this.exclusion?.isFocusedExcluded
+    ) {
+      return; // an excluded window in front is never walked (its change comes when focus leaves)
     }
     const decision = policy.decide();
     if (decision.kind === 'wait') {
@@ -948,14 +1024,18 @@ export class RecordingSession {
         this.pumpSnapshots();
       }, decision.inMs);
     } else if (decision.kind === 'reuse') {
-      this.options.sink.snapshot(mapSnapshot(this.space, decision.snapshot));
+      if (!this.isExcludedAx(decision.snapshot.app ?? null, decision.snapshot.root?.name ?? null)) {
+        this.options.sink.snapshot(mapSnapshot(this.space, decision.snapshot));
+      }
     } else if (decision.kind === 'walk') {
       this.track(
         (async () => {
           let snap: AxSnapshot | null = null;
           try {
             snap = await ax.snapshotFocusedWindow();
-            this.options.sink.snapshot(mapSnapshot(this.space, snap));
+            if (!this.isExcludedAx(snap.app ?? null, snap.root?.name ?? null)) {
+              this.options.sink.snapshot(mapSnapshot(this.space, snap));
+            }
           } catch (e) {
             this.options.onWarning?.(`window snapshot skipped: ${(e as Error).message}`);
           } finally {
@@ -965,6 +1045,19 @@ export class RecordingSession {
         })(),
       );
     }
+  }
+
+  // True when accessibility data of this app/window must not be stored: an excluded window is in
+  // front now, or the data's own application or window title matches an exclusion rule.
+  private isExcludedAx(app: string | null, windowTitle: string | null): boolean {
+    const exclusion = this.exclusion;
+    if (!exclusion) {
+      return false;
+    }
+    return (
+      exclusion.isFocusedExcluded ||
+      exclusion.judge({ title: windowTitle, app, appInstance: null }).excluded
+    );
   }
 
   private track(p: Promise<unknown>): void {

@@ -76,6 +76,8 @@ export const ERROR_CODES = [
   'INPUT_HOOK_UNAVAILABLE',
   'INPUT_HOOK_FAILED',
   'HOTKEY_INVALID',
+  // exclusion rules at capture (src/recorder/privacy): an empty name or a bad title regex
+  'EXCLUSION_RULE_INVALID',
   // frame decoding and images (src/pipeline/media)
   'FFMPEG_START_TIMEOUT',
   'ABORTED',

@@ -1,5 +1,6 @@
 // `cua-annotator record --task "…"`: records screen, input, windows and accessibility.
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
+import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
@@ -8,7 +9,7 @@ import { formatDuration } from './list';
 
 const HELP = `Usage: cua-annotator record --task "<instruction>" [--fps 30] [--duration S] [--display :N]
                             [--no-a11y] [--stop-hotkey CHORD] [--pause-hotkey CHORD] [--json]
-                            [--library DIR]
+                            [--exclude-app NAME]... [--exclude-title REGEX]... [--library DIR]
 
 Records the X display: screen video (ffmpeg x11grab, constant frame rate, crash-safe fragmented
 MP4), every keyboard and mouse event (uiohook in a child process), the active window and the
@@ -25,9 +26,19 @@ Options:
   --no-a11y            do not capture the accessibility tree
   --stop-hotkey C      stop chord (default ctrl+alt+shift+r); never recorded
   --pause-hotkey C     pause/resume chord (default ctrl+alt+shift+p); never recorded
+  --exclude-app NAME   never store keys, clicks or accessibility data of this application
+                       (WM_CLASS class or instance, or process name; case-insensitive);
+                       repeatable, added to the settings' rules and the built-in ones
+  --exclude-title RE   the same for windows whose title matches this regular expression
+                       (case-insensitive); repeatable
   --json               print the summary as JSON
   --library DIR        library folder
   -h, --help           show this help
+
+Excluded windows (docs/privacy.md): password managers and private/incognito browser windows by
+default, plus the settings' privacy rules and the options above. While one has focus no key, no
+accessibility data and no title is stored; clicks and wheel steps on one are not stored; the
+interval is marked \`excluded\` and exports blank its frames. Pointer moves are kept.
 
 When something fails for good while recording (ffmpeg dies, the input hook keeps crashing, the
 library's disk is nearly full) the recorder stops by itself, saves everything captured until
@@ -57,6 +68,8 @@ export const recordCommand: Command = {
       'no-a11y': { type: 'boolean' },
       'stop-hotkey': { type: 'string' },
       'pause-hotkey': { type: 'string' },
+      'exclude-app': { type: 'string', multiple: true },
+      'exclude-title': { type: 'string', multiple: true },
       json: { type: 'boolean' },
     });
     if (values.help) {
@@ -81,6 +94,13 @@ export const recordCommand: Command = {
         `--duration must be a positive number of seconds (got "${values.duration}")`,
       );
     }
+    const excludeApps = values['exclude-app'] ?? [];
+    const excludeTitles = values['exclude-title'] ?? [];
+    // a bad rule is refused before the library opens or anything starts (EXCLUSION_RULE_INVALID
+    // names the option and the fix)
+    compileExclusions(
+      exclusionRules({ settings: { useDefaultExclusions: false }, excludeApps, excludeTitles }),
+    );
     const disk = {
       warnBytes: megabytesFromEnv('CUA_RECORD_DISK_WARN_MB'),
       floorBytes: megabytesFromEnv('CUA_RECORD_DISK_FLOOR_MB'),
@@ -114,6 +134,8 @@ export const recordCommand: Command = {
             durationS,
             display: values.display,
             noA11y: values['no-a11y'],
+            excludeApps,
+            excludeTitles,
             hotkeys: {
               ...(values['stop-hotkey'] ? { stop: values['stop-hotkey'] } : {}),
               ...(values['pause-hotkey'] ? { pause: values['pause-hotkey'] } : {}),

@@ -40,6 +40,9 @@ export type WindowTracker = {
   onChange(listener: (entry: ActiveWindowEntry) => void): () => void;
   /** Every entry so far. */
   timeline(): ActiveWindowEntry[];
+  /** Resolves once every change reported so far is in the timeline (exclusion rules wait for it
+   * before judging keys, src/recorder/privacy). Absent: the timeline is taken as it is. */
+  settled?(): Promise<void>;
   stop(): Promise<void>;
 };
 

@@ -100,6 +100,13 @@ export class ActiveWindowTracker {
     return [...this.entries];
   }
 
+  /** Resolves once every change reported so far (activations, titles) is in the timeline. */
+  async settled(): Promise<void> {
+    while (this.isLive() && (this.isDraining || this.queue.length > 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
   /** Pids of the running xprop spies (root spy first), for diagnostics. */
   spyPids(): number[] {
     return [this.rootSpy, this.titleSpy]

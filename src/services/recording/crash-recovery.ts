@@ -4,6 +4,7 @@ import { resolveFfmpeg, type FfmpegBinary } from '../../infra/ffmpeg/binary';
 import { getCapture, listActiveRecordings } from '../../store';
 import type { Library } from '../library/library';
 import { isProcessAlive, processesWritingFile } from '../../infra/process-alive';
+import { endOpenExclusionMarks } from './exclusion-marks';
 import { finalizeCapture, type StoredSegment } from './finalize';
 
 /**
@@ -68,6 +69,8 @@ export async function recoverActiveRecordings(
           : []),
       ],
     });
+    // an excluded window was in front when the recorder died: its interval ends now
+    endOpenExclusionMarks(lib, r.seq);
     out.push({
       id: r.id,
       status: result.status,

@@ -6,6 +6,7 @@ import type { InputEvent } from '../../recorder/input/normalize-input-event';
 import type { RecordingSink, SessionMark, VideoSegment } from '../../recorder/session';
 import type { ActiveWindowEntry } from '../../recorder/windows/active-window';
 import {
+  endOpenMarks,
   getCapture,
   insertAxRecords,
   insertEvents,
@@ -111,6 +112,10 @@ export class LibrarySink implements RecordingSink {
         data: mark.data ?? {},
       }),
     );
+  }
+
+  endMark(kind: string, tMs: number, endMs: number): void {
+    this.write('mark end', () => endOpenMarks(this.lib.db, this.seq, kind, tMs, endMs));
   }
 
   segmentStarted(index: number, segment: VideoSegment): void {

@@ -26,7 +26,12 @@ import {
 import { RECORDINGS_DIR, type Library } from '../library/library';
 import { addRecordingWarnings } from '../../store/queries/recording-warnings';
 import { DEFAULT_DISK_FLOOR_BYTES, formatMegabytes, freeBytes, watchDiskSpace } from './disk-watch';
+import { endOpenExclusionMarks } from './exclusion-marks';
 import { finalizeCapture } from './finalize';
+import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
+import { linuxProcessName } from '../../recorder/privacy/capture-exclusion';
+import { x11PointerWindow } from '../../recorder/privacy/x11-pointer-window';
+import { readPrivacySettings } from '../settings/settings-service';
 import { LibrarySink } from './library-sink';
 
 /** Options of {@link recordSession}. */
@@ -43,6 +48,11 @@ export type RecordOptions = {
   display?: string;
   /** Record without accessibility. */
   noA11y?: boolean;
+  /** More applications to exclude (`record --exclude-app`), over the settings' rules
+   * (docs/privacy.md). */
+  excludeApps?: readonly string[];
+  /** More window-title regular expressions to exclude (`record --exclude-title`). */
+  excludeTitles?: readonly string[];
   hotkeys?: HotkeyBindings;
   /** How the input-hook child starts (the desktop app: a utility process); default detected. */
   launcher?: ChildLauncher;
@@ -106,6 +116,15 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     );
   }
   const { platform } = options;
+  // exclusion rules (settings, then this recording's own): a bad one is refused before anything
+  // is spawned or written
+  const exclusion = compileExclusions(
+    exclusionRules({
+      settings: readPrivacySettings(lib),
+      excludeApps: options.excludeApps,
+      excludeTitles: options.excludeTitles,
+    }),
+  );
   // refuse a bad environment before anything is written: the OS's own checks first (a Wayland
   // session, a macOS permission denied), then the input hook's (DISPLAY and RECORD on X11)
   await platform.preflight?.(env);
@@ -195,6 +214,13 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     // a change of the recorded display starts a new video segment instead of failing
     displayWatcher: platform.displays?.({ now: monotonicNowMs, env }) ?? null,
     inputUnit: platform.inputUnit,
+    // clicks count as aimed at the window under the pointer where the OS lets us ask (X11);
+    // elsewhere at the focused window (docs/privacy.md §2)
+    exclusion: {
+      matcher: exclusion,
+      pointerWindow: platform.os === 'linux' ? x11PointerWindow({ env }) : null,
+      ...(platform.os === 'linux' ? { processName: linuxProcessName } : {}),
+    },
     hotkeys: options.hotkeys,
     // checked above, before anything was written
     inputHookOptions: {
@@ -316,6 +342,8 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       ...(a11yOff ? [`recorded without accessibility: ${String(a11yOff.data.message)}`] : []),
     ],
   });
+  // an interval the session could not end (its write failed) ends with the recording
+  endOpenExclusionMarks(lib, seq);
   return {
     id,
     status: fin.status,

@@ -4,6 +4,7 @@
 // upload credentials only through the host's secret store (Electron's safeStorage): a host
 // without one (the browser host, the CLI) refuses them, so no secret is ever stored in plain text.
 import type { SettingsDto, SettingsPatch } from '../../shared/contract';
+import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
 import { AppError } from '../../shared/errors';
 import { getAppSettings, setAppSettings } from '../../store';
 import {
@@ -29,15 +30,20 @@ export const DEFAULT_SETTINGS = {
   countdownS: 3,
   // the recorder's own chords (src/recorder/input/hotkeys.ts): the desktop app registers them too
   hotkeys: { startStop: 'ctrl+alt+shift+r', pause: 'ctrl+alt+shift+p' },
+  // exclusion rules at capture (docs/privacy.md): the built-in list only
+  privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
 } as const satisfies Pick<
   SettingsDto,
-  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys'
+  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys' | 'privacy'
 >;
 
 type RecordingDefaults = Pick<
   SettingsDto,
-  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys'
+  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys' | 'privacy'
 >;
+
+const isStringList = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 // The stored recording defaults over the built-in ones (a value of the wrong type is ignored).
 function recordingDefaults(lib: Library): RecordingDefaults {
@@ -60,7 +66,21 @@ function recordingDefaults(lib: Library): RecordingDefaults {
         typeof (v as { startStop?: unknown }).startStop === 'string' &&
         typeof (v as { pause?: unknown }).pause === 'string',
     ),
+    privacy: pick('privacy', (v) => {
+      const p = v as Partial<SettingsDto['privacy']> | null;
+      return (
+        !!p &&
+        isStringList(p.excludeApps) &&
+        isStringList(p.excludeTitles) &&
+        typeof p.useDefaultExclusions === 'boolean'
+      );
+    }),
   };
+}
+
+/** The exclusion rules kept in the library's settings (docs/privacy.md). */
+export function readPrivacySettings(lib: Library): SettingsDto['privacy'] {
+  return recordingDefaults(lib).privacy;
 }
 
 function uploadDefaults(lib: Library): UploadDefaults {
@@ -123,6 +143,14 @@ export function writeSettings(lib: Library, patch: SettingsPatch, host: Settings
     patch.uploadTarget === undefined || patch.uploadTarget === null
       ? patch.uploadTarget
       : parseS3Url(patch.uploadTarget);
+  if (patch.privacy) {
+    // a bad rule is refused before anything is written, naming the setting and the fix
+    compileExclusions(
+      exclusionRules({
+        settings: { ...patch.privacy, useDefaultExclusions: false },
+      }),
+    );
+  }
   lib.db.transaction(() => {
     const current = recordingDefaults(lib);
     const next: RecordingDefaults = {
@@ -133,6 +161,16 @@ export function writeSettings(lib: Library, patch: SettingsPatch, host: Settings
       ...(patch.accessibility === undefined ? {} : { accessibility: patch.accessibility }),
       ...(patch.countdownS === undefined ? {} : { countdownS: patch.countdownS }),
       ...(patch.hotkeys === undefined ? {} : { hotkeys: patch.hotkeys }),
+      ...(patch.privacy === undefined
+        ? {}
+        : {
+            privacy: {
+              excludeApps: patch.privacy.excludeApps ?? current.privacy.excludeApps,
+              excludeTitles: patch.privacy.excludeTitles ?? current.privacy.excludeTitles,
+              useDefaultExclusions:
+                patch.privacy.useDefaultExclusions ?? current.privacy.useDefaultExclusions,
+            },
+          }),
     };
     setAppSettings(lib.db, next);
     const upload: UploadDefaults = { ...uploadDefaults(lib) };

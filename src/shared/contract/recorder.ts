@@ -88,6 +88,17 @@ export const HotkeySettingsSchema = obj({
   pause: text(100, 1),
 });
 
+/** Exclusion rules at capture (docs/privacy.md): windows whose keys, clicks and accessibility
+ * data are never stored. */
+export const PrivacySettingsSchema = obj({
+  /** Applications to exclude (WM_CLASS or process name, case-insensitive). */
+  excludeApps: v.array(text(200, 1)),
+  /** Window-title regular expressions to exclude (case-insensitive). */
+  excludeTitles: v.array(text(500, 1)),
+  /** Also exclude the built-in list (password managers, private browser windows). */
+  useDefaultExclusions: v.boolean(),
+});
+
 /** The app's settings (`settings:get`); stored in the library. */
 export const SettingsDtoSchema = obj({
   /** Annotator name: the default for uploads. */
@@ -101,6 +112,7 @@ export const SettingsDtoSchema = obj({
   /** Seconds of countdown before a recording starts (0: none). */
   countdownS: integer(0, 10),
   hotkeys: HotkeySettingsSchema,
+  privacy: PrivacySettingsSchema,
   /** Upload target `s3://bucket/prefix` (null: none saved). */
   uploadTarget: v.nullable(v.string()),
   /** S3 endpoint of the target (null: AWS). */
@@ -130,6 +142,14 @@ export const SettingsPatchSchema = obj({
   accessibility: v.optional(boolField),
   countdownS: v.optional(integer(0, 10)),
   hotkeys: v.optional(HotkeySettingsSchema),
+  /** Exclusion rules; fields left out keep their value. */
+  privacy: v.optional(
+    obj({
+      excludeApps: v.optional(v.array(text(200, 1))),
+      excludeTitles: v.optional(v.array(text(500, 1))),
+      useDefaultExclusions: v.optional(boolField),
+    }),
+  ),
   uploadTarget: v.optional(
     v.nullable(
       v.pipe(text(1000, 1), v.regex(/^s3:\/\/[^/\s]+(\/\S*)?$/, 'must be s3://BUCKET/PREFIX')),

@@ -158,6 +158,22 @@ export function insertMark(db: Db, recordingSeq: number, mark: MarkRecord): void
   ).run(recordingSeq, mark.tMs, mark.endMs, mark.kind, JSON.stringify(mark.data));
 }
 
+/** Sets the end of the open marks (end_ms null) of `kind` that started at `tMs`; returns how
+ * many it changed. */
+export function endOpenMarks(
+  db: Db,
+  recordingSeq: number,
+  kind: string,
+  tMs: number,
+  endMs: number,
+): number {
+  return db
+    .prepare(
+      `UPDATE marks SET end_ms = ? WHERE recording_seq = ? AND kind = ? AND t_ms = ? AND end_ms IS NULL`,
+    )
+    .run(endMs, recordingSeq, kind, tMs).changes;
+}
+
 /** Reads a recording's marks in time order. */
 export function listMarks(db: Db, recordingSeq: number): MarkRecord[] {
   const rows = db

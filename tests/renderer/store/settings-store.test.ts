@@ -21,6 +21,7 @@ function settings(patch: Partial<SettingsDto> = {}): SettingsDto {
     accessibility: true,
     countdownS: 3,
     hotkeys: { startStop: 'CommandOrControl+Alt+R', pause: 'CommandOrControl+Alt+P' },
+    privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
     uploadTarget: null,
     uploadEndpoint: null,
     hasUploadCredentials: false,
