@@ -36,18 +36,39 @@ export function findPii(text: string): PiiMatch[] {
     ...findIps(text),
     ...findPhones(text),
   ];
-  candidates.sort(
-    (a, b) =>
-      SPECIFICITY[b.kind] - SPECIFICITY[a.kind] ||
-      b.end - b.start - (a.end - a.start) ||
-      a.start - b.start,
-  );
+  // clusters of transitively overlapping candidates, then the most specific (then longest)
+  // first within each cluster: linear in the matches, however many a long text has
+  candidates.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiMatch[] = [];
-  for (const candidate of candidates) {
-    if (kept.some((k) => candidate.start < k.end && k.start < candidate.end)) {
-      continue;
+  let cluster: PiiMatch[] = [];
+  let clusterEnd = -1;
+  const flush = (): void => {
+    if (cluster.length === 1) {
+      kept.push(cluster[0]!);
+    } else if (cluster.length > 1) {
+      const chosen: PiiMatch[] = [];
+      cluster.sort(
+        (a, b) =>
+          SPECIFICITY[b.kind] - SPECIFICITY[a.kind] ||
+          b.end - b.start - (a.end - a.start) ||
+          a.start - b.start,
+      );
+      for (const candidate of cluster) {
+        if (!chosen.some((k) => candidate.start < k.end && k.start < candidate.end)) {
+          chosen.push(candidate);
+        }
+      }
+      kept.push(...chosen.sort((a, b) => a.start - b.start));
     }
-    kept.push(candidate);
+    cluster = [];
+  };
+  for (const candidate of candidates) {
+    if (candidate.start >= clusterEnd) {
+      flush();
+    }
+    cluster.push(candidate);
+    clusterEnd = Math.max(clusterEnd, candidate.end);
   }
-  return kept.sort((a, b) => a.start - b.start);
+  flush();
+  return kept;
 }

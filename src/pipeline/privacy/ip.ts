@@ -8,7 +8,7 @@ const IPV4 = new RegExp(`(?<![\\w.])${OCTET}(?:\\.${OCTET}){3}(?![\\w]|\\.\\d)`,
 const IPV4_EXACT = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
 // candidates: hex groups and colons, optionally ending in a dotted quad; validated below
 const IPV6_CANDIDATE =
-  /(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?::\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])/g;
+  /(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?::\d{1,3}(?:\.\d{1,3}){3})?(?![\w:]|\.\d)/g;
 
 // "v1.2.3.4", "version 10.0.0.1", "build 6.1.7601.2": dotted numbers named as versions
 const VERSION_BEFORE =

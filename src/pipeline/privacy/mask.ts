@@ -30,18 +30,21 @@ export function maskExcerpt(
   const start = Math.max(0, Math.min(match.start, text.length));
   const end = Math.max(start, Math.min(match.end, text.length));
   let left = Math.max(0, start - context);
-  const lineStart = Math.max(text.lastIndexOf('\n', start - 1), text.lastIndexOf('\r', start - 1));
-  if (lineStart + 1 > left) {
-    left = lineStart + 1;
+  // cut at the last line break before the match (searched within the context only)
+  const before = text.slice(left, start);
+  const lineBreak = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r'));
+  if (lineBreak >= 0) {
+    left += lineBreak + 1;
   }
   // never start in the middle of a surrogate pair
   if (left > 0 && left < start && isLowSurrogate(text, left)) {
     left++;
   }
   let right = Math.min(text.length, end + context);
-  const breaks = [text.indexOf('\n', end), text.indexOf('\r', end)].filter((i) => i >= 0);
+  const after = text.slice(end, right);
+  const breaks = [after.indexOf('\n'), after.indexOf('\r')].filter((i) => i >= 0);
   if (breaks.length > 0) {
-    right = Math.min(right, ...breaks);
+    right = end + Math.min(...breaks);
   }
   if (right < text.length && right > end && isLowSurrogate(text, right)) {
     right--;

@@ -11,10 +11,10 @@ const CANDIDATE =
 
 /** Words before a number that say it is a phone number. */
 const PHONE_WORDS =
-  /(?:phone|tel|tél|telefon|telephone|call|calls|mobile|mob|cell|fax|whatsapp|sms|text me|ring|dial|hotline|contact|reach me|number|nummer|numéro|☎|📞|✆)\W{0,12}$/i;
+  /(?<![a-z])(?:phone|tel|tél|telefon|telephone|call|calls|mobile|mob|cell|fax|whatsapp|sms|text me|ring|dial|hotline|contact|reach me|number|nummer|numéro|☎|📞|✆)\W{0,12}$/i;
 /** Words before a number that say it is something else. */
 const OTHER_WORDS =
-  /(?:order|invoice|isbn|issn|sku|ref|reference|tracking|serial|s\/n|part|model|item|ticket|case|account|acct|iban|id|no\.|nr\.?|code|build|version|ver\.?|pid|port|zip|postcode|postal|issue|pr|commit|batch|lot|policy|customer|transaction|txn|receipt|ean|upc|imei|ssn|patient|booking|confirmation|container|shipment|po|doi|arxiv|pmid)\W{0,12}$/i;
+  /(?<![a-z])(?:order|invoice|isbn|issn|sku|ref|reference|tracking|serial|s\/n|part|model|item|ticket|case|account|acct|iban|id|no\.|nr\.?|code|build|version|ver\.?|pid|port|zip|postcode|postal|issue|pr|commit|batch|lot|policy|customer|transaction|txn|receipt|ean|upc|imei|ssn|patient|booking|confirmation|container|shipment|po|doi|arxiv|pmid)(?:\s*(?:number|num|no\.?|nr\.?|#|id))?\W{0,12}$/i;
 
 type Parsed = { groups: string[]; seps: string[]; plus: boolean };
 
@@ -36,7 +36,7 @@ function parse(value: string): Parsed | null {
 }
 
 function isDate(groups: readonly string[], seps: readonly string[]): boolean {
-  if (groups.length < 3 || seps[0] !== seps[1]) {
+  if (groups.length < 3 || seps[0] !== seps[1] || !/^[-./]$/.test(seps[0]!)) {
     return false;
   }
   const [a, b, c] = groups.map((g) => g.length);
@@ -149,7 +149,7 @@ export function findPhones(text: string): PiiMatch[] {
       raw = raw.slice(0, -1);
     }
     const end = start + raw.length;
-    if (isWordCharAt(text, end) || /^[%€$£¥]/.test(text.slice(end))) {
+    if (isWordCharAt(text, end) || /^[%€$£¥]/.test(text.slice(end, end + 1))) {
       continue;
     }
     if (/^[.,:/]\d/.test(text.slice(end, end + 2))) {
@@ -164,10 +164,10 @@ export function findPhones(text: string): PiiMatch[] {
       continue;
     }
     const preceding = before(text, start, 40);
-    const context = PHONE_WORDS.test(preceding);
-    if (!context && OTHER_WORDS.test(preceding)) {
+    if (OTHER_WORDS.test(preceding)) {
       continue;
     }
+    const context = PHONE_WORDS.test(preceding);
     const parsed = parse(raw);
     if (!parsed) {
       continue;

@@ -40,11 +40,6 @@ const FORMATS: readonly SecretFormat[] = [
     pattern:
       /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?![A-Za-z0-9_-])/g,
   },
-  // PEM private keys: the header, and the body up to the footer when it is there
-  {
-    pattern:
-      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\r\n]*)/g,
-  },
   // Twilio, SendGrid, npm, PyPI, Hugging Face tokens
   { pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
   { pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g },
@@ -54,7 +49,7 @@ const FORMATS: readonly SecretFormat[] = [
 
 // a credential word, then a few characters of assignment or quoting, then the value
 const LABELLED =
-  /(?<![A-Za-z])(?:api[_ -]?key|apikey|access[_ -]?key|secret[_ -]?key|private[_ -]?key|client[_ -]?secret|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|id[_ -]?token|session[_ -]?token|token|secret|password|passwd|pwd|passphrase|key|bearer|authorization|credentials?)(?![A-Za-z])["']?\s{0,2}(?:[:=]|=>|is|:=)?\s{0,2}["'`]?(?:Bearer\s+|Basic\s+|token\s+)?([A-Za-z0-9][A-Za-z0-9_\-+/=.~!@#$%^&*]{15,})/gi;
+  /(?<![A-Za-z])(?:api[_ -]?key|apikey|access[_ -]?key|secret[_ -]?key|private[_ -]?key|client[_ -]?secret|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|id[_ -]?token|session[_ -]?token|token|secret|password|passwd|pwd|passphrase|key|bearer|authorization|credentials?)(?![A-Za-z])["']?\s{0,2}(?:[:=]|=>|is|:=)?\s{0,2}["'`]?(?:Bearer\s+|Basic\s+|token\s+)?([A-Za-z0-9][A-Za-z0-9_\-+/=.~!@#$%^*]{15,})/gi;
 
 /** Minimum Shannon entropy (bits per character) of a labelled value to count as a secret. */
 const MIN_ENTROPY = 3.0;
@@ -75,9 +70,31 @@ function looksRandom(value: string): boolean {
   return shannonEntropy(value) >= MIN_ENTROPY;
 }
 
+// PEM private keys (RFC 7468): the header line, and the body up to its footer when the footer
+// follows after nothing but base64 lines and RFC 1421 header fields ("Proc-Type: 4,ENCRYPTED")
+const PEM_HEADER = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
+const PEM_BODY = /^[A-Za-z0-9+/=\s:,-]*$/;
+
+function findPemKeys(text: string, out: PiiMatch[]): void {
+  for (const m of text.matchAll(PEM_HEADER)) {
+    const headerEnd = m.index + m[0].length;
+    const footer = `-----END ${m[1]!}-----`;
+    const footerAt = text.indexOf(footer, headerEnd);
+    const body = footerAt < 0 ? '' : text.slice(headerEnd, footerAt);
+    const end =
+      footerAt >= 0 && PEM_BODY.test(body) && !body.includes('-----')
+        ? footerAt + footer.length
+        : headerEnd;
+    out.push(matchAt(text, 'secret', m.index, end));
+  }
+}
+
 /** Secret keys and tokens in `text`. */
 export function findSecrets(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
+  if (text.includes('-----BEGIN ')) {
+    findPemKeys(text, out);
+  }
   for (const { pattern, group } of FORMATS) {
     for (const m of text.matchAll(pattern)) {
       if (group === undefined) {
