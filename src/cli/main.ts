@@ -49,6 +49,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/scan')).scanCommand,
   },
   {
+    name: 'redact',
+    summary: 'black out a box of the video over a time range in every export (undoable edit)',
+    load: async () => (await import('./commands/redact')).redactCommand,
+  },
+  {
     name: 'export',
     summary: 'export recordings as agentnet-raw, agentnet-jsonl or standardized',
     load: async () => (await import('./commands/export')).exportCommand,

@@ -26,6 +26,7 @@ import type { RecordOptions, RecordResult } from './recording/record-service';
 import { deleteRecording, listLibrary, showRecording, type RecordingView } from './recordings';
 import type { reduceRecording } from './reduce-service';
 import type { scanRecording } from './privacy/scan-service';
+import type { listBoxRedactions, undoBoxRedaction, BoxRedaction } from './edits/redactions';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
 import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
 import { RecorderService } from './recording/recorder-service';
@@ -134,6 +135,12 @@ export type Services = {
   scanRecording(
     ...args: Parameters<Bound<typeof scanRecording>>
   ): Promise<ReturnType<typeof scanRecording>>;
+  /** The box redactions of a recording's edit log (`redact --list`). */
+  listBoxRedactions(...args: Parameters<Bound<typeof listBoxRedactions>>): Promise<BoxRedaction[]>;
+  /** Undoes a box redaction, which must be the latest active edit (`redact --undo`). */
+  undoBoxRedaction(
+    ...args: Parameters<Bound<typeof undoBoxRedaction>>
+  ): Promise<{ editId: number }>;
   /** Imports an AgentNet raw folder (`import`); its keyframes are computed in the background. */
   importFolder: Bound<typeof importAgentNetFolder>;
   /** Exports recordings to a folder in one of the export formats (`export`). */
@@ -239,6 +246,14 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     reduceRecording: async (...args) => {
       guard();
       return (await import('./reduce-service')).reduceRecording(lib, ...args);
+    },
+    listBoxRedactions: async (...args) => {
+      guard();
+      return (await import('./edits/redactions')).listBoxRedactions(lib, ...args);
+    },
+    undoBoxRedaction: async (...args) => {
+      guard();
+      return { editId: (await import('./edits/redactions')).undoBoxRedaction(lib, ...args).id };
     },
     scanRecording: async (...args) => {
       guard();

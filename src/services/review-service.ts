@@ -30,7 +30,7 @@ import {
 import { callsToCode } from '../pipeline/code';
 import type { ServiceContext } from './context';
 import type { Library } from './library/library';
-import { keyframeInputKey } from './review/keyframes';
+import { keyframeInputKey, keyframeRedactions } from './review/keyframes';
 import { guardAcceptedEdit } from './review/review-lock';
 import {
   ELEMENT_MATCH_WINDOW_MS,
@@ -73,9 +73,10 @@ export function getRecordingDto(
   const elementAt = elementLookup(lib, rec.seq);
   const windows = listWindows(lib.db, rec.seq);
   const position = getEditPosition(lib.db, rec.seq);
+  const { redactHash } = keyframeRedactions(lib, rec.seq);
   const steps = applied.steps.map((step): StepDto => {
     const kf = keyframes.get(step.id);
-    const isFresh = kf !== undefined && kf.inputJson === keyframeInputKey(step);
+    const isFresh = kf !== undefined && kf.inputJson === keyframeInputKey(step, redactHash);
     const dragEvents: RawEvent[] = step.calls.some((c) => c.name === 'dragTo')
       ? readEvents(lib.db, rec.seq, { fromMs: step.startMs, toMs: step.endMs + 0.001 })
       : [];

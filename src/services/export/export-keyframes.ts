@@ -9,6 +9,7 @@ import type { Library } from '../library/library';
 import { extractStepKeyframes, type DecodeBinaries } from '../review/keyframe-extraction';
 import { storedExportKeyframes } from '../review/keyframes';
 import { cutKeptVideo, keptRangeOf, type Loaded } from './export-load';
+import { pixelRedactions, redactRgbFrame } from './redact-media';
 
 /** The images of one recording's export, by trajectory image index (steps, then terminate). */
 export type ExportImages = {
@@ -71,11 +72,22 @@ export async function exportKeyframeImages(
     warnings.push(`terminate: ${d.code}: ${d.message}`);
   }
   const pngs = new Map<number, Buffer | null>();
+  // chosen on the original video, then redacted (issue 14): frame indices of a cut video count
+  // from its first kept source frame
+  const redactions = pixelRedactions(lib, l.rec.seq);
+  const firstFrame = kept?.startFrame ?? 0;
   return {
     imageAt: (index) => {
       if (!pngs.has(index)) {
         const k = index < extraction.steps.length ? extraction.steps[index] : extraction.terminate;
-        pngs.set(index, k?.rgb ? encodePngRgb(k.rgb, video.width, video.height) : null);
+        const rgb = !k?.rgb
+          ? null
+          : !redactions.length
+            ? k.rgb
+            : k.frame === null
+              ? null
+              : redactRgbFrame(Uint8Array.from(k.rgb), firstFrame + k.frame, redactions, source);
+        pngs.set(index, rgb ? encodePngRgb(rgb, video.width, video.height) : null);
       }
       return pngs.get(index)!;
     },

@@ -9,6 +9,7 @@ import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
 import type { Library } from '../library/library';
 import { cutKeptVideo, keptRangeOf, readRawLayer, type Loaded } from './export-load';
 import type { ExportWriter } from './export-writer';
+import { pixelRedactions, redactsVideo, writeRedactedVideo } from './redact-media';
 
 /** Options of {@link writeAgentNetRaw}. */
 export type AgentNetRawOptions = {
@@ -49,7 +50,23 @@ export async function writeAgentNetRaw(
   }
   // a cut video is named video.mp4, as AgentNet Tool names its cut recordings
   // (docs/agentnet-raw-format.md §7)
-  if (kept) {
+  const redactions = pixelRedactions(lib, l.rec.seq);
+  if (redactsVideo(redactions, video, kept)) {
+    // boxes and excluded intervals drawn in a re-encode (same rate and frame count); an upload
+    // bundle ships the untrimmed one as video/ (bundle.ts)
+    if (kept || !options.omitSourceVideo) {
+      await writeRedactedVideo({
+        inputPath: l.videoPath,
+        outputPath: await out.target(
+          `${l.episodeId}/${kept ? 'video.mp4' : path.basename(video.path)}`,
+        ),
+        video,
+        redactions,
+        kept,
+        ffmpegPath: options.ffmpegPath,
+      });
+    }
+  } else if (kept) {
     await cutKeptVideo(l, kept, await out.target(`${l.episodeId}/video.mp4`), options.ffmpegPath);
   } else if (!options.omitSourceVideo) {
     await fs.copyFile(l.videoPath, await out.target(`${l.episodeId}/${path.basename(video.path)}`));

@@ -46,16 +46,28 @@ export function keyframeInputOf(step: Step): KeyframeStepInput {
   };
 }
 
-/** The keyframe search input of a step as stored (a different input later = stale row). */
-export function keyframeInputKey(step: Step): string {
-  return JSON.stringify(keyframeInputOf(step));
+/** The keyframe search input of a step as stored (a different input later = stale row); with
+ * pixel redactions (`redactHash`, services/export/redact-media.ts) their hash too, so a stored
+ * image is reused only when it was redacted with the same boxes. */
+export function keyframeInputKey(step: Step, redactHash: string | null = null): string {
+  const input = keyframeInputOf(step);
+  return JSON.stringify(redactHash === null ? input : { ...input, redact: redactHash });
 }
 
 /** The stored input of the terminate keyframe: its search starts at the last step's end
- * (docs/keyframes.md §1.5), so only that end decides whether it is stale. */
-export function terminateInputKey(steps: readonly Step[]): string | null {
+ * (docs/keyframes.md §1.5), so only that end (and the redactions) decides whether it is stale. */
+export function terminateInputKey(
+  steps: readonly Step[],
+  redactHash: string | null = null,
+): string | null {
   const last = steps.at(-1);
-  return last ? JSON.stringify({ terminate: keyframeInputOf(last).endS }) : null;
+  const endS = last ? keyframeInputOf(last).endS : null;
+  if (endS === null) {
+    return null;
+  }
+  return JSON.stringify(
+    redactHash === null ? { terminate: endS } : { terminate: endS, redact: redactHash },
+  );
 }
 
 /** ffmpeg, and ffprobe for seeking decodes (null: decode from frame 0), for keyframes. */

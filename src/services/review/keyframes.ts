@@ -15,6 +15,8 @@ import type { ExtractedKeyframe } from '../../pipeline/media/keyframes-extract';
 import { encodePngRgb } from '../../pipeline/media/png';
 import { getRecording, listKeyframes, replaceKeyframes, type KeyframeRecord } from '../../store';
 import type { Library } from '../library/library';
+import type { PixelRedaction } from '../../pipeline/privacy/redact-box';
+import { pixelRedactions, redactionHash, redactRgbFrame } from '../export/redact-media';
 import { effectiveSteps } from '../steps';
 import {
   extractStepKeyframes,
@@ -59,9 +61,20 @@ export type ComputedKeyframes = {
   diagnostics: string[];
 };
 
-/** The PNG file name of a video frame. */
-export function keyframeFileName(frame: number): string {
-  return `frame-${String(frame).padStart(6, '0')}.png`;
+/** The PNG file name of a video frame (with the hash of its pixel redactions, if any: a frame
+ * redacted with other boxes is another file). */
+export function keyframeFileName(frame: number, redactHash: string | null = null): string {
+  const suffix = redactHash === null ? '' : `.r${redactHash}`;
+  return `frame-${String(frame).padStart(6, '0')}${suffix}.png`;
+}
+
+/** The pixel redactions of a recording and their hash (freshness keys, file names). */
+export function keyframeRedactions(
+  lib: Library,
+  seq: number,
+): { redactions: PixelRedaction[]; redactHash: string | null } {
+  const redactions = pixelRedactions(lib, seq);
+  return { redactions, redactHash: redactionHash(redactions) };
 }
 
 /** Which stored keyframes of a recording are missing or stale. */
@@ -80,10 +93,13 @@ export type KeyframeStaleness = {
 export function keyframeStaleness(lib: Library, seq: number): KeyframeStaleness {
   const rows = listKeyframes(lib.db, seq);
   const steps = effectiveSteps(lib, seq);
-  const terminateKey = terminateInputKey(steps);
+  const { redactHash } = keyframeRedactions(lib, seq);
+  const terminateKey = terminateInputKey(steps, redactHash);
   return {
     steps,
-    stale: steps.filter((step) => rows.get(step.id)?.inputJson !== keyframeInputKey(step)),
+    stale: steps.filter(
+      (step) => rows.get(step.id)?.inputJson !== keyframeInputKey(step, redactHash),
+    ),
     isTerminateStale:
       terminateKey !== null && rows.get(TERMINATE_KEYFRAME_ID)?.inputJson !== terminateKey,
     rows,
@@ -155,6 +171,7 @@ export async function refreshStaleKeyframes(
   const sink: KeyframeSink = {
     recDir: rec.dir,
     video,
+    ...keyframeRedactions(lib, rec.seq),
     computedAtMs,
     diagnostics,
     // a frame's PNG is the same whichever step chose it: an existing file is kept
@@ -205,7 +222,8 @@ export async function storedExportKeyframes(
   steps: readonly Step[],
 ): Promise<StoredExportKeyframes | null> {
   const rows = listKeyframes(lib.db, seq);
-  const terminateKey = terminateInputKey(steps);
+  const { redactHash } = keyframeRedactions(lib, seq);
+  const terminateKey = terminateInputKey(steps, redactHash);
   const terminate = rows.get(TERMINATE_KEYFRAME_ID);
   if (terminateKey === null || terminate?.inputJson !== terminateKey) {
     return null;
@@ -213,7 +231,7 @@ export async function storedExportKeyframes(
   const ordered: KeyframeRecord[] = [];
   for (const step of steps) {
     const row = rows.get(step.id);
-    if (row?.inputJson !== keyframeInputKey(step)) {
+    if (row?.inputJson !== keyframeInputKey(step, redactHash)) {
       return null;
     }
     ordered.push(row);
@@ -290,6 +308,7 @@ async function compute(
     const sink: KeyframeSink = {
       recDir: rec.dir,
       video,
+      ...keyframeRedactions(lib, rec.seq),
       computedAtMs,
       diagnostics,
       writePng: async (name, frame, png) => {
@@ -338,7 +357,10 @@ async function compute(
 type KeyframeSink = {
   /** The recording's folder, relative to the library. */
   recDir: string;
-  video: { startMs: number; width: number; height: number };
+  video: { startMs: number; width: number; height: number; fps: number; frameCount: number | null };
+  /** Pixel redactions drawn on every PNG, and their hash (keys, file names). */
+  redactions: PixelRedaction[];
+  redactHash: string | null;
   computedAtMs: number;
   /** Collects every step's problems (`step <id>: CODE: message`). */
   diagnostics: string[];
@@ -356,7 +378,7 @@ async function storeStepKeyframe(
   for (const d of k.diagnostics) {
     sink.diagnostics.push(`step ${step.id}: ${d.code}: ${d.message}`);
   }
-  return await keyframeRecord(sink, step.id, keyframeInputKey(step), k);
+  return await keyframeRecord(sink, step.id, keyframeInputKey(step, sink.redactHash), k);
 }
 
 // The terminate keyframe's row (its time is video-relative like the steps'; §1.5).
@@ -368,7 +390,12 @@ async function storeTerminateKeyframe(
   for (const d of k.diagnostics) {
     sink.diagnostics.push(`terminate: ${d.code}: ${d.message}`);
   }
-  return await keyframeRecord(sink, TERMINATE_KEYFRAME_ID, terminateInputKey(steps)!, k);
+  return await keyframeRecord(
+    sink,
+    TERMINATE_KEYFRAME_ID,
+    terminateInputKey(steps, sink.redactHash)!,
+    k,
+  );
 }
 
 async function keyframeRecord(
@@ -380,9 +407,18 @@ async function keyframeRecord(
   const { video } = sink;
   let relPath: string | null = null;
   if (k.frame !== null && k.rgb) {
-    const { rgb } = k;
-    const name = keyframeFileName(k.frame);
-    await sink.writePng(name, k.frame, () => encodePngRgb(rgb, video.width, video.height));
+    const { rgb, frame } = k;
+    const name = keyframeFileName(frame, sink.redactHash);
+    // keyframes are chosen on the original video, then redacted (issue 14)
+    await sink.writePng(name, frame, () =>
+      encodePngRgb(
+        sink.redactions.length
+          ? redactRgbFrame(Uint8Array.from(rgb), frame, sink.redactions, video)
+          : rgb,
+        video.width,
+        video.height,
+      ),
+    );
     relPath = `${sink.recDir}/${KEYFRAMES_DIR}/${name}`;
   }
   return {

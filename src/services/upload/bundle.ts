@@ -30,6 +30,7 @@ import { episodeIdOf, loadForExport, verifyVideo } from '../export/export-load';
 import type { ExportWriter } from '../export/export-writer';
 import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from '../export/format-agentnet-jsonl';
 import { writeAgentNetRaw } from '../export/format-agentnet-raw';
+import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../export/redact-media';
 import { resolveDecodeBinaries } from '../review/keyframe-extraction';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
@@ -191,6 +192,14 @@ export async function buildBundle(
   );
   const videoNames = new Set<string>();
   const known = knownFiles(lib, rec, recDir);
+  // pixel redactions (issue 14): the videos leave redacted, stored keyframe PNGs and other
+  // videos of the folder stay home (the bundle's keyframes/ are redacted)
+  const redactions = pixelRedactions(lib, rec.seq);
+  const storedPngs = new Set(
+    [...listKeyframes(lib.db, rec.seq).values()].flatMap((k) =>
+      k.path ? [path.relative(recDir, lib.resolve(k.path)).split(path.sep).join('/')] : [],
+    ),
+  );
   for (const rel of await walk(recDir)) {
     if (!known.has(rel)) {
       continue; // not a file of this recording (a stray file in its folder)
@@ -202,12 +211,33 @@ export async function buildBundle(
         name = `${ord}-${name}`;
       }
       videoNames.add(name);
+      const video = rec.videos[ord]!;
+      if (redactsVideo(redactions, video, null)) {
+        const relKey = `video/${name}`;
+        const full = path.join(stageDir, relKey);
+        await fs.mkdir(path.dirname(full), { recursive: true });
+        await writeRedactedVideo({
+          inputPath: lib.resolve(video.path),
+          outputPath: full,
+          video,
+          redactions,
+          kept: null,
+          ffmpegPath: options.ffmpegPath,
+        });
+        files.push({ relKey, role: 'video', path: `${relStage}/${relKey}`, libraryPath: rel });
+        continue;
+      }
       files.push({
         relKey: `video/${name}`,
         role: 'video',
         path: `${rec.dir}/${rel}`,
         libraryPath: rel,
       });
+    } else if (
+      redactions.length &&
+      (storedPngs.has(rel) || /\.(mp4|mkv|webm|mov|avi)$/i.test(rel))
+    ) {
+      continue;
     } else {
       files.push({
         relKey: `files/${rel}`,
