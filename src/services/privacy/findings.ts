@@ -42,15 +42,19 @@ export function findingId(source: string, kind: string, tMs: number | null, text
     .slice(0, 16);
 }
 
-function matchTime(piece: ScanText, match: PiiMatch): number | null {
+/** The time of a match: the key-down of its first character when known (`isExact`), else the
+ * piece's time. */
+function matchTime(piece: ScanText, match: PiiMatch): { tMs: number | null; isExact: boolean } {
   let tMs = piece.tMs;
+  let isExact = false;
   for (const c of piece.charTimes ?? []) {
     if (c.offset > match.start) {
       break;
     }
     tMs = c.tMs;
+    isExact = true;
   }
-  return tMs;
+  return { tMs, isExact };
 }
 
 type Kept = {
@@ -59,6 +63,8 @@ type Kept = {
   /** Every match in the piece's text (the excerpt masks the others too). */
   all: readonly PiiMatch[];
   tMs: number | null;
+  /** `tMs` is the key-down of the match's first character. */
+  isExact: boolean;
   stepIndex: number | null;
 };
 
@@ -103,14 +109,20 @@ export class FindingCollector {
       if (piece.echoes?.includes(match.text)) {
         continue;
       }
-      const tMs = matchTime(piece, match);
+      const { tMs, isExact } = matchTime(piece, match);
       const stepIndex =
         piece.stepIndex !== undefined ? piece.stepIndex : stepIndexAt(this.steps, tMs);
-      // identical (source, kind, text, step): kept once, at its earliest time
+      // identical (source, kind, text, step): kept once, at the key-down of its first character
+      // when one copy knows it (an edited step's text has no keystrokes, the raw keys' has: the
+      // id stays the same when an edit changes or removes the step's text), else the earliest
       const key = JSON.stringify([piece.source, match.kind, match.text, stepIndex]);
       const old = this.kept.get(key);
-      if (!old || byTime(tMs, old.tMs) < 0) {
-        this.kept.set(key, { piece, match, all: matches, tMs, stepIndex });
+      if (
+        !old ||
+        (isExact && !old.isExact) ||
+        (isExact === old.isExact && byTime(tMs, old.tMs) < 0)
+      ) {
+        this.kept.set(key, { piece, match, all: matches, tMs, isExact, stepIndex });
       }
     }
   }

@@ -244,6 +244,52 @@ describe('scanRecording (real library, real detectors)', () => {
   });
 });
 
+describe('scanRecording ids across edits', () => {
+  it('keeps a typed finding and its id when an edit rewrites the step (its keystrokes go)', () => {
+    const t = tempLibrary();
+    try {
+      const rec = makeRecording(t.lib.db, {
+        platform: {
+          os: 'win32',
+          system: 'Windows',
+          release: '10',
+          version: '10',
+          machine: 'x86_64',
+          model: null,
+        },
+      });
+      const s = new EventScript(10_000);
+      s.moveTo(100, 100).click().wait(500);
+      const at = s.now + 'mail '.length * 150;
+      s.type(`mail ${EMAIL}`, 100).wait(1000).moveTo(300, 300).click();
+      insertEvents(t.lib.db, rec.seq, s.events);
+      reduceRecording(t.lib, rec.id);
+      const before = scanRecording(t.lib, rec.id).findings;
+      expect(before).toEqual([
+        expect.objectContaining({ source: 'typed', kind: 'email', stepIndex: 1, tMs: at }),
+      ]);
+      const write = listSteps(t.lib.db, rec.seq)[1]!;
+      appendEdit(
+        t.lib.db,
+        rec.seq,
+        {
+          op: 'set-action',
+          stepId: write.id,
+          calls: [{ name: 'write', args: { message: `Mail ${EMAIL}` } }],
+        },
+        { nowMs: 1 },
+      );
+      const edited = effectiveSteps(t.lib, rec.seq)[1]!;
+      expect(edited.extra.keystrokes).toBeUndefined();
+      expect(scanRecording(t.lib, rec.id).findings.map((f) => [f.id, f.tMs])).toEqual([
+        [before[0]!.id, at],
+      ]);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
 describe('scanRecording without steps or PII', () => {
   it('finds nothing in ordinary text, and untimed/stepless findings when there are no steps', () => {
     const t = tempLibrary();
