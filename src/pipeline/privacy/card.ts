@@ -84,6 +84,9 @@ function isCard(groups: readonly string[], separators: readonly string[]): boole
 export function findCards(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
   for (const m of text.matchAll(DIGIT_RUN)) {
+    if (m[0].length < 12) {
+      continue;
+    }
     const runStart = m.index;
     const runEnd = runStart + m[0].length;
     // part of a longer token: a word, a decimal, a dotted or slashed identifier

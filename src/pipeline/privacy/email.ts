@@ -64,6 +64,9 @@ const FILE_EXTENSIONS = new Set([
 /** E-mail addresses in `text`. */
 export function findEmails(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
+  if (!text.includes('@')) {
+    return out;
+  }
   for (const m of text.matchAll(EMAIL)) {
     let start = m.index;
     let value = m[0];
@@ -76,7 +79,9 @@ export function findEmails(text: string): PiiMatch[] {
       continue;
     }
     const tld = value.slice(value.lastIndexOf('.') + 1).toLowerCase();
-    if (FILE_EXTENSIONS.has(tld)) {
+    // scp-style remotes ("git@github.com:org/repo.git") name an SSH login, not a mailbox
+    const after = start + value.length;
+    if (FILE_EXTENSIONS.has(tld) || (text[after] === ':' && /[\w~/]/.test(text[after + 1] ?? ''))) {
       continue;
     }
     out.push(matchAt(text, 'email', start, start + value.length));

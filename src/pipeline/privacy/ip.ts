@@ -56,13 +56,15 @@ function validIpv6(value: string): boolean {
 /** IPv4 and IPv6 addresses in `text`. */
 export function findIps(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
-  for (const m of text.matchAll(IPV4)) {
-    if (VERSION_BEFORE.test(before(text, m.index, 16))) {
+  for (const m of text.includes('.') ? text.matchAll(IPV4) : []) {
+    // "Chrome/120.0.0.0": a product token's version (but "http://10.0.0.1" is an address)
+    const productVersion = text[m.index - 1] === '/' && /[A-Za-z0-9]/.test(text[m.index - 2] ?? '');
+    if (productVersion || VERSION_BEFORE.test(before(text, m.index, 16))) {
       continue;
     }
     out.push(matchAt(text, 'ip', m.index, m.index + m[0].length));
   }
-  for (const m of text.matchAll(IPV6_CANDIDATE)) {
+  for (const m of text.includes(':') ? text.matchAll(IPV6_CANDIDATE) : []) {
     const value = m[0];
     if (!value.includes(':') || !validIpv6(value)) {
       continue;

@@ -123,6 +123,15 @@ function valid(p: Parsed, context: boolean, raw: string): boolean {
     return false;
   }
   if (!international && !context) {
+    // US ZIP+4 codes ("94107-1234")
+    if (
+      groups.length === 2 &&
+      groups[0]!.length === 5 &&
+      groups[1]!.length === 4 &&
+      plain[0] === '-'
+    ) {
+      return false;
+    }
     // card-like blocks of four and thousands-grouped amounts ("12 345 678")
     if (groups.length >= 3 && groups.every((g) => g.length === 4)) {
       return false;
@@ -138,9 +147,23 @@ function valid(p: Parsed, context: boolean, raw: string): boolean {
   return true;
 }
 
+function countDigits(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) {
+      count++;
+    }
+  }
+  return count;
+}
+
 /** Phone numbers in `text`. */
 export function findPhones(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
+  if (countDigits(text) < 7) {
+    return out;
+  }
   for (const m of text.matchAll(CANDIDATE)) {
     const start = m.index;
     let raw = m[0];

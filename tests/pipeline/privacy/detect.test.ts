@@ -48,8 +48,10 @@ describe('email', () => {
     ]);
     expect(found('<a.b+c@sub.example.co.uk>.')).toEqual(['email:a.b+c@sub.example.co.uk']);
   });
-  it('rejects retina asset names, package versions and bare hosts', () => {
+  it('rejects retina asset names, package versions, bare hosts and scp-style remotes', () => {
     expect(found('logo@2x.png icon@3x.webp vitest@5.1.2 user@localhost @types/node')).toEqual([]);
+    expect(found('git clone git@github.com:acme/widgets.git')).toEqual([]);
+    expect(found('from git@github.com: done')).toEqual(['email:git@github.com']);
   });
 });
 
@@ -81,6 +83,10 @@ describe('phone', () => {
     ]) {
       expect(found(text), text).toEqual([]);
     }
+  });
+  it('rejects US ZIP+4 codes unless labelled as a phone', () => {
+    expect(found('CA 94107-1234')).toEqual([]);
+    expect(found('tel 94107-1234')).toEqual(['phone:94107-1234']);
   });
   it('drops a trailing number after a complete phone', () => {
     expect(found('+44 20 7946 0958 2024')).toEqual(['phone:+44 20 7946 0958']);
@@ -145,6 +151,12 @@ describe('secret', () => {
     expect(found('password: aaaaaaaaaaaaaaaaaaaa')).toEqual([]);
     expect(found('token: short1A')).toEqual([]);
   });
+  it('does not take code identifiers, file names or a next URL parameter for a secret', () => {
+    expect(found('const token = getAccessTokenFromStorage();')).toEqual([]);
+    expect(found('secret_key_path = config/keys/server-2024.pem')).toEqual([]);
+    expect(found('?api_key=Zx9fK2LmQ8rT4vW7yB3n&page=2')).toEqual(['secret:Zx9fK2LmQ8rT4vW7yB3n']);
+    expect(found('password = "Tr0ub4dor&3xK9!mQz2Lp"')).toEqual(['secret:Tr0ub4dor&3xK9!mQz2Lp']);
+  });
   it('keeps the AWS secret without its label and the key id over the label match', () => {
     expect(found('aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY')).toEqual([
       'secret:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
@@ -176,6 +188,7 @@ describe('ip', () => {
     for (const text of [
       '256.1.1.1',
       'v1.2.3.4',
+      'Chrome/120.0.0.0 Safari/537.36',
       'version 10.0.0.1',
       '1.3.6.1.4.1',
       '00:1A:2B:3C:4D:5E',

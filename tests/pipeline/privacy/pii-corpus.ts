@@ -321,6 +321,105 @@ const MIXED: PiiCorpusCase[] = [
   has('Order 2024-118 paid with 5555555555554444 on 2024-05-01', ['card', '5555555555554444']),
 ];
 
+// A second batch, written after the detectors were tuned on the cases above and first run
+// unchanged (its first-run misses are listed in the report of issue 14's detector work).
+const SECOND_BATCH: PiiCorpusCase[] = [
+  has('entry, "Email", value "k.okafor@lagos-tech.ng"', ['email', 'k.okafor@lagos-tech.ng']),
+  has('Sent from my iPhone\nOn Tue, Dec 1, 2026 at 9:14 AM Tom <tom.h@fastmail.fm> wrote:', [
+    'email',
+    'tom.h@fastmail.fm',
+  ]),
+  has('LinkedIn: Connect with ANNA.BERG@TELIA.SE', ['email', 'ANNA.BERG@TELIA.SE']),
+  has('typed: myname@company.com{Tab}hunter2{Enter}', ['email', 'myname@company.com']),
+  has('Zoom - invite sam-lee_92@campus.edu.au to the call', ['email', 'sam-lee_92@campus.edu.au']),
+  has('my number is +1-202-555-0173, thanks', ['phone', '+1-202-555-0173']),
+  has('Ligue para +55 11 91234-5678', ['phone', '+55 11 91234-5678']),
+  has('Kontakt: 089 12345678', ['phone', '089 12345678']),
+  has('cell (646) 555-3890 ext. 12', ['phone', '(646) 555-3890']),
+  has('+972 52-123-4567 (Tel Aviv)', ['phone', '+972 52-123-4567']),
+  has('Please call back on 0161 496 0000.', ['phone', '0161 496 0000']),
+  has('my card is 4663923321468814 exp 03/29 cvv 123', ['card', '4663923321468814']),
+  has('Card number field: 4518 1756 0480 6353', ['card', '4518 1756 0480 6353']),
+  has('AMEX 3781 783970 52323 (business)', ['card', '3781 783970 52323']),
+  has('Discover card 6011-7928-2010-2768', ['card', '6011-7928-2010-2768']),
+  has('pay 4161 2490 6528 6304 now', ['card', '4161 2490 6528 6304']),
+  has('Überweisung an DE83 3748 6257 0292 9611 12, Verwendungszweck Miete', [
+    'iban',
+    'DE83 3748 6257 0292 9611 12',
+  ]),
+  has('RIB / IBAN : FR96 4226 2385 7341 5218 4090 536', [
+    'iban',
+    'FR96 4226 2385 7341 5218 4090 536',
+  ]),
+  has('GB53BARC65812056734341 (Barclays)', ['iban', 'GB53BARC65812056734341']),
+  has('IBAN ES41 5336 4717 6418 4578 2464.', ['iban', 'ES41 5336 4717 6418 4578 2464']),
+  has('NL24RABO6997365350', ['iban', 'NL24RABO6997365350']),
+  has('Bonifico IT44 K432 4636 5601 8830 8428 734', ['iban', 'IT44 K432 4636 5601 8830 8428 734']),
+  has('heroku config:set STRIPE_KEY=sk_live_9aQwErTy7UiOp3AsDfGh1JkL', [
+    'secret',
+    'sk_live_9aQwErTy7UiOp3AsDfGh1JkL',
+  ]),
+  has('"Authorization": "token ghp_Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Ji0HgFeDcBaZy9"', [
+    'secret',
+    'ghp_Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Ji0HgFeDcBaZy9',
+  ]),
+  has('password = "Tr0ub4dor&3xK9!mQz2Lp"', ['secret', 'Tr0ub4dor&3xK9!mQz2Lp']),
+  has('DB_PASSWORD=q7Fz2Kp9Lw3Xn8Vt', ['secret', 'q7Fz2Kp9Lw3Xn8Vt']),
+  has('Your API key: 4f9a7c2e1b8d6f3a0e5c9b7d2a4f6e8c', [
+    'secret',
+    '4f9a7c2e1b8d6f3a0e5c9b7d2a4f6e8c',
+  ]),
+  has('aws_access_key_id = AKIAXQ4ZT7P3LM9KD2WB', ['secret', 'AKIAXQ4ZT7P3LM9KD2WB']),
+  has('Failed password for root from 185.220.101.45 port 52811 ssh2', ['ip', '185.220.101.45']),
+  has(
+    'inet 192.168.122.1/24 brd 192.168.122.255',
+    ['ip', '192.168.122.1'],
+    ['ip', '192.168.122.255'],
+  ),
+  has('inet6 fe80::a00:27ff:fe4e:66a1/64 scope link', ['ip', 'fe80::a00:27ff:fe4e:66a1']),
+  has('GET / HTTP/1.1 from 66.249.66.1', ['ip', '66.249.66.1']),
+  has('Router admin: http://192.168.1.1/login', ['ip', '192.168.1.1']),
+  none('Version 2.3.4.5 installed'),
+  none('Build 10.0.22631.2861 (Windows 11)'),
+  none('at 2026-12-02 04:33:58.123456+00:00'),
+  none('Invoice no. 2024-0098-7765 due 30 days'),
+  none('Your order 113-8765432-1234567 has shipped'),
+  none('ASIN B08N5WRWNW, UPC 885909950805'),
+  none('Luhn-valid but no issuer: 5973699356327297'),
+  none('IMEI 490154203237518'),
+  none('SSID HomeNet-5G, channel 36, 5180 MHz'),
+  none('Stack: 0x7ffee4b3c8a0 0x00007fff2034a1b2'),
+  none('docker run -p 8080:80 -v /data:/data nginx:1.25.3'),
+  none('sha1 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12'),
+  none('Rotated 3 keys; token budget 128000 tokens; secret menu item'),
+  none('Keyboard layout: English (US), key repeat 25 ms'),
+  none('tokenizer.json, vocab size 50257'),
+  none('set password_min_length=12 and password_history=5'),
+  none('Best price €1.299,00 (was €1.499,00)'),
+  none('Temperature 21.5 °C, humidity 45 %, 1013 hPa'),
+  none('Coordinates 52.520008, 13.404954 (Berlin)'),
+  none('Screen 2560x1440, scale 1.5, DPI 144'),
+  none('Score 9.8/10 from 12,345 reviews'),
+  none('The answer is 42; the year was 1984; room 101'),
+  none('PR #4521 merged into release/2.14.0'),
+  none('Ctrl+Alt+Del, Win+Shift+S, Cmd+Option+Esc'),
+  none('font-family: "SF Mono", Menlo, monospace; line-height: 1.45;'),
+  none('AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+  none('npm ERR! code E404 404 Not Found - GET https://registry.npmjs.org/@scope%2fpkg'),
+  none('RFC 4291 section 2.2, ISO 8601, IEEE 754-2008'),
+  none('Flight LH 2024 departs 10:45 from gate B 12'),
+  none('Tracking number 9400 1000 0000 0000 0000 00'),
+  // added after the second batch's first run, with the fixes they needed
+  none('git clone git@github.com:acme/widgets.git'),
+  none('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0.0.0 Safari/537.36'),
+  none('San Francisco, CA 94107-1234'),
+  none('const token = getAccessTokenFromStorage();'),
+  none('apiKey: process.env.OPENAI_API_KEY'),
+  none('secret_key_path = config/keys/server-2024.pem'),
+  none('private_key_id: my-service-account-2024'),
+  none('session_token=${SESSION_TOKEN}&user=42'),
+];
+
 const NEGATIVES: PiiCorpusCase[] = [
   // UUIDs and GUIDs
   none('request id 550e8400-e29b-41d4-a716-446655440000 failed'),
@@ -539,8 +638,11 @@ export const PII_CORPUS: PiiCorpusCase[] = [
   ...SECRETS,
   ...IPS,
   ...MIXED,
+  ...SECOND_BATCH,
   ...NEGATIVES,
 ];
 
 /** Only the cases without any expected match (the hard negatives). */
-export const PII_NEGATIVES: readonly PiiCorpusCase[] = NEGATIVES;
+export const PII_NEGATIVES: readonly PiiCorpusCase[] = PII_CORPUS.filter(
+  (c) => c.expected.length === 0,
+);
