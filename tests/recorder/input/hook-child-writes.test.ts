@@ -10,7 +10,10 @@ import { monotonicNowMs } from '../../../src/recorder/clock';
 import { HOOK_DEFERRED_FLUSH_MS } from '../../../src/recorder/input/hook-protocol';
 import { startXvfb, xdotool, type XServer } from './x-server';
 
-type Chunk = { atMs: number; lines: { type: string; t: number; e?: { type: number } }[] };
+type Chunk = {
+  atMs: number;
+  lines: { type: string; t: number; e?: { type: number; x?: number; y?: number } }[];
+};
 
 type Child = { proc: ChildProcess; chunks: Chunk[] };
 
@@ -128,7 +131,7 @@ describe('hook child writes', () => {
       result: { sent: number };
     };
     expect(lines.filter((l) => l.type === 'event')).toHaveLength(reply.result.sent);
-    const last = lines.filter((l) => l.type === 'event').at(-1) as { e: { x: number; y: number } };
-    expect([last.e.x, last.e.y]).toEqual([400, 400]);
+    const last = lines.filter((l) => l.type === 'event').at(-1);
+    expect([last?.e?.x, last?.e?.y]).toEqual([400, 400]);
   });
 });
