@@ -113,16 +113,23 @@ const PEM_HEADER = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----/g;
 const PEM_BODY = /^[A-Za-z0-9+/=\s:,-]*$/;
 
 function findPemKeys(text: string, out: PiiMatch[]): void {
+  // footer → where it was last found (-1: nowhere after that point), so that many headers
+  // without a footer do not each search the rest of the text
+  const footers = new Map<string, number>();
   for (const m of text.matchAll(PEM_HEADER)) {
     const headerEnd = m.index + m[0].length;
     const footer = `-----END ${m[1]!}-----`;
-    const footerAt = text.indexOf(footer, headerEnd);
-    const body = footerAt < 0 ? '' : text.slice(headerEnd, footerAt);
-    const end =
-      footerAt >= 0 && PEM_BODY.test(body) && !body.includes('-----')
-        ? footerAt + footer.length
-        : headerEnd;
-    out.push(matchAt(text, 'secret', m.index, end));
+    let footerAt = footers.get(footer);
+    if (footerAt === undefined || (footerAt >= 0 && footerAt < headerEnd)) {
+      footerAt = text.indexOf(footer, headerEnd);
+      footers.set(footer, footerAt);
+    }
+    // the footer must be the next dashed line, so each body is read once
+    const whole =
+      footerAt >= 0 &&
+      text.indexOf('-----', headerEnd) === footerAt &&
+      PEM_BODY.test(text.slice(headerEnd, footerAt));
+    out.push(matchAt(text, 'secret', m.index, whole ? footerAt + footer.length : headerEnd));
   }
 }
 
