@@ -80,6 +80,25 @@ function isCard(groups: readonly string[], separators: readonly string[]): boole
   return hasIssuer(digits) && luhnValid(digits);
 }
 
+/**
+ * True when groups `[i, j)` are part of a longer run of four-digit groups with the same
+ * separator ("4111 1111 1111 1111 1111" is 20 digits, not a card and a number).
+ */
+function continuesGrouping(
+  groups: readonly string[],
+  separators: readonly string[],
+  i: number,
+  j: number,
+): boolean {
+  if (j - i < 2) {
+    return false;
+  }
+  const sep = separators[i];
+  const before = i > 0 && groups[i - 1]!.length === 4 && separators[i - 1] === sep;
+  const after = j < groups.length && groups[j]!.length === 4 && separators[j - 1] === sep;
+  return before || after;
+}
+
 /** Payment card numbers in `text`. */
 export function findCards(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
@@ -89,16 +108,6 @@ export function findCards(text: string): PiiMatch[] {
     }
     const runStart = m.index;
     const runEnd = runStart + m[0].length;
-    // part of a longer token: a word, a decimal, a dotted or slashed identifier
-    if (isWordCharAt(text, runStart - 1) || isWordCharAt(text, runEnd)) {
-      continue;
-    }
-    if (/[.,/:]/.test(text[runStart - 1] ?? '') && isDigitAt(text, runStart - 2)) {
-      continue;
-    }
-    if (/[.,/:]/.test(text[runEnd] ?? '') && isDigitAt(text, runEnd + 1)) {
-      continue;
-    }
     const groups = m[0].split(/[ -]/);
     const separators = m[0].match(/[ -]/g) ?? [];
     const offsets: number[] = [];
@@ -107,12 +116,21 @@ export function findCards(text: string): PiiMatch[] {
       offsets.push(offset);
       offset += group.length + 1;
     }
+    // a first or last group glued to a word, a decimal point, a time or a path belongs to
+    // that token ("12/27" after a card number is its expiry date); the others stay usable
+    const glued = (at: number, digitAt: number): boolean =>
+      isWordCharAt(text, at) || (/[./:]/.test(text[at] ?? '') && isDigitAt(text, digitAt));
+    const first = glued(runStart - 1, runStart - 2) ? 1 : 0;
+    const last = glued(runEnd, runEnd + 1) ? groups.length - 1 : groups.length;
     // the longest card from each group on: a card may share a run with other numbers
-    let i = 0;
-    while (i < groups.length) {
+    let i = first;
+    while (i < last) {
       let found = -1;
-      for (let j = Math.min(groups.length, i + 5); j > i; j--) {
-        if (isCard(groups.slice(i, j), separators.slice(i, j - 1))) {
+      for (let j = Math.min(last, i + 5); j > i; j--) {
+        if (
+          isCard(groups.slice(i, j), separators.slice(i, j - 1)) &&
+          !continuesGrouping(groups, separators, i, j)
+        ) {
           found = j;
           break;
         }

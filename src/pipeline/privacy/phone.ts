@@ -132,6 +132,10 @@ function valid(p: Parsed, context: boolean, raw: string): boolean {
     ) {
       return false;
     }
+    // pairs of digits are the French national format, which always starts with the trunk 0
+    if (groups.length >= 4 && groups.every((g) => g.length === 2) && !groups[0]!.startsWith('0')) {
+      return false;
+    }
     // card-like blocks of four and thousands-grouped amounts ("12 345 678")
     if (groups.length >= 3 && groups.every((g) => g.length === 4)) {
       return false;

@@ -60,6 +60,7 @@ describe('phone', () => {
     expect(found('Call +1 (415) 555-2671')).toEqual(['phone:+1 (415) 555-2671']);
     expect(found('+44 20 7946 0958')).toEqual(['phone:+44 20 7946 0958']);
     expect(found('01 23 45 67 89')).toEqual(['phone:01 23 45 67 89']);
+    expect(found('12 34 56 78 90')).toEqual([]);
     expect(found('415.555.2671')).toEqual(['phone:415.555.2671']);
   });
   it('needs a phone word for short or unseparated national numbers', () => {
@@ -108,6 +109,14 @@ describe('card', () => {
     expect(found('41111111111111110')).toEqual([]);
     expect(found('x4111111111111111')).toEqual([]);
     expect(found('3.4111111111111111')).toEqual([]);
+  });
+  it('keeps a card next to its expiry date, in comma lists, but not inside longer blocks', () => {
+    expect(found('card 4111 1111 1111 1111 12/27')).toEqual(['card:4111 1111 1111 1111']);
+    expect(found('4111111111111111,5555555555554444')).toEqual([
+      'card:4111111111111111',
+      'card:5555555555554444',
+    ]);
+    expect(found('4111 1111 1111 1111 1111')).toEqual([]);
   });
   it('wins over the phone detector on the same digits', () => {
     expect(findPii('4111 1111 1111 1111').map((m) => m.kind)).toEqual(['card']);

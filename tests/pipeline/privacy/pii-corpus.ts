@@ -420,6 +420,66 @@ const SECOND_BATCH: PiiCorpusCase[] = [
   none('session_token=${SESSION_TOKEN}&user=42'),
 ];
 
+// A third batch, written after the second was fixed, first run unchanged (misses in the report).
+const THIRD_BATCH: PiiCorpusCase[] = [
+  has('Contacts — Edit — Phone (mobile): +46 70 123 45 67', ['phone', '+46 70 123 45 67']),
+  has('Rufnummer 0049 89 1234 5678', ['phone', '0049 89 1234 5678']),
+  has(
+    'call 206.555.0100 or email help@seattle-shop.com',
+    ['phone', '206.555.0100'],
+    ['email', 'help@seattle-shop.com'],
+  ),
+  has('Telefon: 030-12345678', ['phone', '030-12345678']),
+  has('New Message - To: +1 312 555 0144', ['phone', '+1 312 555 0144']),
+  has(
+    'reply to the.boss@corp.example and cc hr-team@corp.example',
+    ['email', 'the.boss@corp.example'],
+    ['email', 'hr-team@corp.example'],
+  ),
+  has('Sign-in: Email or phone — lena.fischer@gmx.at', ['email', 'lena.fischer@gmx.at']),
+  has('Account settings - Google Account - vikram.rao@gmail.com', [
+    'email',
+    'vikram.rao@gmail.com',
+  ]),
+  has('card 4000 0566 5566 5556 declined', ['card', '4000 0566 5566 5556']),
+  has('Visa ending … 4012888888881881 (test)', ['card', '4012888888881881']),
+  has('5105-1051-0510-5100 saved', ['card', '5105-1051-0510-5100']),
+  has('IBAN NO93 8601 1117 947', ['iban', 'NO93 8601 1117 947']),
+  has('CH93 0076 2011 6238 5295 7 (PostFinance)', ['iban', 'CH93 0076 2011 6238 5295 7']),
+  has('Paste your token: glpat-xK9Lm2Pq7Rs4Tv8Wy1Za', ['secret', 'glpat-xK9Lm2Pq7Rs4Tv8Wy1Za']),
+  has('HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', [
+    'secret',
+    'hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+  ]),
+  has('bearer: 7Hq2Lx9Vm4Pz8Kw3Rt6Yn1Bc', ['secret', '7Hq2Lx9Vm4Pz8Kw3Rt6Yn1Bc']),
+  has('Terminal - ssh deploy@203.0.113.9', ['ip', '203.0.113.9']),
+  has('route add default gw 10.8.0.1', ['ip', '10.8.0.1']),
+  has('Address: 2001:0db8:0000:0000:0000:ff00:0042:8329', [
+    'ip',
+    '2001:0db8:0000:0000:0000:ff00:0042:8329',
+  ]),
+  none('Display resolution 1920 × 1080 (Recommended), scale 125%'),
+  none('Windows 10 Pro 22H2, OS build 19045.3693'),
+  none('=SUM(B2:B10) in cell C11'),
+  none('Total 1234567.89 and 98765432.10'),
+  none('ID: 4f3c2a1b-9d8e-4f7a-b6c5-d4e3f2a1b0c9'),
+  none('Jan 12, 2025 at 3:45 PM'),
+  none('© 2003–2025 Example Corp. All rights reserved.'),
+  none('Page 3 of 17 · 2,431 words · 14 min read'),
+  none('Battery 87% — 3:12 remaining'),
+  none('Volume 0.75, balance -0.2, bitrate 320 kbps'),
+  none('git log --oneline | head -20 # a1b2c3d e4f5a6b 9c8d7e6'),
+  none('hash: $2b$12$KIXQJ8b7Zc9Yq1Wv2Ux3SeF'),
+  none('The key point is that tokenization matters'),
+  none('password strength: strong (14 characters)'),
+  none('Your verification code is 482913'),
+  none('Flight UA 1234 on 2025-03-04, seat 23C, gate 45'),
+  none('Account number ending in 4821'),
+  none('Distance 12.4 km, elevation 356 m, pace 5:32 /km'),
+  none('matrix [[1, 0, 0], [0, 1, 0], [0, 0, 1]]'),
+  none('Latitude: 35.6762° N, Longitude: 139.6503° E'),
+];
+
 const NEGATIVES: PiiCorpusCase[] = [
   // UUIDs and GUIDs
   none('request id 550e8400-e29b-41d4-a716-446655440000 failed'),
@@ -639,6 +699,7 @@ export const PII_CORPUS: PiiCorpusCase[] = [
   ...IPS,
   ...MIXED,
   ...SECOND_BATCH,
+  ...THIRD_BATCH,
   ...NEGATIVES,
 ];
 
