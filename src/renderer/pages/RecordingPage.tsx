@@ -2,9 +2,11 @@
 // edits, and side panels for the task, labels, review and accessibility snapshot.
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import type { StepEdit } from '../../shared/contract';
+import type { PiiFinding } from '../../shared/domain';
 import { AxTreeViewer } from '../components/AxTreeViewer';
 import { ExportDialog } from '../components/ExportDialog';
 import { LabelsPanel } from '../components/LabelsPanel';
+import { PrivacyPanel } from '../components/PrivacyPanel';
 import { ReviewLockDialog } from '../components/ReviewLockDialog';
 import { ReviewPanel } from '../components/ReviewPanel';
 import { SaveIndicator } from '../components/SaveIndicator';
@@ -17,12 +19,13 @@ import { VideoPlayer, type VideoPlayerHandle } from '../components/VideoPlayer';
 import { useApiEvent } from '../hooks/use-api-event';
 import { usePageExitFlush } from '../hooks/use-page-exit';
 import { osLabel } from '../lib/library-query';
+import { findingTarget } from '../lib/privacy-target';
 import { SHORTCUT_HELP, shortcutFor } from '../lib/shortcuts';
 import { formatDurationMs, stepIndexAtVideoTime, stepVideoTimeSec } from '../lib/time';
 import { useExportStore } from '../store/export';
 import { reviewSelectors, useReviewStore } from '../store/review';
 
-type SideTab = 'task' | 'review' | 'ax';
+type SideTab = 'task' | 'review' | 'ax' | 'privacy';
 
 function isEditable(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) {
@@ -97,6 +100,24 @@ export function RecordingPage({ id }: { id: string }) {
     },
     [seekToStep],
   );
+
+  // a PII finding: select its step and seek to its moment (the task text has neither: its tab)
+  const jumpToFinding = useCallback((finding: PiiFinding) => {
+    const rec = reviewSelectors.recording(useReviewStore.getState());
+    if (!rec) {
+      return;
+    }
+    const target = findingTarget(finding, rec);
+    if (target.stepId !== null) {
+      useReviewStore.getState().selectStep(target.stepId);
+    }
+    if (target.videoSec !== null) {
+      playerRef.current?.seek(target.videoSec);
+    }
+    if (target.stepId === null && target.videoSec === null) {
+      setTab('task');
+    }
+  }, []);
 
   const onTime = (videoSec: number, isPlaying: boolean) => {
     if (!isPlaying || !recording?.video) {
@@ -330,6 +351,7 @@ export function RecordingPage({ id }: { id: string }) {
                 ['task', 'Task & labels'],
                 ['review', 'Review'],
                 ['ax', 'Accessibility'],
+                ['privacy', 'Privacy'],
               ] as const
             ).map(([key, text]) => (
               <button
@@ -377,6 +399,7 @@ export function RecordingPage({ id }: { id: string }) {
               ) : (
                 <p className="muted">Select a step.</p>
               ))}
+            {tab === 'privacy' && <PrivacyPanel recording={recording} onJump={jumpToFinding} />}
           </div>
         </aside>
       </div>

@@ -2,6 +2,7 @@
 import { resetExportStore } from './export';
 import { resetHealthStore } from './health';
 import { resetLibraryStore } from './library';
+import { resetPrivacyStore } from './privacy';
 import { resetRecorderStore } from './recorder';
 import { resetReviewStore } from './review';
 import { resetSettingsStore } from './settings';
@@ -16,4 +17,5 @@ export function resetAllStores(): void {
   resetRecorderStore();
   resetSettingsStore();
   resetHealthStore();
+  resetPrivacyStore();
 }

@@ -1,0 +1,141 @@
+// The Privacy panel of the recording page: the PII scan's findings by kind (card numbers, IBANs
+// and secrets marked as blocking export and upload), each a button that jumps to its step and
+// moment in the video. The scan runs when the panel opens and again on "Scan".
+import { useEffect } from 'react';
+import type { RecordingDto } from '../../shared/contract';
+import type { PiiFinding } from '../../shared/domain';
+import { findingClock } from '../lib/privacy-target';
+import {
+  PII_KIND_LABELS,
+  PII_SOURCE_LABELS,
+  privacySelectors,
+  usePrivacyStore,
+} from '../store/privacy';
+import { ErrorNotice } from './ErrorNotice';
+import './privacy-panel.css';
+
+/** Props of {@link PrivacyPanel}. */
+export type PrivacyPanelProps = {
+  recording: RecordingDto;
+  /** A finding was chosen: select its step and seek the video to it. */
+  onJump: (finding: PiiFinding) => void;
+};
+
+const EMPTY: PiiFinding[] = [];
+
+function whereText(f: PiiFinding, rec: RecordingDto): string {
+  const parts: string[] = [PII_SOURCE_LABELS[f.source]];
+  if (f.stepIndex !== null) {
+    parts.push(`step ${f.stepIndex + 1}`);
+  }
+  const clock = findingClock(f, rec);
+  if (clock) {
+    parts.push(`at ${clock}`);
+  }
+  return parts.join(', ');
+}
+
+// The panel; scans `recording` when it mounts (the tab opens) or the recording changes.
+export function PrivacyPanel({ recording, onJump }: PrivacyPanelProps) {
+  const id = recording.id;
+  const isOurs = usePrivacyStore((s) => privacySelectors.isFor(s, id));
+  const status = usePrivacyStore((s) => (isOurs ? s.status : 'idle'));
+  const error = usePrivacyStore((s) => (isOurs ? s.error : null));
+  const groups = usePrivacyStore(privacySelectors.groups);
+  const findings = usePrivacyStore((s) => (isOurs ? s.findings : EMPTY));
+  const blocking = usePrivacyStore(privacySelectors.blockingCount);
+  const isScanning = status === 'scanning';
+
+  useEffect(() => {
+    void usePrivacyStore.getState().scan(id);
+  }, [id]);
+
+  return (
+    <div className="panel-section privacy-panel" data-testid="privacy-panel">
+      <div className="privacy-head">
+        <p className="muted privacy-intro">
+          Personal data and secrets in the typed text, window titles, accessibility data, task text
+          and labels. Card numbers, IBANs and secrets block export and upload until resolved.
+        </p>
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={isScanning}
+          onClick={() => void usePrivacyStore.getState().scan(id)}
+          data-testid="privacy-scan"
+        >
+          {isScanning ? 'Scanning…' : 'Scan'}
+        </button>
+      </div>
+      <div role="status" aria-live="polite" className="privacy-status" data-testid="privacy-status">
+        {isScanning
+          ? 'Scanning the recording…'
+          : status === 'done'
+            ? findings.length === 0
+              ? 'No personal data found'
+              : `${findings.length} finding${findings.length === 1 ? '' : 's'}` +
+                (blocking > 0 ? `, ${blocking} blocking` : '')
+            : ''}
+      </div>
+      {status === 'error' && error && (
+        <ErrorNotice error={error} title="The scan failed" testId="privacy-error" />
+      )}
+      {status === 'done' && findings.length === 0 && (
+        <div className="empty-state privacy-empty" data-testid="privacy-empty">
+          No personal data found
+        </div>
+      )}
+      {isOurs &&
+        findings.length > 0 &&
+        groups.map((g) => (
+          <section
+            key={g.kind}
+            className={`privacy-group${g.isBlocking ? ' is-blocking' : ''}`}
+            aria-label={`${PII_KIND_LABELS[g.kind]}: ${g.findings.length}`}
+            data-testid="privacy-group"
+            data-kind={g.kind}
+          >
+            <h3 className="privacy-group-head">
+              <span className={`chip privacy-kind privacy-kind-${g.kind}`}>{g.kind}</span>
+              <span className="privacy-kind-name">{PII_KIND_LABELS[g.kind]}</span>
+              <span className="privacy-count" data-testid="privacy-count">
+                {g.findings.length}
+              </span>
+              {g.isBlocking && (
+                <span
+                  className="chip privacy-blocking"
+                  title="Blocks export and upload until redacted or marked acceptable"
+                >
+                  blocking
+                </span>
+              )}
+            </h3>
+            <ul className="privacy-list">
+              {g.findings.map((f) => {
+                const where = whereText(f, recording);
+                return (
+                  <li key={f.id}>
+                    <button
+                      type="button"
+                      className="privacy-row"
+                      onClick={() => onJump(f)}
+                      aria-label={`${PII_KIND_LABELS[f.kind]} in ${where}: ${f.excerpt}. ${
+                        f.stepIndex !== null ? 'Go to the step' : 'Show the task'
+                      }`}
+                      data-testid="privacy-finding"
+                      data-finding-id={f.id}
+                      data-kind={f.kind}
+                      data-step-index={f.stepIndex ?? ''}
+                    >
+                      <span className="privacy-where muted">{where}</span>
+                      <code className="privacy-excerpt">{f.excerpt}</code>
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ))}
+    </div>
+  );
+}
