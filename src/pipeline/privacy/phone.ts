@@ -190,6 +190,10 @@ export function findPhones(text: string): PiiMatch[] {
     if (/[$€£¥]\s?$/.test(text.slice(Math.max(0, start - 2), start))) {
       continue;
     }
+    // fewer than seven digits is never a phone: skip the word checks, the costly part
+    if (countDigits(raw) < 7) {
+      continue;
+    }
     const preceding = before(text, start, 40);
     if (OTHER_WORDS.test(preceding)) {
       continue;
