@@ -16,14 +16,13 @@ const VERSION_BEFORE =
 
 function validIpv6(value: string): boolean {
   let body = value;
-  let tailGroups = 0;
   const dotted = /:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(body);
   if (dotted) {
     if (!IPV4_EXACT.test(dotted[1]!)) {
       return false;
     }
+    // the dotted quad stands for the last two groups
     body = body.slice(0, dotted.index + 1) + '0:0';
-    tailGroups = 0;
   }
   const halves = body.split('::');
   if (halves.length > 2) {
@@ -41,7 +40,7 @@ function validIpv6(value: string): boolean {
   if (!left || !right) {
     return false;
   }
-  const count = left.length + right.length + tailGroups;
+  const count = left.length + right.length;
   if (halves.length === 1) {
     return count === 8;
   }

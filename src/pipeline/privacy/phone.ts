@@ -11,7 +11,7 @@ const CANDIDATE =
 
 /** Words before a number that say it is a phone number. */
 const PHONE_WORDS =
-  /(?<![a-z])(?:phone|tel|tél|telefon|telephone|call|calls|mobile|mob|cell|fax|whatsapp|sms|text me|ring|dial|hotline|contact|reach me|number|nummer|numéro|☎|📞|✆)\W{0,12}$/i;
+  /(?<![a-z])(?:phone|tel|tél|telefon|telefono|teléfono|telephone|call|mobile|mobil|mob|handy|cell|fax|whatsapp|sms|text me|ring|dial|hotline|contact|reach me|number|nummer|numéro|☎|📞|✆)\W{0,12}$/i;
 /** Words before a number that say it is something else. */
 const OTHER_WORDS =
   /(?<![a-z])(?:order|invoice|isbn|issn|sku|ref|reference|tracking|serial|s\/n|part|model|item|ticket|case|account|acct|iban|id|no\.|nr\.?|code|build|version|ver\.?|pid|port|zip|postcode|postal|issue|pr|commit|batch|lot|policy|customer|transaction|txn|receipt|ean|upc|imei|ssn|patient|booking|confirmation|container|shipment|po|doi|arxiv|pmid)(?:\s*(?:number|num|no\.?|nr\.?|#|id))?\W{0,12}$/i;
