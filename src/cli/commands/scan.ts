@@ -6,6 +6,8 @@ import { withServices } from '../context';
 import { out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator scan <id> [--json] [--library DIR]
+       cua-annotator scan <id> --redact FINDING_ID... [--force] [--json]
+       cua-annotator scan <id> --redact-all [--force] [--json]
 
 Scans one recording for personal data and secrets before it leaves the machine: e-mail
 addresses, phone numbers, card numbers (Luhn-checked), IBANs (checksum), secret keys and
@@ -22,7 +24,18 @@ kind: ${PII_KINDS.join(', ')}; source: typed, window-title, accessibility, task,
 stepIndex: the step the text belongs to or is nearest (null: none); tMs: recording clock, ms
 (null: no time); id: stable across scans of the same data.
 
+Redaction (--redact, repeatable, or --redact-all for every finding neither redacted nor
+marked acceptable): each finding's text becomes a \`redact-text\` edit, undone with the edit
+log's undo. The local data never changes; every export and upload replaces every occurrence
+of the text with its kind's placeholder ([EMAIL], [PHONE], [CARD], [IBAN], [SECRET], [IP]) in
+code, descriptions, task text, labels, window titles, accessibility data and raw key events.
+With --json: {"redacted": [{"findingId", "kind", "source", "stepIndex", "placeholder",
+"editId"}]}.
+
 Options:
+  --redact ID     redact finding ID's text (repeatable)
+  --redact-all    redact every unresolved finding's text
+  --force         edit an accepted recording (it goes back to review)
   --json          print JSON for scripts
   --library DIR   library folder
   -h, --help      show this help`;
@@ -71,13 +84,58 @@ function printFindings(id: string, findings: PiiFinding[], videoStartMs: number 
   );
 }
 
+/** `scan --redact` / `--redact-all`: text redactions as edits, then what was redacted. */
+async function runRedact(
+  idOrPrefix: string,
+  values: {
+    redact?: string[] | undefined;
+    'redact-all'?: boolean | undefined;
+    force?: boolean | undefined;
+    json?: boolean | undefined;
+    library?: string | undefined;
+  },
+): Promise<number> {
+  if (values.redact?.length && values['redact-all']) {
+    throw new UsageError('give either --redact FINDING_ID or --redact-all, not both');
+  }
+  const options = { force: values.force ?? false };
+  const { id, redacted } = await withServices(values.library, async (services) => {
+    const view = services.showRecording(idOrPrefix);
+    const made = values['redact-all']
+      ? await services.redactAllFindings(view.id, options)
+      : await services.redactFindings(view.id, values.redact ?? [], options);
+    return { id: view.id, redacted: made };
+  });
+  if (values.json) {
+    outJson({ redacted });
+    return 0;
+  }
+  for (const r of redacted) {
+    out(
+      `redacted ${r.kind} ${r.findingId} (${r.source}, step ${r.stepIndex ?? '-'}) as ` +
+        `${r.placeholder}: edit ${r.editId}`,
+    );
+  }
+  out(
+    redacted.length
+      ? `${redacted.length} text redaction${redacted.length === 1 ? '' : 's'} added to ${id}`
+      : `nothing to redact in ${id}`,
+  );
+  return 0;
+}
+
 /** The `scan` command. */
 export const scanCommand: Command = {
   name: 'scan',
   summary: 'scan a recording for personal data and secrets (masked excerpts)',
   help: HELP,
   run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(argv, {
+      json: { type: 'boolean' },
+      redact: { type: 'string', multiple: true },
+      'redact-all': { type: 'boolean' },
+      force: { type: 'boolean' },
+    });
     if (values.help) {
       out(HELP);
       return 0;
@@ -86,6 +144,9 @@ export const scanCommand: Command = {
       throw new UsageError('scan takes exactly one recording id');
     }
     const idOrPrefix = positionals[0];
+    if (values.redact?.length || values['redact-all']) {
+      return runRedact(idOrPrefix, values);
+    }
     const { id, videoStartMs, findings } = await withServices(values.library, async (services) => {
       const view = services.showRecording(idOrPrefix);
       const scan = await services.scanRecording(view.id);

@@ -85,8 +85,12 @@ export class CaptureExclusion {
    * instance or pid while excluded; id and bounds kept), opening or ending the interval's mark.
    */
   window(entry: ActiveWindowEntry): ActiveWindowEntry {
-    const verdict =
-      entry.windowId === null && entry.title === null ? { excluded: false } : this.judge(entry);
+    if (entry.windowId === null && entry.title === null) {
+      // no window active (focus in passing between two windows): the state before goes on, so
+      // an interval ends only when a window that is not excluded comes to the front
+      return entry;
+    }
+    const verdict = this.judge(entry);
     const open = this.openInterval();
     if (open && (!verdict.excluded || open.windowId !== entry.windowId)) {
       this.endInterval(open, entry.tMs);

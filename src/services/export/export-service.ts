@@ -29,6 +29,7 @@ import {
   type StageMove,
 } from './export-stage';
 import { exportFsError, prepareOutDir, rethrowExportFsError } from './export-target';
+import { redactingWriter, textRedactorOf } from '../privacy/text-redaction';
 import { folderWriter } from './export-writer';
 import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from './format-agentnet-jsonl';
 import { writeAgentNetRaw } from './format-agentnet-raw';
@@ -276,7 +277,8 @@ async function writeRecording(
   jsonlLines: string[],
   tick: (phase: string) => void,
 ): Promise<ExportedRecording> {
-  const out = folderWriter(stage, written);
+  // every text file with the text redactions applied once more (issue 14; a safety net)
+  const out = redactingWriter(folderWriter(stage, written), textRedactorOf(lib, l.rec.seq));
   const warnings: string[] = [];
   if (options.format === 'agentnet-raw') {
     tick('agentnet-raw');

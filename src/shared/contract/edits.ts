@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import {
   ACTION_NAMES,
   CALL_BUTTONS,
+  PII_KINDS,
   TERMINATE_STATUSES,
   type ActionCall,
   type ActionName,
@@ -39,6 +40,7 @@ export const EDIT_OPS = [
   'trim',
   'mark',
   'redact-box',
+  'redact-text',
 ] as const;
 
 /** Kinds of step an `insert` edit adds. */
@@ -275,6 +277,17 @@ function stepEditSchema() {
             ['endMs'],
           ),
         ),
+        /**
+         * Redact a PII finding's text (the `id` of a `privacy:scan` finding, its matched text and
+         * kind): every occurrence leaves as the kind's placeholder (`[EMAIL]`, …) in every export
+         * and upload (docs/privacy.md). Steps and raw rows are unchanged.
+         */
+        fields({
+          op: v.literal('redact-text'),
+          findingId: text(200, 1),
+          text: text(10_000, 1),
+          kind: oneOf(PII_KINDS),
+        }),
       ] satisfies { entries: { op: v.LiteralSchema<(typeof EDIT_OPS)[number], undefined> } }[],
       got(`must be one of ${EDIT_OPS.join(', ')}`),
     ),

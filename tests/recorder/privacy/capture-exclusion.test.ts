@@ -80,6 +80,10 @@ describe('CaptureExclusion', () => {
     expect(x.window({ ...entry(250, '0x2', 'Passwords 2', 'Vault'), change: 'title' }).title).toBe(
       'excluded',
     );
+    // no window active in passing: the interval goes on
+    const none = { ...entry(300, '0x0', '', ''), windowId: null, title: null, app: null };
+    expect(x.window(none)).toEqual(none);
+    expect(x.isFocusedExcluded).toBe(true);
     x.window(entry(400, '0x1', 'Editor', 'gedit'));
     expect(x.isFocusedExcluded).toBe(false);
     x.window(entry(500, '0x3', 'Secret plans', 'gedit'));

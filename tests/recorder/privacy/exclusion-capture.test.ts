@@ -1,9 +1,11 @@
 // Exclusion at capture end to end: the real `cua-annotator record` under Xvfb + D-Bus + AT-SPI +
-// openbox with the GTK form and xmessage, real xdotool input, real ffmpeg and a real library. An
-// excluded window (by title, then by application): keys typed into it and clicks on it are not
-// stored, nor its title or accessibility tree; the interval is marked with start and end; keys
-// typed after focusing xmessage are stored.
-import { spawn, type ChildProcess } from 'node:child_process';
+// openbox with the GTK form and two xmessage windows, real xdotool input, real ffmpeg and a real
+// library. The form is excluded by application (its WM_CLASS instance), one xmessage by title:
+// keys typed into them and the click into the form are not stored, nor their titles or the
+// form's accessibility tree (which the session would otherwise snapshot as the window in front at
+// the start); each interval is marked with its rule, start and end; keys typed after focusing the
+// other xmessage are stored.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,68 +26,61 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let desktop: Desktop;
 let form: GtkForm;
-let xmessageId = '';
-const libs: string[] = [];
+const lib = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-exclude-'));
+const windowIds: Record<'secret' | 'plain', string> = { secret: '', plain: '' };
+let err = '';
+let code: number | null = null;
+let keys: { char: string; tMs: number }[] = [];
+let buttons: { tMs: number; kind: string }[] = [];
+let windows: ReturnType<typeof listWindows> = [];
+let marks: ReturnType<typeof listMarks> = [];
+let ax: { tMs: number; text: string }[] = [];
 
-/** What one recording stored. */
-type Stored = {
-  chars: string[];
-  keyTimes: Map<string, number>;
-  buttons: { tMs: number; kind: string; x: number | null; y: number | null }[];
-  windows: ReturnType<typeof listWindows>;
-  marks: ReturnType<typeof listMarks>;
-  ax: string[];
-};
+// Opens an xmessage titled `title` and waits for its window id.
+async function xmessage(title: string, at: string): Promise<string> {
+  desktop.spawn('xmessage', ['-title', title, '-geometry', at, `${title} body`]);
+  for (let i = 0; i < 100; i += 1) {
+    const id = (await desktop.run('xdotool', ['search', '--name', `^${title}$`]).catch(() => ''))
+      .trim()
+      .split('\n')[0];
+    if (id) {
+      return id;
+    }
+    await sleep(50);
+  }
+  throw new Error(`xmessage ${title} did not map`);
+}
 
 beforeAll(async () => {
   desktop = await startDesktop();
   form = await launchGtkForm(desktop);
-  desktop.spawn('xmessage', ['-geometry', '+700+450', 'second window']);
-  for (let i = 0; i < 100 && !xmessageId; i += 1) {
-    xmessageId = (
-      await desktop.run('xdotool', ['search', '--class', 'Xmessage']).catch(() => '')
-    ).trim();
-    if (!xmessageId) {
-      await sleep(50);
-    }
-  }
-  expect(xmessageId).not.toBe('');
-}, 60_000);
-
-afterAll(async () => {
-  await form?.close();
-  await desktop?.stop();
-  libs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
-});
-
-// Records: the form in front (excluded by `args`), a click on its entry and `secret` typed into
-// it, then xmessage activated and `ok` typed; reads back what the library stored.
-async function recordExcluded(args: string[], secret: string): Promise<Stored> {
-  const lib = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-exclude-'));
-  libs.push(lib);
+  windowIds.secret = await xmessage('Top Secret Note', '+650+100');
+  windowIds.plain = await xmessage('Plain Note', '+650+450');
   const x = (...a: string[]) => desktop.run('xdotool', a);
   await x('windowactivate', '--sync', form.ready.xid);
-  const child: ChildProcess = spawn(
+  const child = spawn(
     process.execPath,
     [
       path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
       'record',
       '--task',
-      'Type into the excluded window',
+      'Type into excluded windows',
       '--fps',
       '10',
       '--library',
       lib,
-      ...args,
+      '--exclude-app',
+      'gtk-form.py',
+      '--exclude-title',
+      '^top secret',
     ],
     { env: desktop.env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('close', resolve));
   const id = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^([0-9a-f-]{36})$/m.exec(out);
       if (m) {
@@ -95,77 +90,102 @@ async function recordExcluded(args: string[], secret: string): Promise<Stored> {
     child.once('close', () => reject(new Error(`recorder exited before starting: ${err}`)));
   });
   await sleep(500);
+  // the form (excluded by application): a click into its entry, then a password typed
   const entry = form.ready.widgets.entry;
   await x('mousemove', String(entry.cx), String(entry.cy));
   await x('click', '1');
   await sleep(200);
-  await x('type', '--delay', '40', secret);
+  await x('type', '--delay', '40', 'hunter2');
   await sleep(300);
-  await x('windowactivate', '--sync', xmessageId);
+  // the xmessage excluded by title
+  await x('windowactivate', '--sync', windowIds.secret);
+  await sleep(300);
+  await x('type', '--delay', '40', 'swordfish');
+  await sleep(300);
+  // a window no rule matches
+  await x('windowactivate', '--sync', windowIds.plain);
   await sleep(300);
   await x('type', '--delay', '40', 'ok');
   await sleep(500);
   child.kill('SIGINT');
-  expect(await exit, err).toBe(0);
+  code = await exit;
 
   const library = openLibrary(lib);
   try {
     const { seq } = resolveRecordingSeq(library.db, id);
     const events = readEvents(library.db, seq);
-    const keys = events.filter((e) => e.kind === 'keydown' && e.char !== null);
-    return {
-      chars: keys.map((e) => e.char as string),
-      keyTimes: new Map(keys.map((e) => [e.char as string, e.tMs])),
-      buttons: events
-        .filter((e) => e.kind === 'down' || e.kind === 'up')
-        .map((e) => ({ tMs: e.tMs, kind: e.kind, x: e.x, y: e.y })),
-      windows: listWindows(library.db, seq),
-      marks: listMarks(library.db, seq),
-      ax: [
-        ...listAxRecords(library.db, seq, 'window'),
-        ...listAxRecords(library.db, seq, 'element'),
-      ].map((r) => `${r.rootName ?? ''} ${r.treeJson}`),
-    };
+    keys = events
+      .filter((e) => e.kind === 'keydown' && e.char !== null)
+      .map((e) => ({ char: e.char as string, tMs: e.tMs }));
+    buttons = events
+      .filter((e) => e.kind === 'down' || e.kind === 'up')
+      .map((e) => ({ tMs: e.tMs, kind: e.kind }));
+    windows = listWindows(library.db, seq);
+    marks = listMarks(library.db, seq).filter((m) => m.kind === 'excluded');
+    ax = [
+      ...listAxRecords(library.db, seq, 'window'),
+      ...listAxRecords(library.db, seq, 'element'),
+    ].map((r) => ({ tMs: r.tMs, text: `${r.rootName ?? ''} ${r.treeJson}` }));
   } finally {
     library.close();
   }
-}
+}, 90_000);
 
-function expectExcluded(stored: Stored, rule: string, hidden: string[]): void {
-  // keys typed into the excluded window: none; after focusing xmessage: stored
-  expect(stored.chars.join('')).toBe('ok');
-  // the interval, with its rule and the window's bounds, ended when xmessage came to the front
-  const excluded = stored.marks.filter((m) => m.kind === 'excluded');
-  expect(excluded).toHaveLength(1);
-  const mark = excluded[0]!;
-  expect(mark.data).toEqual({ rule, bounds: form.ready.client });
-  expect(mark.endMs).not.toBeNull();
-  expect(mark.endMs!).toBeGreaterThan(mark.tMs);
-  expect(stored.keyTimes.get('o')!).toBeGreaterThanOrEqual(mark.endMs!);
-  // the click on the form's entry was aimed at the excluded window: not stored
-  expect(stored.buttons.filter((b) => b.tMs >= mark.tMs && b.tMs < mark.endMs!)).toEqual([]);
-  // the timeline: "excluded" with no app, then xmessage
-  const first = stored.windows[0]!;
-  expect(first).toMatchObject({ title: 'excluded', app: null, pid: null });
-  expect(stored.windows.some((w) => w.app === 'Xmessage' && w.tMs >= mark.endMs!)).toBe(true);
-  expect(stored.windows.some((w) => w.app === 'Gtk-form.py')).toBe(false);
-  // neither the title nor anything of the form's accessibility tree
-  const text = JSON.stringify(stored.windows) + stored.ax.join('\n');
-  for (const h of [...hidden, 'Press Me', 'Password', 'Item 1']) {
-    expect(text).not.toContain(h);
-  }
-}
+afterAll(async () => {
+  await form?.close();
+  await desktop?.stop();
+  fs.rmSync(lib, { recursive: true, force: true });
+});
 
 describe('exclusion at capture (Xvfb, GTK form, xmessage)', () => {
-  it('by title: nothing of the window is stored and the interval is marked', async () => {
-    await form.setTitle('Top Secret Form');
-    const stored = await recordExcluded(['--exclude-title', '^top secret'], 'hunter2');
-    expectExcluded(stored, 'title:/^top secret/', ['Top Secret', 'hunter']);
-  }, 60_000);
+  it('records to the end', () => {
+    expect(code, err).toBe(0);
+  });
 
-  it('by application (WM_CLASS instance)', async () => {
-    await form.setTitle('CUA Test Form');
-    const stored = await recordExcluded(['--exclude-app', 'gtk-form.py'], 'swordfish');
-    expectExcluded(stored, 'app:gtk-form.py', ['CUA Test Form', 'swordfish']);
-  }, 60_000);
+  it('stores no key typed into an excluded window, and the keys typed after', () => {
+    expect(keys.map((k) => k.char).join('')).toBe('ok');
+  });
+
+  it('marks each interval with its rule, the window bounds, a start and an end', () => {
+    expect(marks.map((m) => m.data.rule)).toEqual(['app:gtk-form.py', 'title:/^top secret/']);
+    const [app, title] = marks as [(typeof marks)[0], (typeof marks)[0]];
+    expect(app.data.bounds).toEqual(form.ready.client);
+    expect(title.data.bounds).toMatchObject({ width: expect.any(Number) });
+    expect(app.endMs).not.toBeNull();
+    expect(app.endMs!).toBeGreaterThan(app.tMs);
+    // straight from one excluded window to the next: the second interval starts as the first ends
+    expect(title.tMs).toBe(app.endMs);
+    expect(title.endMs).not.toBeNull();
+    expect(title.endMs!).toBeGreaterThan(title.tMs);
+    // the keys kept were typed after the last interval ended
+    expect(keys[0]!.tMs).toBeGreaterThanOrEqual(title.endMs!);
+    // the click into the form was aimed at an excluded window: not stored
+    expect(buttons.filter((b) => b.tMs < title.endMs!)).toEqual([]);
+  });
+
+  it('stores "excluded" in the timeline instead of the titles and apps', () => {
+    const end = marks[1]!.endMs!;
+    const during = windows.filter((w) => w.tMs < end);
+    for (const w of during) {
+      // `excluded`, or no window active while focus passes from one window to the next
+      expect(w).toMatchObject({ app: null, pid: null });
+      expect([null, 'excluded']).toContain(w.title);
+    }
+    expect(during.filter((w) => w.title === 'excluded').length).toBeGreaterThanOrEqual(2);
+    expect(windows.some((w) => w.title === 'Plain Note' && w.app === 'Xmessage')).toBe(true);
+    const text = JSON.stringify(windows);
+    for (const hidden of ['CUA Test Form', 'Top Secret', 'Gtk-form.py']) {
+      expect(text).not.toContain(hidden);
+    }
+  });
+
+  it('stores nothing of the excluded windows accessibility trees', () => {
+    const start = marks[0]!.tMs;
+    const end = marks[1]!.endMs!;
+    expect(ax.filter((r) => r.tMs >= start && r.tMs < end)).toEqual([]);
+    const text = ax.map((r) => r.text).join('\n');
+    for (const hidden of ['CUA Test Form', 'Press Me', 'Password', 'Item 1', 'Top Secret']) {
+      expect(text).not.toContain(hidden);
+    }
+  });
 });
