@@ -26,6 +26,7 @@ import type { RecordOptions, RecordResult } from './recording/record-service';
 import { deleteRecording, listLibrary, showRecording, type RecordingView } from './recordings';
 import type { reduceRecording } from './reduce-service';
 import type { scanRecording } from './privacy/scan-service';
+import type { redactAllFindings, redactFindings, RedactedFinding } from './privacy/text-redaction';
 import type { listBoxRedactions, undoBoxRedaction, BoxRedaction } from './edits/redactions';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
 import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
@@ -135,6 +136,12 @@ export type Services = {
   scanRecording(
     ...args: Parameters<Bound<typeof scanRecording>>
   ): Promise<ReturnType<typeof scanRecording>>;
+  /** Redacts findings' text by finding id (`scan --redact`): `redact-text` edits. */
+  redactFindings(...args: Parameters<Bound<typeof redactFindings>>): Promise<RedactedFinding[]>;
+  /** Redacts every unresolved finding's text (`scan --redact-all`). */
+  redactAllFindings(
+    ...args: Parameters<Bound<typeof redactAllFindings>>
+  ): Promise<RedactedFinding[]>;
   /** The box redactions of a recording's edit log (`redact --list`). */
   listBoxRedactions(...args: Parameters<Bound<typeof listBoxRedactions>>): Promise<BoxRedaction[]>;
   /** Undoes a box redaction, which must be the latest active edit (`redact --undo`). */
@@ -258,6 +265,14 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     scanRecording: async (...args) => {
       guard();
       return (await import('./privacy/scan-service')).scanRecording(lib, ...args);
+    },
+    redactFindings: async (...args) => {
+      guard();
+      return (await import('./privacy/text-redaction')).redactFindings(lib, ...args);
+    },
+    redactAllFindings: async (...args) => {
+      guard();
+      return (await import('./privacy/text-redaction')).redactAllFindings(lib, ...args);
     },
     importFolder: async (folder, importOptions) => {
       guard();

@@ -17,6 +17,7 @@ import {
   listWindows,
   readEvents,
 } from '../../store';
+import { textRedactorOf } from '../privacy/text-redaction';
 import { withoutAppInput } from '../recording/app-input';
 import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
@@ -92,22 +93,24 @@ export function damagedError(damaged: SkippedRecording[]): AppError {
 /** The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows);
  * the app's own input (a click on Stop in the app's window) is left out, as from the steps. */
 export function readRawLayer(lib: Library, seq: number) {
+  // text redactions (issue 14): key events, accessibility text and window names leave redacted
+  const redactor = textRedactorOf(lib, seq);
   return {
-    events: withoutAppInput(readEvents(lib.db, seq), listMarks(lib.db, seq)),
+    events: redactor.events(withoutAppInput(readEvents(lib.db, seq), listMarks(lib.db, seq))),
     a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
       tS: msToSeconds(r.tMs),
-      tree: JSON.parse(r.treeJson) as unknown,
+      tree: redactor.value(JSON.parse(r.treeJson) as unknown),
       truncated: r.note?.startsWith('truncated') ?? false,
     })),
     elements: listAxRecords(lib.db, seq, 'element').map((r) => ({
       tS: msToSeconds(r.tMs),
-      tree: JSON.parse(r.treeJson) as unknown,
+      tree: redactor.value(JSON.parse(r.treeJson) as unknown),
       x: r.x,
       y: r.y,
     })),
     topWindows: listWindows(lib.db, seq).map((w) => ({
       tS: msToSeconds(w.tMs),
-      name: w.app ?? w.title ?? '',
+      name: redactor.string(w.app ?? w.title ?? ''),
     })),
   };
 }
@@ -153,8 +156,14 @@ export async function loadForExport(
   format: ExportFormat,
   options: { isVerified?: boolean } = {},
 ): Promise<Loaded> {
-  const rec = getRecording(lib.db, id);
-  const { steps, marks, trim } = effectiveStepState(lib, rec.seq);
+  const found = getRecording(lib.db, id);
+  const state = effectiveStepState(lib, found.seq);
+  // text redactions (issue 14): the steps (write messages before code is formatted,
+  // descriptions, labels) and the recording's texts leave with placeholders
+  const redactor = textRedactorOf(lib, found.seq);
+  const rec = redactor.value(found);
+  const steps = redactor.value(state.steps);
+  const { marks, trim } = state;
   const video = rec.videos[0];
   if (!video) {
     throw new AppError(

@@ -5,6 +5,7 @@ import { buildAgentNetRecordLine, buildCotInputLine } from '../../pipeline/expor
 import { buildTrajectory } from '../../pipeline/export/trajectory';
 import { getLabels } from '../../store';
 import type { Library } from '../library/library';
+import { textRedactorOf } from '../privacy/text-redaction';
 import { requireImage, type ExportImages } from './export-keyframes';
 import type { Loaded } from './export-load';
 import type { ExportWriter } from './export-writer';
@@ -25,7 +26,7 @@ export async function writeAgentNetJsonl(
     taskId: l.episodeId,
     instruction: l.rec.task,
     labels: {
-      ...getLabels(lib.db, l.rec.seq).labels,
+      ...textRedactorOf(lib, l.rec.seq).value(getLabels(lib.db, l.rec.seq).labels),
       reason: null,
       naturalLanguageTask: null,
       actualTask: null,

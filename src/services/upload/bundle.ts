@@ -31,6 +31,7 @@ import type { ExportWriter } from '../export/export-writer';
 import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from '../export/format-agentnet-jsonl';
 import { writeAgentNetRaw } from '../export/format-agentnet-raw';
 import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../export/redact-media';
+import { dumpRowRedactor, redactingWriter, textRedactorOf } from '../privacy/text-redaction';
 import { resolveDecodeBinaries } from '../review/keyframe-extraction';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
@@ -195,6 +196,10 @@ export async function buildBundle(
   // pixel redactions (issue 14): the videos leave redacted, stored keyframe PNGs and other
   // videos of the folder stay home (the bundle's keyframes/ are redacted)
   const redactions = pixelRedactions(lib, rec.seq);
+  // text redactions (issue 14): the dump, steps and AgentNet files leave redacted; the imported
+  // source files (raw text) stay home, the agentnet/ folder carries them redacted
+  const textRedactor = textRedactorOf(lib, rec.seq);
+  const dumpRow = dumpRowRedactor(lib, rec.seq);
   const storedPngs = new Set(
     [...listKeyframes(lib.db, rec.seq).values()].flatMap((k) =>
       k.path ? [path.relative(recDir, lib.resolve(k.path)).split(path.sep).join('/')] : [],
@@ -238,6 +243,8 @@ export async function buildBundle(
       (storedPngs.has(rel) || /\.(mp4|mkv|webm|mov|avi)$/i.test(rel))
     ) {
       continue;
+    } else if (textRedactor.isActive && !storedPngs.has(rel)) {
+      continue;
     } else {
       files.push({
         relKey: `files/${rel}`,
@@ -257,19 +264,25 @@ export async function buildBundle(
   }
 
   // database rows: the recording, every table keyed by it, and the effective steps
-  await staged(
-    'raw/recording.json',
-    'recording',
-    `${JSON.stringify(dumpRecordingRow(lib.db, rec.seq), null, 2)}\n`,
-  );
+  const dumped = dumpRecordingRow(lib.db, rec.seq);
+  const recordingRow = dumpRow ? dumpRow('recordings', dumped) : dumped;
+  await staged('raw/recording.json', 'recording', `${JSON.stringify(recordingRow, null, 2)}\n`);
   for (const table of recordingTables(lib.db)) {
-    const lines = [...dumpTableLines(lib.db, table, rec.seq)];
+    const lines = [...dumpTableLines(lib.db, table, rec.seq)].map((line) =>
+      dumpRow
+        ? `${JSON.stringify(dumpRow(table.name, JSON.parse(line) as Record<string, unknown>))}\n`
+        : line,
+    );
     if (lines.length) {
       await staged(tableDumpPath(table.name), 'table', lines.join(''), table.name);
     }
   }
   const steps = effectiveSteps(lib, rec.seq);
-  await staged('steps/steps.json', 'steps', `${JSON.stringify(steps, null, 2)}\n`);
+  await staged(
+    'steps/steps.json',
+    'steps',
+    `${JSON.stringify(textRedactor.value(steps), null, 2)}\n`,
+  );
 
   // AgentNet exports (the same format writers as `cua-annotator export`), written in place
   const episodeId = episodeIdOf(rec);
@@ -282,12 +295,15 @@ export async function buildBundle(
       files.push({ relKey, role, path: `${relStage}/${relKey}` });
       return full;
     };
-    return {
-      target,
-      file: async (rel, content) => {
-        await fs.writeFile(await target(rel), content);
+    return redactingWriter(
+      {
+        target,
+        file: async (rel, content) => {
+          await fs.writeFile(await target(rel), content);
+        },
       },
-    };
+      textRedactor,
+    );
   };
   await writeAgentNetRaw(
     lib,
@@ -317,7 +333,7 @@ export async function buildBundle(
           : { relKey: `agentnet/${rel}`, role: 'agentnet' },
       ),
     );
-    await staged(`agentnet/${AGENTNET_JSONL_FILE}`, 'agentnet', line);
+    await staged(`agentnet/${AGENTNET_JSONL_FILE}`, 'agentnet', textRedactor.string(line));
   }
 
   for (const extra of options.extraFiles ?? []) {
