@@ -1,7 +1,8 @@
 // End to end: the review page's Privacy panel in Debian Chromium (playwright-core) against a real
 // `cua-annotator serve` child. The AgentNet fixture gets an e-mail address in its task description
 // and a card number typed by an edited step; the panel lists both (masked), marks the card as
-// blocking, and a click on the card finding selects its step and seeks the video there.
+// blocking, a click on the card finding selects its step and seeks the video there, and undoing
+// the edit rescans.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -199,13 +200,19 @@ describe('Privacy panel end to end (Chromium + cua-annotator serve)', () => {
     expect(await page.getByTestId('task-input').isVisible()).toBe(true);
   });
 
-  it('Scan runs again, and a recording without personal data says so', async () => {
+  it('Scan runs again, an undone edit rescans, a recording without personal data says so', async () => {
     await page.getByTestId('tab-privacy').click();
     await expect.poll(() => findings().count(), { timeout: 15_000 }).toBe(2);
     await page.getByTestId('privacy-scan').click();
     await expect
       .poll(() => page.getByTestId('privacy-status').textContent())
       .toBe('2 findings, 1 blocking');
+    // undoing the edit that typed the card rescans by itself: only the address is left
+    await page.getByTestId('undo').click();
+    await expect
+      .poll(() => page.getByTestId('privacy-status').textContent(), { timeout: 15_000 })
+      .toBe('1 finding');
+    expect(await findings().getAttribute('data-kind')).toBe('email');
     await page.goto(recordingUrl(cleanId));
     await expect.poll(() => page.getByTestId('step-card').count(), { timeout: 15_000 }).toBe(14);
     await page.getByTestId('tab-privacy').click();

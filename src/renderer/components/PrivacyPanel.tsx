@@ -1,10 +1,11 @@
 // The Privacy panel of the recording page: the PII scan's findings by kind (card numbers, IBANs
 // and secrets marked as blocking export and upload), each a button that jumps to its step and
-// moment in the video. The scan runs when the panel opens and again on "Scan".
+// moment in the video. The scan runs when the panel opens, after saved edits and on "Scan".
 import { useEffect } from 'react';
 import type { RecordingDto } from '../../shared/contract';
 import type { PiiFinding } from '../../shared/domain';
 import { findingClock } from '../lib/privacy-target';
+import { useReviewStore } from '../store/review';
 import {
   PII_KIND_LABELS,
   PII_SOURCE_LABELS,
@@ -35,7 +36,8 @@ function whereText(f: PiiFinding, rec: RecordingDto): string {
   return parts.join(', ');
 }
 
-// The panel; scans `recording` when it mounts (the tab opens) or the recording changes.
+// The panel; scans `recording` when it mounts (the tab opens), the recording changes, or its
+// edits or task text are saved.
 export function PrivacyPanel({ recording, onJump }: PrivacyPanelProps) {
   const id = recording.id;
   const isOurs = usePrivacyStore((s) => privacySelectors.isFor(s, id));
@@ -46,9 +48,17 @@ export function PrivacyPanel({ recording, onJump }: PrivacyPanelProps) {
   const blocking = usePrivacyStore(privacySelectors.blockingCount);
   const isScanning = status === 'scanning';
 
+  // what the scan reads that the reviewer can change here: the saved edits and task text (a
+  // confirmed change rescans, so an undone or redacted finding goes away without a click)
+  const savedText = useReviewStore((s) =>
+    s.confirmed?.id === id
+      ? `${s.confirmed.editVersion}\n${s.confirmed.task}\n${s.confirmed.description}`
+      : '',
+  );
+
   useEffect(() => {
     void usePrivacyStore.getState().scan(id);
-  }, [id]);
+  }, [id, savedText]);
 
   return (
     <div className="panel-section privacy-panel" data-testid="privacy-panel">
