@@ -18,9 +18,9 @@ describe('redact-box', () => {
     expect(
       redactedFrames({ startMs: 1000 + 10000 / 30, endMs: 1000 + 20000 / 30 }, TIMING),
     ).toEqual({ first: 10, last: 20 });
-    expect(redactedFrames({ startMs: 1334, endMs: 1366 }, TIMING)).toEqual({
+    expect(redactedFrames({ startMs: 1334, endMs: 1367 }, TIMING)).toEqual({
       first: 11,
-      last: 10 + 1,
+      last: 11,
     });
     expect(redactedFrames({ startMs: 1335, endMs: 1340 }, TIMING)).toBeNull();
     expect(redactedFrames({ startMs: 0, endMs: 1e12 }, TIMING)).toEqual({ first: 0, last: 99 });
