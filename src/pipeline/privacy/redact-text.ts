@@ -2,8 +2,8 @@
 // finding's text becomes its kind's placeholder (`[EMAIL]`, `[CARD]`, …) in strings, JSON values
 // and the raw key events that typed it. Pure: no I/O. The library's own rows never change.
 //
-// Raw key events (docs/privacy.md): the printable key-downs of a recording are read as one text;
-// each occurrence of a redacted text in it is a span. The span's first characters become the
+// Raw key events (docs/privacy.md §3): the printable key-downs of a recording are read as one
+// text; each occurrence of a redacted text in it is a span. The span's first characters become the
 // placeholder's characters (key-down and its key-up: `key`, `char`, `keyRaw`), its remaining
 // key events are kept as masked events (flag `masked`: AgentNet rows with `name`/`pynput_key`
 // null, as a password field's keys are exported), so the event count, order, times and indices

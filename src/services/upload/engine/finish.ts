@@ -3,6 +3,7 @@
 // files are incomplete; then objects of an earlier submission that it does not list are removed.
 import { AppError } from '../../../shared/errors';
 import { getRecording } from '../../../store';
+import { textRedactorOf } from '../../privacy/text-redaction';
 import {
   MANIFEST_NAME,
   SUBMISSION_SCHEMA,
@@ -23,7 +24,8 @@ export async function writeManifest(run: UploadRun): Promise<void> {
     schemaVersion: SUBMISSION_SCHEMA_VERSION,
     recordingId: rec.id,
     episodeId: bundle.episodeId,
-    task: rec.task,
+    // text redactions (issue 14, docs/privacy.md §3): the task leaves redacted here too
+    task: textRedactorOf(run.lib, rec.seq).string(rec.task),
     platform: rec.platform,
     toolVersion: run.options.appVersion,
     librarySchemaVersion: bundle.librarySchemaVersion,
