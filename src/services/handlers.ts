@@ -6,7 +6,7 @@ import { findRecordingBasics } from '../store';
 import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
-import { scanRecording } from './privacy/scan-service';
+import { scanWithResolutions } from './privacy/policy';
 import { deleteRecording } from './recordings';
 import { readSettings, writeSettings } from './settings/settings-service';
 import {
@@ -145,6 +145,7 @@ export const handlers = {
       appVersion: ctx.appVersion,
       skipDamaged: input.skipDamaged,
       overwrite: input.overwrite ?? false,
+      allowPii: input.allowPii ?? false,
       onProgress: (p) => ctx.emit('exports:progress', p),
     });
     return {
@@ -159,11 +160,16 @@ export const handlers = {
       })),
     };
   },
-  'privacy:scan': (input, ctx) => settle(() => scanRecording(ctx.lib, exact(ctx, input.id))),
+  'privacy:scan': (input, ctx) => settle(() => scanWithResolutions(ctx.lib, exact(ctx, input.id))),
   'uploads:defaults': (_input, ctx) => settle(() => ctx.uploads.defaults()),
   'uploads:enqueue': async (input, ctx) => {
     const ids = input.ids.map((id) => exact(ctx, id));
-    return ctx.uploads.start({ ids, to: input.to, annotator: input.annotator });
+    return ctx.uploads.start({
+      ids,
+      to: input.to,
+      annotator: input.annotator,
+      allowPii: input.allowPii ?? false,
+    });
   },
   'uploads:list': (_input, ctx) => settle(() => ctx.uploads.list()),
   'uploads:retry': (input, ctx) => settle(() => ctx.uploads.retry(input.uploadId)),

@@ -98,6 +98,9 @@ export const ERROR_CODES = [
   'EDIT_INVALID',
   // an edit of an accepted recording without `force` (editing it returns it to review)
   'REVIEW_LOCKED',
+  // export/upload of a recording with unresolved PII findings of a blocking kind (card, iban,
+  // secret) without `allowPii` (src/services/privacy/policy.ts)
+  'PII_UNRESOLVED',
   // HTTP binding (src/server): missing/wrong token, Host/Origin refused, verb, body size
   'UNAUTHORIZED',
   'FORBIDDEN',

@@ -8,7 +8,7 @@ import { APP_VERSION } from '../version';
 import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
 
 const HELP = `Usage: cua-annotator export <id...|--all> --format FORMAT --out DIR [--embed-images]
-                            [--overwrite] [--skip-damaged] [--json] [--library DIR]
+                            [--overwrite] [--skip-damaged] [--allow-pii] [--json] [--library DIR]
        cua-annotator export <id...|--all> --format FORMAT --out s3://BUCKET/PREFIX
                             [--endpoint URL] [--region R] [--path-style] [--profile NAME]
 
@@ -40,6 +40,9 @@ Options:
   --embed-images   standardized: embed PNGs as data URIs
   --overwrite      replace existing outputs of the same names
   --skip-damaged   export the other recordings and list the damaged ones skipped
+  --allow-pii      export despite unresolved card/IBAN/secret findings of \`scan\` (refused
+                   with PII_UNRESOLVED otherwise; recorded in the review history and in
+                   metadata.json / cua-export.json); other kinds only warn
 ${TARGET_HELP}
   --json           print a JSON summary
   --library DIR    library folder
@@ -58,6 +61,7 @@ export const exportCommand: Command = {
       'embed-images': { type: 'boolean' },
       overwrite: { type: 'boolean' },
       'skip-damaged': { type: 'boolean' },
+      'allow-pii': { type: 'boolean' },
       json: { type: 'boolean' },
       ...TARGET_OPTIONS,
     });
@@ -90,6 +94,7 @@ export const exportCommand: Command = {
             format,
             prefix: target.prefix,
             embedImages: values['embed-images'],
+            allowPii: values['allow-pii'] ?? false,
             appVersion: APP_VERSION,
             onUploadProgress: (done, total) =>
               progress.update(Math.floor((done / Math.max(1, total)) * 100), 'uploading'),
@@ -123,6 +128,7 @@ export const exportCommand: Command = {
           embedImages: values['embed-images'],
           overwrite: values.overwrite,
           skipDamaged: values['skip-damaged'],
+          allowPii: values['allow-pii'] ?? false,
           appVersion: APP_VERSION,
           onProgress: (p) => progress.update(p.done, `${p.recordingId.slice(0, 8)} ${p.phase}`),
         });

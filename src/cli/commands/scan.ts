@@ -1,11 +1,14 @@
 // `cua-annotator scan <id>`: the PII scan of one recording (findings are not an error: exit 0).
 import { BLOCKING_PII_KINDS, PII_KINDS, type PiiFinding } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import type { Result } from '../../shared/result';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
 import { out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator scan <id> [--json] [--library DIR]
+       cua-annotator scan <id> --accept FINDING_ID [--note TEXT] [--force] [--json]
        cua-annotator scan <id> --redact FINDING_ID... [--force] [--json]
        cua-annotator scan <id> --redact-all [--force] [--json]
 
@@ -17,9 +20,14 @@ Nothing is changed; excerpts are printed with the match masked. Findings are not
 the exit code is 0 whether or not something is found.
 <id> may be a unique prefix of the id (at least 4 characters).
 
-Output: findings grouped by kind (step, time in s on the video, source, excerpt) and a
-summary line. With --json:
-  {"findings": [{"kind", "source", "stepIndex", "tMs", "excerpt", "id"}]}
+Findings of kind ${BLOCKING_PII_KINDS.join(', ')} block export and upload until resolved:
+redacted (a redact-text edit) or marked acceptable with --accept (a pii-accept edit in the
+edit log, undoable like any edit), or the export/upload is given --allow-pii.
+
+Output: findings grouped by kind (step, time in s on the video, source, resolved, excerpt) and
+a summary line. With --json:
+  {"findings": [{"kind", "source", "stepIndex", "tMs", "excerpt", "id", "resolved"}]}
+resolved: "accepted", "redacted" or null;
 kind: ${PII_KINDS.join(', ')}; source: typed, window-title, accessibility, task, label;
 stepIndex: the step the text belongs to or is nearest (null: none); tMs: recording clock, ms
 (null: no time); id: stable across scans of the same data.
@@ -35,6 +43,8 @@ With --json: {"redacted": [{"findingId", "kind", "source", "stepIndex", "placeho
 Options:
   --redact ID     redact finding ID's text (repeatable)
   --redact-all    redact every unresolved finding's text
+  --accept ID     mark finding ID acceptable: it no longer blocks export and upload
+  --note TEXT     with --accept: why it is acceptable (stored with the edit)
   --force         edit an accepted recording (it goes back to review)
   --json          print JSON for scripts
   --library DIR   library folder
@@ -49,7 +59,9 @@ function timeText(tMs: number | null, videoStartMs: number | null): string {
     : `${((tMs - videoStartMs) / 1000).toFixed(1)} s`;
 }
 
-function printFindings(id: string, findings: PiiFinding[], videoStartMs: number | null): void {
+type Finding = PiiFinding & { resolved?: 'accepted' | 'redacted' | null | undefined };
+
+function printFindings(id: string, findings: Finding[], videoStartMs: number | null): void {
   if (findings.length === 0) {
     out(`no findings in ${id}`);
     return;
@@ -62,24 +74,27 @@ function printFindings(id: string, findings: PiiFinding[], videoStartMs: number 
     }
     counts.push(`${group.length} ${kind}`);
     out(`${kind} (${group.length})`);
-    out(`  ${'step'.padEnd(5)} ${'time'.padEnd(9)} ${'source'.padEnd(13)} excerpt`);
+    out(
+      `  ${'step'.padEnd(5)} ${'time'.padEnd(9)} ${'source'.padEnd(13)} ${'resolved'.padEnd(9)} ` +
+        'excerpt',
+    );
     for (const f of group) {
       out(
         `  ${(f.stepIndex === null ? '-' : String(f.stepIndex)).padEnd(5)} ` +
           `${timeText(f.tMs, videoStartMs).padEnd(9)} ${f.source.padEnd(13)} ` +
-          JSON.stringify(f.excerpt),
+          `${(f.resolved ?? '-').padEnd(9)} ${JSON.stringify(f.excerpt)}`,
       );
     }
   }
-  const blocking = findings.filter((f) =>
-    (BLOCKING_PII_KINDS as readonly string[]).includes(f.kind),
+  const blocking = findings.filter(
+    (f) => (BLOCKING_PII_KINDS as readonly string[]).includes(f.kind) && !f.resolved,
   ).length;
   out(
     `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${id}: ` +
       `${counts.join(', ')}` +
       (blocking
-        ? ` (${blocking} of kind ${BLOCKING_PII_KINDS.join('/')}: redact them or mark them ` +
-          'acceptable before export and upload)'
+        ? ` (${blocking} unresolved of kind ${BLOCKING_PII_KINDS.join('/')}: redact them or ` +
+          'mark them acceptable with --accept ID before export and upload)'
         : ''),
   );
 }
@@ -124,6 +139,73 @@ async function runRedact(
   return 0;
 }
 
+// The value of a dispatched call, or its error thrown as the AppError it was.
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) {
+    const e = result.error;
+    throw new AppError(e.code, e.message, e.details, e.fix);
+  }
+  return result.value;
+}
+
+/** `scan --accept`: a `pii-accept` edit for one finding of the current scan. */
+async function runAccept(
+  idOrPrefix: string,
+  values: {
+    accept: string;
+    note?: string | undefined;
+    redact?: string[] | undefined;
+    'redact-all'?: boolean | undefined;
+    force?: boolean | undefined;
+    json?: boolean | undefined;
+    library?: string | undefined;
+  },
+): Promise<number> {
+  const findingId = values.accept.trim();
+  if (!findingId) {
+    throw new UsageError('--accept takes a finding id (see `scan <id> --json`)');
+  }
+  if (values.redact?.length || values['redact-all']) {
+    throw new UsageError('give either --accept or --redact/--redact-all, not both');
+  }
+  const { id, finding } = await withServices(values.library, async (services) => {
+    const view = services.showRecording(idOrPrefix);
+    const scan = unwrap(await services.dispatch('privacy:scan', { id: view.id })) as {
+      findings: Finding[];
+    };
+    const found = scan.findings.find((f) => f.id === findingId);
+    if (!found) {
+      throw new AppError(
+        'NOT_FOUND',
+        `Recording ${view.id} has no finding ${findingId}.`,
+        { id: view.id, findingId },
+        `List the finding ids with \`cua-annotator scan ${view.id} --json\`.`,
+      );
+    }
+    unwrap(
+      await services.dispatch('edits:apply', {
+        id: view.id,
+        edit: {
+          op: 'pii-accept',
+          findingId,
+          ...(values.note !== undefined ? { note: values.note } : {}),
+        },
+        force: values.force ?? false,
+      }),
+    );
+    return { id: view.id, finding: found };
+  });
+  const resolved = finding.resolved ?? 'accepted';
+  if (values.json) {
+    outJson({ accepted: { id: finding.id, kind: finding.kind, resolved } });
+  } else {
+    out(
+      `accepted ${finding.kind} finding ${finding.id} of ${id} (${JSON.stringify(finding.excerpt)})`,
+    );
+  }
+  return 0;
+}
+
 /** The `scan` command. */
 export const scanCommand: Command = {
   name: 'scan',
@@ -134,6 +216,8 @@ export const scanCommand: Command = {
       json: { type: 'boolean' },
       redact: { type: 'string', multiple: true },
       'redact-all': { type: 'boolean' },
+      accept: { type: 'string' },
+      note: { type: 'string' },
       force: { type: 'boolean' },
     });
     if (values.help) {
@@ -144,12 +228,21 @@ export const scanCommand: Command = {
       throw new UsageError('scan takes exactly one recording id');
     }
     const idOrPrefix = positionals[0];
+    if (values.accept !== undefined) {
+      return runAccept(idOrPrefix, { ...values, accept: values.accept });
+    }
+    if (values.note !== undefined) {
+      throw new UsageError('--note goes with --accept FINDING_ID');
+    }
     if (values.redact?.length || values['redact-all']) {
       return runRedact(idOrPrefix, values);
     }
     const { id, videoStartMs, findings } = await withServices(values.library, async (services) => {
       const view = services.showRecording(idOrPrefix);
-      const scan = await services.scanRecording(view.id);
+      // with each finding's resolution (pii-accept / redact-text edits)
+      const scan = unwrap(await services.dispatch('privacy:scan', { id: view.id })) as {
+        findings: Finding[];
+      };
       return { id: view.id, videoStartMs: view.video?.startMs ?? null, findings: scan.findings };
     });
     if (values.json) {
@@ -161,6 +254,7 @@ export const scanCommand: Command = {
           tMs: f.tMs,
           excerpt: f.excerpt,
           id: f.id,
+          resolved: f.resolved ?? null,
         })),
       });
       return 0;

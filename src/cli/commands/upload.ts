@@ -72,7 +72,8 @@ export function formatMiB(bytes: number): string {
 const HELP = `Usage: cua-annotator upload <id...|--status S> [--to s3://BUCKET/PREFIX] [--annotator NAME]
                             [--endpoint URL] [--region R] [--path-style] [--profile NAME]
                             [--part-size MIB] [--concurrency N] [--verify etag|download]
-                            [--part-md5] [--force] [--save] [--json] [--library DIR]
+                            [--part-md5] [--force] [--allow-pii] [--save] [--json]
+                            [--library DIR]
 
 Uploads recordings as submissions under <prefix>/<annotator>/<recording-id>/: the video, the
 library files, the raw data and the steps (with edits) as JSON lines, keyframes and the AgentNet
@@ -96,6 +97,9 @@ ${TARGET_HELP}
   --verify MODE    etag (default: size, SHA-256 metadata and ETag) or download (read back)
   --part-md5       also send Content-MD5 with every part (servers that skip the SHA-256 check)
   --force          upload again even if already uploaded to this target
+  --allow-pii      upload despite unresolved card/IBAN/secret findings of \`scan\` (refused
+                   with PII_UNRESOLVED otherwise, before anything is sent; recorded in the
+                   review history and the manifest's "pii" section); other kinds only warn
   --save           save --to, --endpoint, --region, --path-style and --annotator as defaults
   --json           print a JSON summary
   --library DIR    library folder
@@ -156,6 +160,7 @@ export const uploadCommand: Command = {
       verify: { type: 'string' },
       'part-md5': { type: 'boolean' },
       force: { type: 'boolean' },
+      'allow-pii': { type: 'boolean' },
       save: { type: 'boolean' },
       json: { type: 'boolean' },
     });
@@ -199,7 +204,13 @@ export const uploadCommand: Command = {
         target: resolved.target,
         annotator: resolved.annotator,
         force: values.force ?? false,
+        allowPii: values['allow-pii'] ?? false,
       });
+      for (const e of enqueued) {
+        for (const w of e.warnings ?? []) {
+          errLine(`warning: ${e.recordingId.slice(0, 8)} ${w}`);
+        }
+      }
       const skipped = enqueued.filter((e) => e.action === 'already-uploaded');
       const progress = progressReporter(showProgress);
       const unsubscribe = uploads.onProgress(progress.onProgress);

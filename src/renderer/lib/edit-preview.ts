@@ -161,6 +161,8 @@ export function previewSteps(steps: readonly StepDto[], edit: StepEdit, seq = 0)
     }
     case 'redact-box':
       return list; // pixels only: the steps do not change
+    case 'pii-accept':
+      return list; // a review decision: the steps do not change
     case 'redact-text':
       return list; // applied on export: the steps do not change
     default:

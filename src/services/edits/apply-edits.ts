@@ -442,6 +442,9 @@ function applyOne(state: State, stored: StoredEdit): void {
     case 'redact-box':
       // pixels only: applied to frames and videos by the exports (services/export/redact-*.ts)
       return;
+    case 'pii-accept':
+      // a review decision read by the export/upload policy (services/privacy/policy.ts)
+      return;
     case 'redact-text':
       // applied to what leaves by the exports and the upload (services/privacy/text-redaction.ts)
       return;

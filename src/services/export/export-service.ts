@@ -34,6 +34,7 @@ import { folderWriter } from './export-writer';
 import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from './format-agentnet-jsonl';
 import { writeAgentNetRaw } from './format-agentnet-raw';
 import { writeStandardized } from './format-standardized';
+import { enforcePiiPolicy, type PiiAllowance, type PiiDecision } from '../privacy/policy';
 
 export { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
 export { episodeIdOf, verifyVideo, type SkippedRecording } from './export-load';
@@ -65,6 +66,9 @@ export type ExportOptions = {
   onProgress?: (p: ExportProgress) => void;
   /** Leave damaged recordings out (listed in {@link ExportRun.skipped}) instead of failing. */
   skipDamaged?: boolean;
+  /** Export despite unresolved PII findings of a blocking kind (else PII_UNRESOLVED); the
+   * allowance is recorded in the review history and the export's metadata (policy.ts). */
+  allowPii?: boolean | undefined;
 };
 
 /** What one recording produced. */
@@ -77,6 +81,8 @@ export type ExportedRecording = {
   files: number;
   steps: number;
   warnings: string[];
+  /** Blocking PII findings let through with `allowPii` (absent when none). */
+  pii?: PiiAllowance;
 };
 
 /** What {@link runExport} produced. */
@@ -139,6 +145,14 @@ export async function runExport(
   if (skipped.length && !options.skipDamaged) {
     throw damagedError(skipped);
   }
+  // the privacy policy before anything is written (PII_UNRESOLVED refuses the whole run)
+  const pii = new Map(
+    enforcePiiPolicy(
+      lib,
+      loaded.map((l) => l.rec.id),
+      { action: 'export', allowPii: options.allowPii },
+    ).map((d) => [d.id, d]),
+  );
   assignEpisodeIds(loaded);
   await prepareOutDir(outDir);
   // the folder's export lock is held while recovering and while checking and committing (not
@@ -147,7 +161,7 @@ export async function runExport(
   let stage: string | null = null;
   try {
     stage = await createStage(outDir);
-    const recordings = await writeStage(lib, loaded, stage, outDir, options, skipped);
+    const recordings = await writeStage(lib, loaded, stage, outDir, options, skipped, pii);
     if (loaded.length && !recordings.results.length) {
       throw damagedError(skipped);
     }
@@ -210,6 +224,7 @@ async function writeStage(
   outDir: string,
   options: ExportOptions,
   skipped: SkippedRecording[],
+  pii: ReadonlyMap<string, PiiDecision>,
 ): Promise<{ results: ExportedRecording[]; written: string[] }> {
   const results: ExportedRecording[] = [];
   const allWritten: string[] = [];
@@ -243,6 +258,7 @@ async function writeStage(
         written,
         jsonlLines,
         (phase) => options.onProgress?.({ done: i, total, recordingId: l.rec.id, phase }),
+        pii.get(l.rec.id) ?? null,
       );
       results.push(r);
       allWritten.push(...written);
@@ -276,16 +292,18 @@ async function writeRecording(
   written: string[],
   jsonlLines: string[],
   tick: (phase: string) => void,
+  pii: PiiDecision | null,
 ): Promise<ExportedRecording> {
   // every text file with the text redactions applied once more (issue 14; a safety net)
   const out = redactingWriter(folderWriter(stage, written), textRedactorOf(lib, l.rec.seq));
-  const warnings: string[] = [];
+  const warnings: string[] = [...(pii?.warnings ?? [])];
   if (options.format === 'agentnet-raw') {
     tick('agentnet-raw');
     warnings.push(
       ...(await writeAgentNetRaw(lib, l, out, {
         appVersion: options.appVersion,
         ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
+        ...(pii?.allowance ? { pii: pii.allowance } : {}),
       })),
     );
   } else {
@@ -306,6 +324,7 @@ async function writeRecording(
     files: written.length,
     steps: l.steps.length,
     warnings,
+    ...(pii?.allowance ? { pii: pii.allowance } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
 import type { Library } from '../library/library';
 import { cutKeptVideo, keptRangeOf, readRawLayer, type Loaded } from './export-load';
 import type { ExportWriter } from './export-writer';
+import type { PiiAllowance } from '../privacy/policy';
 import { pixelRedactions, redactsVideo, writeRedactedVideo } from './redact-media';
 
 /** Options of {@link writeAgentNetRaw}. */
@@ -19,6 +20,9 @@ export type AgentNetRawOptions = {
   /** Leave the library's own video out (an upload bundle ships it as video/); a cut video is
    * still written. */
   omitSourceVideo?: boolean;
+  /** Blocking PII findings let through with `allowPii`, recorded in metadata.json's
+   * `x_recorder.pii` (services/privacy/policy.ts). */
+  pii?: PiiAllowance;
 };
 
 /** Writes `<episode>/…` of `l`; returns its warnings. */
@@ -39,6 +43,7 @@ export async function writeAgentNetRaw(
       recordingId: l.rec.id,
       clock: 'recording clock, seconds',
       exportedAt: new Date().toISOString(),
+      ...(options.pii ? { pii: { allowed: options.pii } } : {}),
     },
     videoStartS: msToSeconds(video.startMs),
     steps: l.steps,

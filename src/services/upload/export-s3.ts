@@ -157,7 +157,12 @@ export async function exportToStore(
             format: options.format,
             toolVersion: options.appVersion,
             exportedAt: new Date().toISOString(),
-            recordings: recordings.map((r) => ({ id: r.id, episodeId: r.episodeId })),
+            recordings: recordings.map((r) => ({
+              id: r.id,
+              episodeId: r.episodeId,
+              // blocking PII findings let through with --allow-pii (services/privacy/policy.ts)
+              ...(r.pii ? { pii: { allowed: r.pii } } : {}),
+            })),
             files,
           },
           null,

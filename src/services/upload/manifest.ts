@@ -2,6 +2,7 @@
 // SHA-256. It is written last, so its presence marks a complete submission.
 import type { PlatformInfo } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
+import type { PiiAllowance } from '../privacy/policy';
 
 /** `schema` field of every submission manifest. */
 export const SUBMISSION_SCHEMA = 'cua-annotator/submission';
@@ -60,6 +61,9 @@ export type SubmissionManifest = {
   /** Every file except the manifest itself. */
   files: ManifestFile[];
   totals: { files: number; bytes: number };
+  /** Blocking PII findings the uploader let through with `--allow-pii` (who, when, which);
+   * absent when none (services/privacy/policy.ts). */
+  pii?: { allowed: PiiAllowance };
 };
 
 const SHA256_RE = /^[0-9a-f]{64}$/;
@@ -191,6 +195,7 @@ export function parseManifest(text: string, where: string): SubmissionManifest {
     submittedAt: str(o, 'submittedAt', where),
     stepCount: num(o, 'stepCount', where),
     files,
+    ...(o.pii && typeof o.pii === 'object' ? { pii: o.pii as { allowed: PiiAllowance } } : {}),
     totals: {
       files: totals && typeof totals.files === 'number' ? totals.files : files.length,
       bytes:

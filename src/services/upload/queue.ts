@@ -27,6 +27,7 @@ import {
 } from './engine/types';
 import { recordingFingerprint } from './recording-dump';
 import { MANIFEST_NAME } from './manifest';
+import { enforcePiiPolicy, recordAllowance, type PiiDecision } from '../privacy/policy';
 import type { ObjectStore } from './object-store';
 import { joinKey, submissionKeyPrefix, targetUrl, type UploadTarget } from './target';
 
@@ -39,6 +40,9 @@ export type UploadRequest = {
   annotator: string;
   /** Upload again even if this recording is already uploaded to the target. Default false. */
   force?: boolean;
+  /** Upload despite unresolved PII findings of a blocking kind (else PII_UNRESOLVED); recorded
+   * in the review history and the manifest (services/privacy/policy.ts). */
+  allowPii?: boolean | undefined;
 };
 
 /** What {@link enqueueUpload} decided. */
@@ -49,6 +53,8 @@ export type EnqueueResult = {
   action: 'new' | 'resume' | 'already-uploaded';
   /** For `new`: the earlier upload to the same target that the recording changed since. */
   supersedes?: number;
+  /** The privacy policy's warnings (unresolved non-blocking findings, allowed ones). */
+  warnings?: string[];
 };
 
 function sameDestination(state: UploadState, request: UploadRequest): boolean {
@@ -60,14 +66,44 @@ function sameDestination(state: UploadState, request: UploadRequest): boolean {
   );
 }
 
-// Creates the upload row of a recording (or finds the unfinished one to resume).
+// The privacy policy of uploads (PII_UNRESOLVED before anything is queued), not yet recorded.
+function uploadPolicy(
+  lib: Library,
+  ids: readonly string[],
+  request: UploadRequest,
+  nowMs: number,
+): PiiDecision[] {
+  return enforcePiiPolicy(lib, ids, {
+    action: 'upload',
+    allowPii: request.allowPii,
+    who: request.annotator,
+    record: false,
+    now: () => nowMs,
+  });
+}
+
+// Creates the upload row of a recording (or finds the unfinished one to resume), after the
+// privacy policy (`pii`: its decision when the caller already applied it).
 export function enqueueUpload(
   lib: Library,
   recordingIdOrPrefix: string,
   request: UploadRequest,
   nowMs = Date.now(),
+  pii?: PiiDecision,
 ): EnqueueResult {
   const { seq, id } = resolveRecordingSeq(lib.db, recordingIdOrPrefix);
+  const decision = pii ?? uploadPolicy(lib, [id], request, nowMs)[0]!;
+  const warnings = decision.warnings.length ? { warnings: decision.warnings } : {};
+  // an allowance is recorded (review history, upload state → manifest) when something is sent
+  const allow = (uploadId: number, state: UploadState): void => {
+    if (decision.allowance) {
+      recordAllowance(lib, id, 'upload', decision.allowance, nowMs);
+      state.pii = decision.allowance;
+    } else {
+      delete state.pii;
+    }
+    updateUpload(lib.db, uploadId, { state: { ...state } }, nowMs);
+  };
   const url = targetUrl(request.target);
   const keyPrefix = submissionKeyPrefix(request.target, request.annotator, id);
   const done = findUpload(lib.db, seq, url, ['uploaded']);
@@ -75,14 +111,15 @@ export function enqueueUpload(
   if (done && sameDestination(uploadState(done), request)) {
     const uploaded = uploadState(done).fingerprint;
     if (!request.force && (!uploaded || uploaded === recordingFingerprint(lib, seq))) {
-      return { uploadId: done.id, recordingId: id, action: 'already-uploaded' };
+      return { uploadId: done.id, recordingId: id, action: 'already-uploaded', ...warnings };
     }
     supersedes = done.id; // edited since (or --force): a new submission replaces it
   }
   return lib.db.transaction((): EnqueueResult => {
     const open = findUpload(lib.db, seq, url, RESUMABLE_UPLOAD_STATUSES);
     if (open && sameDestination(uploadState(open), request)) {
-      return { uploadId: open.id, recordingId: id, action: 'resume' };
+      allow(open.id, uploadState(open));
+      return { uploadId: open.id, recordingId: id, action: 'resume', ...warnings };
     }
     const state: UploadState = {
       target: request.target,
@@ -100,12 +137,13 @@ export function enqueueUpload(
       nowMs,
     });
     state.stageDir = `${UPLOADS_STAGE_DIR}/${uploadId}`;
-    updateUpload(lib.db, uploadId, { state: state }, nowMs);
+    allow(uploadId, state);
     return {
       uploadId,
       recordingId: id,
       action: 'new',
       ...(supersedes === undefined ? {} : { supersedes }),
+      ...warnings,
     };
   })();
 }
@@ -227,7 +265,11 @@ export class UploadQueue {
 
   /** Queues recordings for upload (see {@link enqueueUpload}). */
   enqueue(recordingIds: readonly string[], request: UploadRequest): EnqueueResult[] {
-    return recordingIds.map((id) => enqueueUpload(this.lib, id, request));
+    // every recording passes the privacy policy before any is queued
+    const nowMs = Date.now();
+    const ids = recordingIds.map((id) => resolveRecordingSeq(this.lib.db, id).id);
+    const decisions = uploadPolicy(this.lib, ids, request, nowMs);
+    return ids.map((id, i) => enqueueUpload(this.lib, id, request, nowMs, decisions[i]));
   }
 
   /** Runs the given uploads one after the other; a failure does not stop the others. */

@@ -42,6 +42,8 @@ export type StartUploadsInput = {
   to?: string | undefined;
   /** Default the saved annotator. */
   annotator?: string | undefined;
+  /** Upload despite unresolved PII findings of a blocking kind (recorded). */
+  allowPii?: boolean | undefined;
 };
 
 /** Options of an {@link UploadService}. */
@@ -161,6 +163,7 @@ export class UploadService {
     const enqueued = this.enqueue(input.ids, {
       target: resolved.target,
       annotator: resolved.annotator,
+      allowPii: input.allowPii,
     });
     this.schedule(enqueued.filter((e) => e.action !== 'already-uploaded').map((e) => e.uploadId));
     return enqueued.map((e) => getUploadView(this.lib, e.uploadId));

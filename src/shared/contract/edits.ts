@@ -40,6 +40,7 @@ export const EDIT_OPS = [
   'trim',
   'mark',
   'redact-box',
+  'pii-accept',
   'redact-text',
 ] as const;
 
@@ -277,6 +278,15 @@ function stepEditSchema() {
             ['endMs'],
           ),
         ),
+        /**
+         * The reviewer marks a PII finding (the `id` of a `privacy:scan` finding) acceptable: it
+         * no longer blocks export and upload (docs/privacy.md). Steps are unchanged.
+         */
+        fields({
+          op: v.literal('pii-accept'),
+          findingId: text(200, 1),
+          note: v.optional(text(2000)),
+        }),
         /**
          * Redact a PII finding's text (the `id` of a `privacy:scan` finding, its matched text and
          * kind): every occurrence leaves as the kind's placeholder (`[EMAIL]`, …) in every export

@@ -267,6 +267,8 @@ export const PiiFindingDtoSchema = v.strictObject({
   tMs: nullableNum,
   /** The text around the match with the match masked. */
   excerpt: v.string(),
+  /** Resolved by a `pii-accept` (accepted) or `redact-text` (redacted) edit; null: open. */
+  resolved: v.optional(v.nullable(v.picklist(['accepted', 'redacted']))),
 });
 
 /** The schemas of every method: `input` checks the payload, `output` describes the result. */
@@ -315,6 +317,8 @@ export const METHOD_SCHEMAS = {
       skipDamaged: v.optional(boolField),
       /** Replace existing outputs of the same names (else EXPORT_TARGET_EXISTS). */
       overwrite: v.optional(boolField),
+      /** Export despite unresolved card/iban/secret findings (else PII_UNRESOLVED); recorded. */
+      allowPii: v.optional(boolField),
     }),
     output: exportResult,
   },
@@ -339,6 +343,8 @@ export const METHOD_SCHEMAS = {
       ),
       /** Annotator folder; default: the saved annotator. */
       annotator: v.optional(text(64, 1)),
+      /** Upload despite unresolved card/iban/secret findings (else PII_UNRESOLVED); recorded. */
+      allowPii: v.optional(boolField),
     }),
     output: v.array(UploadViewDtoSchema),
   },

@@ -34,6 +34,7 @@ function primaryStepId(edit: StepEdit): string | null {
     case 'insert':
       return edit.afterStepId;
     case 'trim':
+    case 'pii-accept':
     case 'redact-text':
       return null;
     default:

@@ -45,6 +45,7 @@ export async function writeManifest(run: UploadRun): Promise<void> {
       };
     }),
     totals: { files: run.objects.length, bytes: run.bytesTotal },
+    ...(run.state.pii ? { pii: { allowed: run.state.pii } } : {}),
   };
   const payload = digests(Buffer.from(manifestText(manifest)), true);
   const key = run.state.manifestKey;

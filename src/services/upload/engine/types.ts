@@ -2,6 +2,7 @@
 // `uploads.upload_state_json`.
 import type { UploadProgressDto } from '../../../shared/contract/methods';
 import type { UploadRecord, UploadStatus } from '../../../store/queries/uploads';
+import type { PiiAllowance } from '../../privacy/policy';
 import type { ExtraFile } from '../bundle';
 import type { RetryPolicy } from '../retry';
 import type { UploadTarget } from '../target';
@@ -79,6 +80,8 @@ export type UploadState = {
   manifestKey: string;
   /** Fingerprint of the recording's rows that was uploaded (set when `uploaded`). */
   fingerprint?: string;
+  /** Blocking PII findings let through with `allowPii` (written into the manifest). */
+  pii?: PiiAllowance;
 };
 
 // Reads the engine state of an upload row.
