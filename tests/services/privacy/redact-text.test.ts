@@ -11,7 +11,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
-import { undoLastEdit } from '../../../src/services/edits/edit-service';
+import { applyEdit, undoLastEdit } from '../../../src/services/edits/edit-service';
+import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { exportRecordings } from '../../../src/services/export/export-service';
 import { scanRecording } from '../../../src/services/privacy/scan-service';
 import {
@@ -30,6 +31,7 @@ import {
   readEvents,
 } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
+import { FIXTURE_DIR } from '../../helpers/paths';
 import { makeRecording } from '../../helpers/store';
 import { EventScript } from '../../pipeline/reduce/event-script';
 
@@ -288,4 +290,33 @@ describe('redact-text', () => {
     const again = fs.readFileSync(path.join(undone, 'agentnet-jsonl', 'agentnet.jsonl'), 'utf8');
     expect(again).toContain(`pyautogui.write(message='mail ${EMAIL}')`);
   }, 120_000);
+});
+
+describe('redact-text on the imported example recording', () => {
+  it("leaves the imported source files home and the text out of the bundle's every file", async () => {
+    const lib = tempLibrary();
+    try {
+      const ex = (await importAgentNetFolder(lib.lib, FIXTURE_DIR, OPTS)).id;
+      const secret = 'turn on night light';
+      applyEdit(lib.lib, ex, {
+        op: 'redact-text',
+        findingId: 'f'.repeat(16),
+        text: secret,
+        kind: 'secret',
+      });
+      const dir = path.join(outRoot, 'bundle-example');
+      const bundle = await buildBundle(lib.lib, ex, dir, { ...OPTS, includeKeyframes: false });
+      const keys = bundle.files.map((f) => f.relKey);
+      expect(keys.filter((k) => k.startsWith('files/raw/'))).toEqual([]);
+      expect(keys).toContain('agentnet/win10-display-settings/events.jsonl');
+      expect(leaks(dir, [secret])).toEqual([]);
+      const task = fs.readFileSync(
+        path.join(dir, 'agentnet/win10-display-settings/task_name.json'),
+        'utf8',
+      );
+      expect(task).toContain('[SECRET]');
+    } finally {
+      lib.cleanup();
+    }
+  }, 60_000);
 });
