@@ -42,7 +42,16 @@ describe('cua-annotator scan', () => {
     const parsed = JSON.parse(r.stdout) as { findings: Record<string, unknown>[] };
     expect(Object.keys(parsed)).toEqual(['findings']);
     for (const f of parsed.findings) {
-      expect(Object.keys(f)).toEqual(['kind', 'source', 'stepIndex', 'tMs', 'excerpt', 'id']);
+      expect(Object.keys(f)).toEqual([
+        'kind',
+        'source',
+        'stepIndex',
+        'tMs',
+        'excerpt',
+        'id',
+        'resolved',
+      ]);
+      expect(f.resolved).toBeNull();
       expect(f.id).toMatch(/^[0-9a-f]{16}$/);
       expect(String(f.excerpt)).not.toMatch(/bob@example\.com|carol@example\.org|4111 1111/);
     }
@@ -61,10 +70,10 @@ describe('cua-annotator scan', () => {
     expect(lines[0]).toBe('email (2)');
     expect(lines).toContain('card (1)');
     expect(
-      lines.filter((l) => /^\s+-\s+-\s+task\s+"Mail the invoice to bo\*+om"$/.test(l)),
+      lines.filter((l) => /^\s+-\s+-\s+task\s+-\s+"Mail the invoice to bo\*+om"$/.test(l)),
     ).toHaveLength(1);
     expect(lines.at(-1)).toMatch(
-      new RegExp(`^3 findings in ${withPii}: 2 email, 1 card \\(1 of kind card/iban/secret`),
+      new RegExp(`^3 findings in ${withPii}: 2 email, 1 card \\(1 unresolved of kind card/iban`),
     );
   });
 
