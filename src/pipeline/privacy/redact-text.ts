@@ -8,7 +8,8 @@
 // key events are kept as masked events (flag `masked`: AgentNet rows with `name`/`pynput_key`
 // null, as a password field's keys are exported), so the event count, order, times and indices
 // stay the same and OpenCUA's scripts read the folder as before, re-reducing it to the
-// placeholder. A span shorter than its placeholder is masked whole.
+// placeholder. A backspace takes the last key-down back; a span with erased key-downs inside it
+// (corrected while typed) is masked whole with them, as is a span shorter than its placeholder.
 import { EVENT_FLAGS, type PiiKind, type RawEvent } from '../../shared/domain';
 
 /** The placeholder each kind of finding is replaced with. */
@@ -172,18 +173,42 @@ export function redactKeyEvents(
   events: readonly RawEvent[],
   redactions: readonly TextRedaction[],
 ): RawEvent[] {
+  // the text as typed: printable key-downs, a backspace taking the last one back (its key-down
+  // is remembered as erased, so corrections inside a span are masked too)
   const downs: number[] = [];
   const chars: string[] = [];
+  const erased: number[] = [];
   events.forEach((e, i) => {
     const c = typedChar(e);
     if (c !== null) {
       downs.push(i);
       chars.push(c);
+    } else if (e.kind === 'keydown' && e.key === 'backspace' && downs.length) {
+      erased.push(downs.pop()!);
+      chars.pop();
     }
   });
-  const plan = spanPlan(chars, redactions);
-  if (!plan.size) {
+  const visible = spanPlan(chars, redactions);
+  if (!visible.size) {
     return [...events];
+  }
+  const plan = new Map<number, string>();
+  // spans by their first and last key-down; one with an erased key-down inside is masked whole
+  const positions = [...visible.keys()].sort((a, b) => a - b);
+  let runStart = 0;
+  for (let k = 1; k <= positions.length; k += 1) {
+    if (k < positions.length && positions[k] === positions[k - 1]! + 1) {
+      continue;
+    }
+    const run = positions.slice(runStart, k);
+    runStart = k;
+    const first = downs[run[0]!]!;
+    const last = downs[run.at(-1)!]!;
+    const inside = erased.filter((i) => i > first && i < last);
+    for (const p of run) {
+      plan.set(downs[p]!, inside.length ? '' : visible.get(p)!);
+    }
+    inside.forEach((i) => plan.set(i, ''));
   }
   const out = [...events];
   const rewrite = (i: number, next: string): void => {
@@ -200,8 +225,7 @@ export function redactKeyEvents(
           }
         : { ...e, key: next, char: next, keyRaw: `'${next}'`, keycode: null };
   };
-  for (const [pos, next] of plan) {
-    const i = downs[pos]!;
+  for (const [i, next] of plan) {
     const down = events[i]!;
     rewrite(i, next);
     // its key-up: the next key-up of the same key (code, name or character) after it

@@ -230,6 +230,23 @@ describe('redact-text', () => {
       .join('');
     expect(typed).toBe('x [CARD] y');
     expect(r.events(events)).toHaveLength(events.length);
+    // corrected while typed: the span (with the erased key-downs inside it) is masked whole
+    const email = textRedactor([{ text: EMAIL, placeholder: '[EMAIL]' }]);
+    const s = new EventScript(0).type('mail alice.smith@exampel', 10);
+    s.tap('backspace').tap('backspace').type('le.com done', 10);
+    const out = email.events(s.events);
+    expect(out).toHaveLength(s.events.length);
+    const kept = out
+      .filter((e) => e.kind === 'keydown' && (e.char !== null || e.key === 'space'))
+      .map((e) => e.char ?? ' ')
+      .join('');
+    expect(kept).toBe('mail  done');
+    expect(
+      out
+        .filter((e) => e.kind === 'keyup' && e.char !== null)
+        .map((e) => e.char)
+        .join(''),
+    ).toBe('maildone');
   });
 
   it('redacts both findings in every export and the upload bundle; undo restores the text', async () => {
