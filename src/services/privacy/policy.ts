@@ -171,6 +171,25 @@ export function enforcePiiPolicy(
   });
 }
 
+/**
+ * The check of a queued upload when it runs (the recording may have changed since it was
+ * queued, or an acceptance been undone): refuses (PII_UNRESOLVED) when an unresolved blocking
+ * finding is not among those `allowance` let through when it was queued.
+ */
+export function recheckPiiPolicy(
+  lib: Library,
+  id: string,
+  allowance: PiiAllowance | null | undefined,
+): void {
+  const allowed = new Set(allowance?.findings.map((f) => f.id) ?? []);
+  const blocking = scanWithResolutions(lib, id).findings.filter(
+    (f) => f.resolved === null && isBlockingKind(f.kind) && !allowed.has(f.id),
+  );
+  if (blocking.length) {
+    throw piiUnresolvedError('upload', [{ id, blocking }]);
+  }
+}
+
 /** Review-history comment prefix of an allowance (the row keeps the recording's status). */
 export const PII_ALLOWED_COMMENT_PREFIX = 'pii-allowed';
 

@@ -20,6 +20,7 @@ import fs from 'node:fs/promises';
 import { AppError, isAppError } from '../../shared/errors';
 import { getUpload, updateUpload, type UploadStatus } from '../../store/queries/uploads';
 import type { Library } from '../library/library';
+import { recheckPiiPolicy } from '../privacy/policy';
 import { buildBundle } from './bundle';
 import { isProcessAlive } from '../../infra/process-alive';
 import type { ObjectStore } from './object-store';
@@ -101,6 +102,8 @@ async function execute(run: UploadRun): Promise<void> {
   run.setStatus('preparing', { error: null });
   run.emit('checking the bucket');
   await run.retrying('HeadBucket', () => store.checkBucket({ signal: run.signal }));
+  // the privacy policy again: the recording may have changed since it was queued
+  recheckPiiPolicy(lib, row.recordingId, state.pii);
   run.emit('building the submission');
   const bundle = await buildBundle(lib, row.recordingId, lib.resolve(state.stageDir), {
     appVersion: options.appVersion,

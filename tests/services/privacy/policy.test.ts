@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyEdit, undoLastEdit } from '../../../src/services/edits/edit-service';
+import { applyEdit, redoNextEdit, undoLastEdit } from '../../../src/services/edits/edit-service';
 import { runExport } from '../../../src/services/export/export-service';
 import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import {
@@ -193,6 +193,19 @@ describe('PII policy of export and upload', { timeout: 120_000 }, () => {
     );
     expect(manifest.pii).toBeUndefined();
     expect(reviews()).toHaveLength(before); // nothing allowed, nothing recorded
+  });
+
+  it('a queued upload checks again when it runs: an undone acceptance fails it, nothing sent', async () => {
+    const q = queue();
+    const [queued] = q.enqueue([id], {
+      target: swiftTarget(swift, BUCKET, 'requeued'),
+      annotator: 'alice',
+    });
+    undoLastEdit(t.lib, id); // the pii-accept, after the upload was queued
+    const [outcome] = await q.run([queued!.uploadId]);
+    expect(outcome).toMatchObject({ ok: false, code: 'PII_UNRESOLVED' });
+    expect((await listObjects(client, BUCKET, 'requeued/')).size).toBe(0);
+    redoNextEdit(t.lib, id); // the pii-accept again, for the next test to undo
   });
 
   it('undoing the pii-accept edit brings the refusal back', async () => {
