@@ -230,7 +230,9 @@ describe('scanRecording (real library, real detectors)', () => {
     try {
       const r = await services.dispatch('privacy:scan', { id });
       expect(r.ok && validateMethodOutput('privacy:scan', r.value).ok).toBe(true);
-      expect(r.ok && (r.value as { findings: PiiFinding[] }).findings).toEqual(findings);
+      // the contract adds each finding's resolution (none here: no accept or redact edits)
+      const unresolved = findings.map((f) => ({ ...f, resolved: null }));
+      expect(r.ok && (r.value as { findings: PiiFinding[] }).findings).toEqual(unresolved);
       const missing = await services.dispatch('privacy:scan', { id: 'no-such-recording' });
       expect(!missing.ok && missing.error.code).toBe('NOT_FOUND');
       await expect(services.scanRecording('no-such-recording')).rejects.toMatchObject({
