@@ -1,6 +1,7 @@
 // Alignment: the screen changes at an instant known on the session clock (a window flips from
-// black to white on an injected key press, whose stored time is that instant); the first video
-// frame showing the change must lie within one frame period of it.
+// black to white on an injected key press and reports when it had painted the change); the first
+// video frame showing the change must lie within one frame period of that instant, and never
+// before the key's stored time.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,7 +29,10 @@ async function frameBrightness(file: string, x: number, y: number): Promise<numb
 describe('video/input alignment', () => {
   let desktop: Desktop;
   const lib = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-align-'));
+  /** First changed frame − the key's stored time (includes the app's repaint delay). */
   let errors: number[] = [];
+  /** First changed frame − when the app had painted the change (the app reports it). */
+  let paintErrors: number[] = [];
   let frameMs = 0;
 
   beforeAll(async () => {
@@ -36,8 +40,14 @@ describe('video/input alignment', () => {
     const app = desktop.spawn('/usr/bin/python3', [
       path.join(REPO_ROOT, 'tests/fixtures/apps/flash.py'),
     ]);
+    let appOut = '';
     await new Promise<void>((resolve) =>
-      app.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()),
+      app.stdout!.on('data', (d: Buffer) => {
+        appOut += d.toString();
+        if (appOut.includes('"ready"')) {
+          resolve();
+        }
+      }),
     );
     await desktop.run('xdotool', ['search', '--name', '^Flash$', 'windowactivate', '--sync']);
     const geometry = await desktop.run('xdotool', [
@@ -101,6 +111,12 @@ describe('video/input alignment', () => {
       });
       expect(flipFrames).toHaveLength(keys.length);
       errors = flipFrames.map((n, i) => v.startMs + n * frameMs - keys[i]!);
+      const painted = appOut
+        .split('\n')
+        .filter((line) => line.includes('"flip"'))
+        .map((line) => (JSON.parse(line) as { paintedMs: number }).paintedMs);
+      expect(painted).toHaveLength(FLIPS);
+      paintErrors = flipFrames.map((n, i) => v.startMs + n * frameMs - painted[i]!);
     } finally {
       l.close();
     }
@@ -113,18 +129,27 @@ describe('video/input alignment', () => {
 
   it('puts the first changed frame within one frame period of the change (median), never early', () => {
     expect(errors).toHaveLength(FLIPS);
-    // a frame captured at t shows the screen as it was at t: 0 ≤ error < one period, plus the
-    // app's repaint delay, which grows on a loaded 2-core machine (a clean-clone CI run under the
-    // whole suite saw 34.8 and 36.5 ms at 30 fps). What a clock error would show is a bias: every
-    // frame early (before the key), or the median off by a period or more.
-    console.log(`alignment errors (ms): ${errors.map((e) => e.toFixed(1)).join(', ')}`);
+    expect(paintErrors).toHaveLength(FLIPS);
+    console.log(
+      `alignment errors (ms) against the key: ${errors.map((e) => e.toFixed(1)).join(', ')}; ` +
+        `against the paint: ${paintErrors.map((e) => e.toFixed(1)).join(', ')}`,
+    );
+    // The key's stored time is never after the first frame showing its effect (by more than a
+    // period): an input clock running late would show here.
     for (const e of errors) {
       expect(e).toBeGreaterThanOrEqual(-frameMs);
+    }
+    // Against the instant the app had painted the change (its after-paint plus a round trip to
+    // the X server, on the same clock), the app's own repaint delay, which grows on a loaded
+    // 2-core machine, is out of the measure: a frame captured at t shows the screen as it was at
+    // t, so the first changed frame lies within one period after the paint. The app's report can
+    // itself come late (its after-paint and the round trip after the pixels were in: the first
+    // flip often reads 10-25 ms early here), so single flips are bounded only from above; a video
+    // clock off by a period or more would move the median out of [-period, +period].
+    for (const e of paintErrors) {
       expect(e).toBeLessThanOrEqual(4 * frameMs);
     }
-    const within = errors.filter((e) => Math.abs(e) <= frameMs);
-    expect(within.length).toBeGreaterThanOrEqual(FLIPS / 2);
-    const sorted = [...errors].sort((a, b) => a - b);
+    const sorted = [...paintErrors].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)]!;
     expect(median).toBeGreaterThanOrEqual(-frameMs);
     expect(median).toBeLessThanOrEqual(frameMs);
