@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // two files at a time: vitest's default (cores − 1) runs them one by one on a 2-core CI
+    // machine, and most files wait on processes (ffmpeg, Xvfb, Swift) rather than compute
+    // (a clean-clone run: 1,049 s one at a time, 767 s two at a time)
+    maxWorkers: 2,
     // CLI children (bin/cua-annotator.mjs) run the sources under test, not the last build of
     // out/node (tests/e2e/built-cli.test.ts tests a fresh build)
     env: { CUA_ANNOTATOR_FROM_SOURCE: '1' },
