@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLibrary } from '../../src/services/library/library';
-import { insertWindows } from '../../src/store';
+import { makePiiRecording } from '../helpers/pii-recording';
 import { runCli } from '../helpers/cli';
 import { makeRecording } from '../helpers/store';
 
@@ -16,18 +16,7 @@ let plain = '';
 beforeAll(() => {
   const lib = openLibrary(dir);
   try {
-    const rec = makeRecording(lib.db, { task: 'Mail the invoice to bob@example.com' });
-    withPii = rec.id;
-    insertWindows(lib.db, rec.seq, [
-      {
-        tMs: 250,
-        title: 'Pay 4111 1111 1111 1111 – carol@example.org',
-        app: 'browser',
-        pid: 1,
-        bounds: null,
-        windowId: null,
-      },
-    ]);
+    withPii = makePiiRecording(lib.db);
     plain = makeRecording(lib.db, { task: 'Open the settings and set 1280x800' }).id;
   } finally {
     lib.close();

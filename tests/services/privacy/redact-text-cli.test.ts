@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLibrary } from '../../../src/services/library/library';
-import { insertWindows, listEdits, resolveRecordingSeq } from '../../../src/store';
+import { listEdits, resolveRecordingSeq } from '../../../src/store';
+import { makePiiRecording } from '../../helpers/pii-recording';
 import { runCli } from '../../helpers/cli';
-import { makeRecording } from '../../helpers/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-cli-redact-text-'));
 let id = '';
@@ -15,18 +15,7 @@ let id = '';
 beforeAll(() => {
   const lib = openLibrary(dir);
   try {
-    const rec = makeRecording(lib.db, { task: 'Mail the invoice to bob@example.com' });
-    id = rec.id;
-    insertWindows(lib.db, rec.seq, [
-      {
-        tMs: 250,
-        title: 'Pay 4111 1111 1111 1111 – carol@example.org',
-        app: 'browser',
-        pid: 1,
-        bounds: null,
-        windowId: null,
-      },
-    ]);
+    id = makePiiRecording(lib.db);
   } finally {
     lib.close();
   }
