@@ -35,6 +35,8 @@ export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
   'axtree:get': 'cua:axtree:get',
   'exports:run': 'cua:exports:run',
   'privacy:scan': 'cua:privacy:scan',
+  'privacy:redact': 'cua:privacy:redact',
+  'privacy:redactions': 'cua:privacy:redactions',
   'uploads:defaults': 'cua:uploads:defaults',
   'uploads:enqueue': 'cua:uploads:enqueue',
   'uploads:list': 'cua:uploads:list',

@@ -7,6 +7,8 @@ import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
 import { scanWithResolutions } from './privacy/policy';
+import { reviewRedactions } from './privacy/review-redactions';
+import { redactFindings } from './privacy/text-redaction';
 import { deleteRecording } from './recordings';
 import { readSettings, writeSettings } from './settings/settings-service';
 import {
@@ -161,6 +163,13 @@ export const handlers = {
     };
   },
   'privacy:scan': (input, ctx) => settle(() => scanWithResolutions(ctx.lib, exact(ctx, input.id))),
+  'privacy:redact': (input, ctx) =>
+    settle(() => {
+      redactFindings(ctx.lib, exact(ctx, input.id), input.findingIds, { force: input.force });
+      return changed(ctx, input.id);
+    }),
+  'privacy:redactions': (input, ctx) =>
+    settle(() => reviewRedactions(ctx.lib, exact(ctx, input.id))),
   'uploads:defaults': (_input, ctx) => settle(() => ctx.uploads.defaults()),
   'uploads:enqueue': async (input, ctx) => {
     const ids = input.ids.map((id) => exact(ctx, id));

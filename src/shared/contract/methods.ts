@@ -191,6 +191,8 @@ export const SORT_ORDERS = ['asc', 'desc'] as const;
 const MAX_EXPORT_IDS = 10_000;
 /** Most recordings in one upload request. */
 const MAX_UPLOAD_IDS = 10_000;
+/** Most findings in one `privacy:redact` request. */
+const MAX_REDACT_FINDINGS = 500;
 
 /** Library page query (an absent or null payload is the empty query). */
 export const RecordingQuerySchema = v.nullish(
@@ -328,6 +330,40 @@ export const METHOD_SCHEMAS = {
     input: idOnly,
     output: v.strictObject({ findings: v.array(PiiFindingDtoSchema) }),
   },
+  /** Redacts findings' text by their `privacy:scan` ids: one `redact-text` edit each (the
+   * service looks up the unmasked text; one already redacted is left; an unknown id is
+   * NOT_FOUND). Undone with `edits:undo`, newest first. */
+  'privacy:redact': {
+    input: obj({
+      id,
+      findingIds: v.pipe(
+        v.array(text(200, 1), got(`must be a list of 1 to ${MAX_REDACT_FINDINGS} finding ids`)),
+        v.minLength(1, got(`must be a list of 1 to ${MAX_REDACT_FINDINGS} finding ids`)),
+        v.maxLength(
+          MAX_REDACT_FINDINGS,
+          got(`must be a list of 1 to ${MAX_REDACT_FINDINGS} finding ids`),
+        ),
+      ),
+      force,
+    }),
+    output: RecordingDtoSchema,
+  },
+  /** What the player blacks out over the video (what leaves the machine): the active
+   * `redact-box` edits and the excluded intervals (whole frame; endMs null = still open). */
+  'privacy:redactions': {
+    input: idOnly,
+    output: v.strictObject({
+      boxes: v.array(
+        v.strictObject({
+          editId: num,
+          startMs: num,
+          endMs: num,
+          box: v.strictObject({ x: num, y: num, width: num, height: num }),
+        }),
+      ),
+      excluded: v.array(v.strictObject({ startMs: num, endMs: nullableNum })),
+    }),
+  },
   /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */
   'uploads:defaults': {
     input: nothing,
@@ -383,6 +419,8 @@ export const API_METHODS = [
   'axtree:get',
   'exports:run',
   'privacy:scan',
+  'privacy:redact',
+  'privacy:redactions',
   'uploads:defaults',
   'uploads:enqueue',
   'uploads:list',

@@ -202,6 +202,7 @@ describe('output schemas', () => {
       'labels:save',
       'reviews:set-status',
       'keyframes:compute',
+      'privacy:redact',
     ] as const) {
       expect(METHOD_SCHEMAS[m].output).toBe(RecordingDtoSchema);
     }

@@ -267,6 +267,12 @@ const PAYLOADS: [ApiMethod, unknown, string | null][] = [
   ['exports:run', { ids: ['a', ''], format: 'standardized', outDir: '/tmp/out' }, 'ids[1]'],
   ['exports:run', { ids: ['a'], format: 'zip', outDir: '/tmp/out' }, 'format'],
   ['exports:run', { ids: ['a'], format: 'standardized', outDir: 'out' }, 'outDir'],
+  ['privacy:redact', { id: 'a', findingIds: ['f1', 'f2'] }, null],
+  ['privacy:redact', { id: 'a', findingIds: ['f1'], force: true }, null],
+  ['privacy:redact', { id: 'a', findingIds: [] }, 'findingIds'],
+  ['privacy:redact', { id: 'a', findingIds: ['f1', ''] }, 'findingIds[1]'],
+  ['privacy:redact', { id: 'a' }, 'findingIds'],
+  ['privacy:redactions', { id: 'a' }, null],
 ];
 
 describe('method validators', () => {
