@@ -1,7 +1,8 @@
 // The recording's video with custom controls: play/pause, a scrubber with one marker per step,
 // the trimmed-away parts shaded, and trim buttons. The page drives it through a handle (seek,
-// toggle) and follows it through `onTime`.
-import { memo, useImperativeHandle, useRef, useState, type Ref } from 'react';
+// toggle) and follows it through `onTime`. Over the picture, the redaction layer blacks out what
+// leaves redacted and takes "Redact area" boxes (RedactionLayer.tsx).
+import { memo, useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import type { RecordingDto, StepDto } from '../../shared/contract';
 import {
   formatClockSec,
@@ -9,6 +10,9 @@ import {
   stepVideoTimeSec,
   videoSecToRecordingMs,
 } from '../lib/time';
+import type { VideoSize } from '../lib/redaction-box';
+import { useRedactionStore } from '../store/redaction';
+import { RedactAreaControls, RedactionLayer } from './RedactionLayer';
 
 /** What the page can do with the player. */
 export type VideoPlayerHandle = {
@@ -86,6 +90,7 @@ export function VideoPlayer({
   const [isPlaying, setPlaying] = useState(false);
   const [rate, setRate] = useState(1);
   const [failed, setFailed] = useState<string | null>(null);
+  const [intrinsic, setIntrinsic] = useState<VideoSize | null>(null);
   const video = recording.video;
   const durationSec = video ? video.durationMs / 1000 : 0;
   const startMs = video?.startMs ?? 0;
@@ -114,6 +119,15 @@ export function VideoPlayer({
     }),
     [durationSec],
   );
+
+  // the pixel redactions drawn over the picture, read again whenever the edit log moves
+  const recordingId = recording.id;
+  const editVersion = recording.editVersion;
+  useEffect(() => {
+    void useRedactionStore.getState().load(recordingId, editVersion);
+  }, [recordingId, editVersion]);
+  // a draft box of another recording is dropped
+  useEffect(() => () => useRedactionStore.getState().cancelDrawing(), [recordingId]);
 
   if (!video) {
     return <div className="video-player video-missing">This recording has no video.</div>;
@@ -149,11 +163,21 @@ export function VideoPlayer({
             setCurrentSec(t);
             onTime(t, !e.currentTarget.paused);
           }}
-          onLoadedMetadata={() => onReady?.()}
+          onLoadedMetadata={(e) => {
+            const el = e.currentTarget;
+            setIntrinsic({ width: el.videoWidth, height: el.videoHeight });
+            onReady?.();
+          }}
           onPlay={() => setPlaying(true)}
           onPause={() => setPlaying(false)}
           onError={() => setFailed('The video could not be loaded.')}
           data-testid="video"
+        />
+        <RedactionLayer
+          videoRef={videoRef}
+          video={video}
+          intrinsic={intrinsic}
+          currentSec={currentSec}
         />
         {failed && <div className="video-error">{failed}</div>}
       </div>
@@ -265,6 +289,7 @@ export function VideoPlayer({
           Trimmed parts are left out of exports; the recording itself is kept.
         </span>
       </div>
+      <RedactAreaControls recordingId={recording.id} video={video} currentSec={currentSec} />
     </div>
   );
 }

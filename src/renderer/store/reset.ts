@@ -4,6 +4,7 @@ import { resetHealthStore } from './health';
 import { resetLibraryStore } from './library';
 import { resetPrivacyStore } from './privacy';
 import { resetRecorderStore } from './recorder';
+import { resetRedactionStore } from './redaction';
 import { resetReviewStore } from './review';
 import { resetSettingsStore } from './settings';
 import { resetUploadsStore } from './uploads';
@@ -18,4 +19,5 @@ export function resetAllStores(): void {
   resetSettingsStore();
   resetHealthStore();
   resetPrivacyStore();
+  resetRedactionStore();
 }

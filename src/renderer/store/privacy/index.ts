@@ -23,5 +23,5 @@ export {
   PII_SOURCE_LABELS,
   type FindingGroup,
 } from './selectors';
-export type { PrivacyState, PrivacyError } from './initialState';
-export type { PrivacyStore, PrivacyActions } from './actions';
+export type { PrivacyState, PrivacyError, PrivacyAction, ScanFinding } from './initialState';
+export { REDACT_BATCH, type PrivacyStore, type PrivacyActions } from './actions';

@@ -5,14 +5,14 @@ import {
   type PiiFinding,
   type PiiKind,
 } from '../../../shared/domain';
-import type { PrivacyState } from './initialState';
+import type { PrivacyState, ScanFinding } from './initialState';
 
 /** Findings of one kind. */
 export type FindingGroup = {
   kind: PiiKind;
   /** True for kinds that block export and upload until resolved (card, iban, secret). */
   isBlocking: boolean;
-  findings: PiiFinding[];
+  findings: ScanFinding[];
 };
 
 /** Human names of the kinds. */
@@ -43,8 +43,8 @@ export function isBlockingKind(kind: PiiKind): boolean {
 
 // The findings grouped by kind: blocking kinds first, then the others, each in PII_KINDS order;
 // the findings keep the service's order (by time) within a group; kinds without findings left out.
-export function groupFindings(findings: readonly PiiFinding[]): FindingGroup[] {
-  const byKind = new Map<PiiKind, PiiFinding[]>();
+export function groupFindings(findings: readonly ScanFinding[]): FindingGroup[] {
+  const byKind = new Map<PiiKind, ScanFinding[]>();
   for (const f of findings) {
     const list = byKind.get(f.kind) ?? [];
     list.push(f);
@@ -59,7 +59,7 @@ export function groupFindings(findings: readonly PiiFinding[]): FindingGroup[] {
   });
 }
 
-let memoFindings: readonly PiiFinding[] | null = null;
+let memoFindings: readonly ScanFinding[] | null = null;
 let memoGroups: FindingGroup[] = [];
 
 /** Selectors of the privacy store. */
@@ -72,9 +72,13 @@ export const privacySelectors = {
     }
     return memoGroups;
   },
-  /** Number of findings of blocking kinds. */
+  /** Number of open (unresolved) findings of blocking kinds. */
   blockingCount: (s: PrivacyState): number =>
-    s.findings.filter((f) => isBlockingKind(f.kind)).length,
+    s.findings.filter((f) => isBlockingKind(f.kind) && !f.resolved).length,
+  /** Number of findings neither redacted nor accepted. */
+  openCount: (s: PrivacyState): number => s.findings.filter((f) => !f.resolved).length,
+  /** Number of findings redacted or accepted. */
+  resolvedCount: (s: PrivacyState): number => s.findings.filter((f) => f.resolved).length,
   /** The findings shown belong to `id` (a scan of it finished or is running over its results). */
   isFor: (s: PrivacyState, id: string): boolean => s.recordingId === id,
 };

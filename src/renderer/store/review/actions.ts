@@ -35,6 +35,11 @@ export type ReviewStatusInput = {
   reviewer?: string;
 };
 
+/** How a {@link ReviewActions.runRecordingCall} ended: answered, failed (the error as thrown),
+ * or held behind the "edit an accepted recording?" question (run later on yes, dropped on no). */
+export type RecordingCallOutcome =
+  { state: 'done'; dto: RecordingDto } | { state: 'failed'; error: unknown } | { state: 'held' };
+
 /** Review store actions. */
 export type ReviewActions = {
   /** Opens a recording (drops the previous one's state). */
@@ -46,6 +51,15 @@ export type ReviewActions = {
   moveSelection: (delta: number) => void;
   /** Applies one edit (optimistically) and sends it. */
   applyEdit: (edit: StepEdit) => Promise<void>;
+  /**
+   * Sends a call that changes the recording and answers with it (a privacy action: redact,
+   * accept, a box redaction), in order after every queued call, with `force` once the user said
+   * yes to editing an accepted recording (asked first, like an edit). Its answer becomes the
+   * confirmed recording; the outcome says how it ended, with the error for the caller to show.
+   */
+  runRecordingCall: (
+    call: (id: string, force: { force?: true }) => Promise<RecordingDto>,
+  ) => Promise<RecordingCallOutcome>;
   /** Records typed label text; saved after a pause or on flush. */
   setLabelDraft: (stepId: string, text: string) => void;
   /** Records typed task instruction/description; saved after a pause or on flush. */
@@ -122,7 +136,10 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
   const send = (
     op: PendingOp | null,
     call: (id: string) => Promise<RecordingDto>,
-    hooks: { edit?: StepEdit; onDone?: (ok: boolean, message: string | null) => void } = {},
+    hooks: {
+      edit?: StepEdit;
+      onDone?: (ok: boolean, message: string | null, error?: unknown, dto?: RecordingDto) => void;
+    } = {},
   ): Promise<void> => {
     const { session, recordingId } = get();
     if (recordingId === null) {
@@ -140,13 +157,13 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         if (get().session === session) {
           set((s) => ({ ...opSucceeded(s, op ? op.seq : null, dto), editInFlight: null }));
         }
-        hooks.onDone?.(true, null);
+        hooks.onDone?.(true, null, undefined, dto);
       } catch (e) {
         const message = errorMessage(e);
         if (get().session === session) {
           set((s) => ({ ...opFailed(s, op ? op.seq : null, message), editInFlight: null }));
         }
-        hooks.onDone?.(false, message);
+        hooks.onDone?.(false, message, e);
       }
     });
   };
@@ -236,6 +253,22 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     moveSelection: (delta) => set((s) => stepMoved(s, delta)),
     applyEdit: (edit) =>
       holdIfLocked(() => void applyEdit(edit)) ? Promise.resolve() : applyEdit(edit),
+    runRecordingCall: (call) => {
+      const run = async (): Promise<RecordingCallOutcome> => {
+        get().flushDrafts();
+        let outcome: RecordingCallOutcome = {
+          state: 'failed',
+          error: new Error('No recording is open.'),
+        };
+        await send(null, (id) => call(id, force()), {
+          onDone: (ok, _message, error, dto) => {
+            outcome = ok && dto ? { state: 'done', dto } : { state: 'failed', error };
+          },
+        });
+        return outcome;
+      };
+      return holdIfLocked(() => void run()) ? Promise.resolve({ state: 'held' } as const) : run();
+    },
     setLabelDraft: (stepId, text) => {
       if (holdIfLocked(() => get().setLabelDraft(stepId, text))) {
         return;

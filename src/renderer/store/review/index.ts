@@ -16,6 +16,6 @@ export function resetReviewStore(): void {
 }
 
 export { reviewSelectors } from './selectors';
-export { AUTOSAVE_DELAY_MS, type ReviewStatusInput } from './actions';
+export { AUTOSAVE_DELAY_MS, type RecordingCallOutcome, type ReviewStatusInput } from './actions';
 export type { ReviewStore, ReviewActions } from './actions';
 export type { ReviewState, SaveState, PendingOp, AxEntry } from './initialState';
