@@ -21,10 +21,13 @@ import { decodePng } from '../../../src/pipeline/media/png';
 import { EXCLUDED_MARK_KIND } from '../../../src/shared/domain/privacy';
 import { getRecording, insertMark, listKeyframes } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
+import { compareVideo, probe as probeVideo, rawFrame } from '../../helpers/video-frames';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
 const OPTS = { appVersion: '0.0.0-test' };
 const BOX = { x: 601, y: 301, width: 41, height: 29 };
+/** Frame count by decoding every frame. */
+const probe = (file: string) => probeVideo(file, 'frames');
 const t = tempLibrary();
 const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-redact-'));
 let id = '';
@@ -295,55 +298,3 @@ describe('box redaction in exports', () => {
     }
   }, 120_000);
 });
-
-function probe(file: string): { frames: number; rate: string } {
-  const out = execFileSync('ffprobe', [
-    ...['-v', 'error', '-count_frames', '-select_streams', 'v:0'],
-    ...['-show_entries', 'stream=nb_read_frames,r_frame_rate,avg_frame_rate', '-of', 'json', file],
-  ]).toString();
-  const s = (
-    JSON.parse(out) as {
-      streams: { nb_read_frames: string; r_frame_rate: string; avg_frame_rate: string }[];
-    }
-  ).streams[0]!;
-  return { frames: Number(s.nb_read_frames), rate: `${s.r_frame_rate} ${s.avg_frame_rate}` };
-}
-
-function rawFrame(file: string, n: number, width: number, height: number): Buffer {
-  const buf = execFileSync(
-    'ffmpeg',
-    [
-      ...['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${n})`, '-frames:v', '1'],
-      ...['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  expect(buf.length).toBe(width * height * 3);
-  return buf;
-}
-
-/** Inside the box: the brightest channel value 3 px or more from its edges (H.264 rings at
- * the edge, carrying the outside in: up to ~70 at crf 18), and pixels equal to the original. */
-function compareVideo(redacted: Buffer, original: Buffer, width: number, box: typeof BOX) {
-  let maxInside = 0;
-  let equalInside = 0;
-  const M = 3;
-  for (let y = box.y; y < box.y + box.height; y += 1) {
-    for (let x = box.x; x < box.x + box.width; x += 1) {
-      const o = (y * width + x) * 3;
-      const interior =
-        x >= box.x + M && x < box.x + box.width - M && y >= box.y + M && y < box.y + box.height - M;
-      if (interior) {
-        maxInside = Math.max(maxInside, redacted[o]!, redacted[o + 1]!, redacted[o + 2]!);
-      }
-      if (
-        redacted[o] === original[o] &&
-        redacted[o + 1] === original[o + 1] &&
-        redacted[o + 2] === original[o + 2]
-      ) {
-        equalInside += 1;
-      }
-    }
-  }
-  return { maxInside, equalInside };
-}

@@ -14,6 +14,7 @@ import { decodePng } from '../../../src/pipeline/media/png';
 import { getRecording, listKeyframes } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
+import { probe } from '../../helpers/video-frames';
 
 const APP = { appVersion: '0.0.0-test' };
 const BOX = { x: 601, y: 301, width: 41, height: 29 };
@@ -89,17 +90,3 @@ describe('upload bundle with a box redaction', () => {
     }
   }, 300_000);
 });
-
-function probe(file: string): { frames: number; rate: string } {
-  const out = execFileSync('ffprobe', [
-    // packets, not decoded frames: one frame per H.264 packet, and no decode of the whole video
-    ...['-v', 'error', '-count_packets', '-select_streams', 'v:0'],
-    ...['-show_entries', 'stream=nb_read_packets,r_frame_rate,avg_frame_rate', '-of', 'json', file],
-  ]).toString();
-  const s = (
-    JSON.parse(out) as {
-      streams: { nb_read_packets: string; r_frame_rate: string; avg_frame_rate: string }[];
-    }
-  ).streams[0]!;
-  return { frames: Number(s.nb_read_packets), rate: `${s.r_frame_rate} ${s.avg_frame_rate}` };
-}

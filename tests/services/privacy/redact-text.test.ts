@@ -8,7 +8,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { applyEdit, undoLastEdit } from '../../../src/services/edits/edit-service';
@@ -30,6 +29,7 @@ import {
   insertWindows,
   readEvents,
 } from '../../../src/store';
+import { filesUnder, leaks } from '../../helpers/leak-search';
 import { tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
 import { makeRecording } from '../../helpers/store';
@@ -44,70 +44,6 @@ const t = tempLibrary();
 const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-redact-text-'));
 let id = '';
 let seq = 0;
-
-/** Every file under `dir` (relative paths). */
-function filesUnder(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name));
-}
-
-/** Every text a file holds: its bytes as UTF-8 and Latin-1, gunzipped, and the strings of its
- * JSON / JSON lines (escapes decoded, `$base64` blobs opened). */
-function textsOf(file: string): string[] {
-  let bytes = fs.readFileSync(file);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    bytes = zlib.gunzipSync(bytes);
-  }
-  const texts = [bytes.toString('utf8'), bytes.toString('latin1')];
-  const strings = (x: unknown): void => {
-    if (typeof x === 'string') {
-      texts.push(x);
-      if (x.startsWith('{') || x.startsWith('[')) {
-        try {
-          strings(JSON.parse(x));
-        } catch {
-          // not JSON
-        }
-      }
-    } else if (Array.isArray(x)) {
-      x.forEach(strings);
-    } else if (x && typeof x === 'object') {
-      for (const [k, v] of Object.entries(x)) {
-        texts.push(k);
-        if (k === '$base64' && typeof v === 'string') {
-          texts.push(Buffer.from(v, 'base64').toString('latin1'));
-        }
-        strings(v);
-      }
-    }
-  };
-  if (file.endsWith('.jsonl')) {
-    for (const line of bytes.toString('utf8').split('\n')) {
-      if (line.trim()) {
-        strings(JSON.parse(line));
-      }
-    }
-  } else if (file.endsWith('.json')) {
-    strings(JSON.parse(bytes.toString('utf8')));
-  }
-  return texts;
-}
-
-/** The redacted strings found anywhere under `dir`, as `file: string`. */
-function leaks(dir: string, secrets: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const file of filesUnder(dir)) {
-    const texts = textsOf(file);
-    for (const s of secrets) {
-      if (texts.some((x) => x.includes(s))) {
-        found.push(`${path.relative(dir, file)}: ${s}`);
-      }
-    }
-  }
-  return found;
-}
 
 /** The characters typed by the press rows of an AgentNet events.jsonl, joined. */
 function pressedText(file: string): string {
