@@ -5,12 +5,20 @@ import {
   groupFindings,
   privacySelectors,
   usePrivacyStore,
+  type ScanFinding,
 } from '../../../src/renderer/store/privacy';
-import { FakeFailure, installFakeApi } from '../helpers/fake-api';
+import { useReviewStore } from '../../../src/renderer/store/review';
+import type { RecordingDto } from '../../../src/shared/contract';
+import { makeRecording } from '../helpers/dto';
+import { FakeFailure, flush, installFakeApi, type FakeApi } from '../helpers/fake-api';
 
 const state = () => usePrivacyStore.getState();
 
-function finding(kind: PiiFinding['kind'], n: number, over: Partial<PiiFinding> = {}): PiiFinding {
+function finding(
+  kind: PiiFinding['kind'],
+  n: number,
+  over: Partial<ScanFinding> = {},
+): ScanFinding {
   return {
     id: `${kind}-${n}`,
     kind,
@@ -102,6 +110,132 @@ describe('usePrivacyStore', () => {
     await api.release();
     await again;
     expect(state().status).toBe('done');
+  });
+});
+
+describe('usePrivacyStore decisions (redact, accept)', () => {
+  const review = () => useReviewStore.getState();
+
+  /** A fake service with one recording whose edit version moves with each change. */
+  async function opened(
+    findings: ScanFinding[],
+    over: Partial<RecordingDto> = {},
+  ): Promise<FakeApi & { version: () => number }> {
+    const api = installFakeApi();
+    let rec = makeRecording(3, over);
+    const bump = () => (rec = { ...rec, editVersion: rec.editVersion + 1, canUndo: true });
+    api.on('recordings:get', () => rec);
+    api.on('privacy:scan', () => ({ findings }));
+    api.on('privacy:redact', () => bump());
+    api.on('edits:apply', () => bump());
+    await review().open('rec-1');
+    await state().scan('rec-1');
+    return Object.assign(api, { version: () => rec.editVersion });
+  }
+
+  it('redacts one finding through privacy:redact; the recording view gets the answer', async () => {
+    const api = await opened([finding('card', 1), finding('email', 2)]);
+    const p = state().redact('rec-1', ['card-1']);
+    expect(state().busy).toEqual({ kind: 'redact', findingIds: ['card-1'] });
+    await p;
+    expect(api.calls.at(-1)).toEqual({
+      method: 'privacy:redact',
+      payload: { id: 'rec-1', findingIds: ['card-1'] },
+    });
+    expect(state().busy).toBeNull();
+    expect(review().confirmed?.editVersion).toBe(api.version());
+    // shown resolved until the rescan (the panel's, on the new edit version) answers
+    expect(state().findings.map((f) => [f.id, f.resolved ?? null])).toEqual([
+      ['card-1', 'redacted'],
+      ['email-2', null],
+    ]);
+    expect(privacySelectors.blockingCount(state())).toBe(0);
+    expect(privacySelectors.openCount(state())).toBe(1);
+    expect(privacySelectors.resolvedCount(state())).toBe(1);
+  });
+
+  it('redacts every open finding, 500 ids a call; resolved ones are left out', async () => {
+    const many = Array.from({ length: 502 }, (_, i) =>
+      finding('email', i, i === 0 ? { resolved: 'accepted' } : {}),
+    );
+    const api = await opened(many);
+    await state().redactAllOpen('rec-1');
+    const sent = api.calls
+      .filter((c) => c.method === 'privacy:redact')
+      .map((c) => (c.payload as { findingIds: string[] }).findingIds);
+    expect(sent.map((ids) => ids.length)).toEqual([500, 1]);
+    expect(sent.flat()).toEqual(many.slice(1).map((f) => f.id));
+    expect(state().findings[0]!.resolved).toBe('accepted');
+    expect(
+      state()
+        .findings.slice(1)
+        .every((f) => f.resolved === 'redacted'),
+    ).toBe(true);
+    // nothing open: nothing sent
+    const before = api.calls.length;
+    await state().redactAllOpen('rec-1');
+    expect(api.calls.length).toBe(before);
+  });
+
+  it('accepts a finding with its note (trimmed; a blank note is left out)', async () => {
+    const api = await opened([finding('card', 1), finding('email', 2)]);
+    await state().accept('rec-1', 'card-1', '  test card of the sandbox  ');
+    await state().accept('rec-1', 'email-2', '   ');
+    expect(api.calls.filter((c) => c.method === 'edits:apply').map((c) => c.payload)).toEqual([
+      {
+        id: 'rec-1',
+        edit: { op: 'pii-accept', findingId: 'card-1', note: 'test card of the sandbox' },
+      },
+      { id: 'rec-1', edit: { op: 'pii-accept', findingId: 'email-2' } },
+    ]);
+    expect(state().findings.map((f) => f.resolved)).toEqual(['accepted', 'accepted']);
+  });
+
+  it('keeps the coded error of a failed decision until dismissed; the finding stays open', async () => {
+    const api = await opened([finding('card', 1)]);
+    api.on('privacy:redact', () => {
+      throw new FakeFailure(
+        'NOT_FOUND',
+        'Recording rec-1 has no finding card-1.',
+        undefined,
+        'Scan.',
+      );
+    });
+    await state().redact('rec-1', ['card-1']);
+    expect(state().actionError).toEqual({
+      code: 'NOT_FOUND',
+      message: 'Recording rec-1 has no finding card-1.',
+      fix: 'Scan.',
+    });
+    expect(state().busy).toBeNull();
+    expect(state().findings[0]!.resolved ?? null).toBeNull();
+    state().dismissActionError();
+    expect(state().actionError).toBeNull();
+  });
+
+  it('asks before changing an accepted recording: sent with force after a yes, not on a no', async () => {
+    const api = await opened([finding('card', 1), finding('email', 2)], {
+      reviewStatus: 'accepted',
+    });
+    const no = state().redact('rec-1', ['email-2']);
+    await flush();
+    expect(review().lockPrompt).toBe(true);
+    expect(state().busy).toEqual({ kind: 'redact', findingIds: ['email-2'] });
+    review().cancelLockedEdit();
+    await no;
+    expect(state().busy).toBeNull();
+    expect(state().findings[1]!.resolved ?? null).toBeNull();
+    const yes = state().redact('rec-1', ['card-1']);
+    await flush();
+    expect(review().lockPrompt).toBe(true);
+    expect(api.methods()).not.toContain('privacy:redact');
+    review().confirmLockedEdit();
+    await yes;
+    expect(api.calls.at(-1)).toEqual({
+      method: 'privacy:redact',
+      payload: { id: 'rec-1', findingIds: ['card-1'], force: true },
+    });
+    expect(state().findings[0]!.resolved).toBe('redacted');
   });
 });
 

@@ -68,7 +68,7 @@ export const createPrivacyActions: StateCreator<PrivacyStore, [], [], PrivacyAct
       return;
     }
     set({ busy: action, actionError: null });
-    let outcome: RecordingCallOutcome = { state: 'held' };
+    let outcome: RecordingCallOutcome = { state: 'cancelled' };
     for (const call of calls) {
       outcome = await useReviewStore.getState().runRecordingCall(call);
       if (outcome.state !== 'done') {

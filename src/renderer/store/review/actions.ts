@@ -36,9 +36,11 @@ export type ReviewStatusInput = {
 };
 
 /** How a {@link ReviewActions.runRecordingCall} ended: answered, failed (the error as thrown),
- * or held behind the "edit an accepted recording?" question (run later on yes, dropped on no). */
+ * or cancelled (the user said no to "edit an accepted recording?", or the page moved on). */
 export type RecordingCallOutcome =
-  { state: 'done'; dto: RecordingDto } | { state: 'failed'; error: unknown } | { state: 'held' };
+  | { state: 'done'; dto: RecordingDto }
+  | { state: 'failed'; error: unknown }
+  | { state: 'cancelled' };
 
 /** Review store actions. */
 export type ReviewActions = {
@@ -54,8 +56,9 @@ export type ReviewActions = {
   /**
    * Sends a call that changes the recording and answers with it (a privacy action: redact,
    * accept, a box redaction), in order after every queued call, with `force` once the user said
-   * yes to editing an accepted recording (asked first, like an edit). Its answer becomes the
-   * confirmed recording; the outcome says how it ended, with the error for the caller to show.
+   * yes to editing an accepted recording (asked first, like an edit: the promise waits for the
+   * answer). Its answer becomes the confirmed recording; the outcome says how it ended, with the
+   * error for the caller to show.
    */
   runRecordingCall: (
     call: (id: string, force: { force?: true }) => Promise<RecordingDto>,
@@ -107,8 +110,16 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     exiting = new Promise<void>((resolve) => (releaseExit = resolve));
   };
   armExitGate();
-  // the edit held while the user is asked whether to edit an accepted recording
+  // the edit held while the user is asked whether to edit an accepted recording, and what to
+  // tell its caller when it is dropped (a no, another recording opened, another edit held)
   let heldEdit: (() => void) | null = null;
+  let heldDrop: (() => void) | null = null;
+  const dropHeld = () => {
+    const drop = heldDrop;
+    heldEdit = null;
+    heldDrop = null;
+    drop?.();
+  };
 
   const chainAfter = async (prev: Promise<void>, task: () => Promise<void>) => {
     await Promise.race([prev, exiting]);
@@ -116,11 +127,13 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
   };
 
   /** Holds `action` and asks first when the recording is accepted; true when held. */
-  const holdIfLocked = (action: () => void): boolean => {
+  const holdIfLocked = (action: () => void, onDrop?: () => void): boolean => {
     if (!reviewSelectors.isLocked(get())) {
       return false;
     }
+    dropHeld();
     heldEdit = action;
+    heldDrop = onDrop ?? null;
     set({ lockPrompt: true });
     return true;
   };
@@ -213,7 +226,7 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         clearTimeout(timer);
         timer = null;
       }
-      heldEdit = null;
+      dropHeld();
       const session = get().session + 1;
       set({ ...initialReviewState(), session, recordingId: id, loadStatus: 'loading' });
       try {
@@ -267,7 +280,17 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         });
         return outcome;
       };
-      return holdIfLocked(() => void run()) ? Promise.resolve({ state: 'held' } as const) : run();
+      return new Promise<RecordingCallOutcome>((resolve) => {
+        const runAndTell = async () => resolve(await run());
+        if (
+          !holdIfLocked(
+            () => void runAndTell(),
+            () => resolve({ state: 'cancelled' }),
+          )
+        ) {
+          void runAndTell();
+        }
+      });
     },
     setLabelDraft: (stepId, text) => {
       if (holdIfLocked(() => get().setLabelDraft(stepId, text))) {
@@ -293,11 +316,12 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     confirmLockedEdit: () => {
       const action = heldEdit;
       heldEdit = null;
+      heldDrop = null;
       set({ lockPrompt: false, forceEdits: true });
       action?.();
     },
     cancelLockedEdit: () => {
-      heldEdit = null;
+      dropHeld();
       set({ lockPrompt: false });
     },
     flushOnExit: () => {
@@ -415,7 +439,7 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         clearTimeout(timer);
         timer = null;
       }
-      heldEdit = null;
+      dropHeld();
       armExitGate();
     },
   };
