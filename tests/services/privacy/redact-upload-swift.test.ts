@@ -2,8 +2,9 @@
 // real video and several kinds of personal data: a card number typed in a step, an e-mail
 // address in the task, an AWS access key in a window title, a GitHub token in an accessibility
 // value, an excluded interval at the end. While the card is unresolved the upload is refused and
-// nothing is sent; after `redact-text` edits for every finding (as `scan --redact-all` makes
-// them) and a box redaction it goes through without allowPii; then every object in the bucket is
+// nothing is sent; with allowPii it goes through and the search finds every text in the bucket;
+// after `redact-text` edits for every finding (as `scan --redact-all` makes them) and a box
+// redaction an upload to the same place replaces it without allowPii; then every object in it is
 // downloaded and searched byte by byte (archives opened, JSON decoded; UTF-8, UTF-16, JSON
 // escapes, the card's digits-only form) for the redacted texts, and the placeholders are found
 // where the texts were; the uploaded video keeps the library video's rate and frame count with
@@ -76,7 +77,7 @@ let seq = 0;
 let keyframeFrames: number[] = [];
 /** The box redaction's range (one keyframe's frame). */
 let boxRange = { startMs: 0, endMs: 0 };
-/** Every object of the bucket after the upload. */
+/** Every object of the bucket after the redacted upload. */
 let objects: Blob[] = [];
 
 const frameMs = (frame: number) => (frame * 1000) / FPS;
@@ -268,7 +269,23 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect((await listObjects(client, BUCKET, '')).size).toBe(0);
   });
 
-  it('after redact-text edits and a box the upload goes through without allowPii', async () => {
+  it('with allowPii the unredacted recording uploads, and the search finds every text', async () => {
+    const q = queue();
+    const [queued] = q.enqueue([id], {
+      target: swiftTarget(swift, BUCKET, 'sub'),
+      annotator: 'alice',
+      allowPii: true,
+    });
+    const [outcome] = await q.run([queued!.uploadId]);
+    expect(outcome).toMatchObject({ ok: true });
+    const first = await downloadBucket();
+    const found = findLeaks(first, SECRETS);
+    for (const s of SECRETS) {
+      expect(found.some((f) => f.includes(`: ${s} [`))).toBe(true);
+    }
+  });
+
+  it('after redact-text edits and a box the upload replaces it without allowPii', async () => {
     const redacted = redactAllFindings(t.lib, id);
     expect(redacted.map((r) => r.placeholder).sort()).toEqual(
       expect.arrayContaining(['[CARD]', '[EMAIL]', '[SECRET]']),
@@ -295,7 +312,8 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     );
     expect(manifest.pii).toBeUndefined();
     expect(manifest.task).toBe('Mail the receipt to [EMAIL]');
-    // every file the manifest lists is in the bucket, and nothing else besides it
+    // every file the manifest lists is in the bucket, and nothing else besides it (the earlier
+    // submission's objects were replaced)
     const keys = objects.filter((o) => !o.name.startsWith('(') && !o.name.includes('#'));
     expect(keys).toHaveLength(manifest.files.length + 1);
   });
@@ -331,8 +349,9 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     const file = path.join(work, 'uploaded.mp4');
     fs.writeFileSync(file, video.bytes);
     expect(video.bytes.equals(fs.readFileSync(library))).toBe(false);
-    expect(probe(file, 'frames')).toEqual(probe(library, 'frames'));
-    expect(probe(file).frames).toBe(FRAMES);
+    const frames = probe(file, 'frames');
+    expect(frames).toEqual(probe(library, 'frames'));
+    expect(frames.frames).toBe(FRAMES);
 
     const boxed = keyframeFrames[0]!;
     const inBox = compareVideo(rawFrame(file, boxed, W, H), rawFrame(library, boxed, W, H), W, BOX);
