@@ -3,22 +3,33 @@
 // library. The form is excluded by application (its WM_CLASS instance), one xmessage by title:
 // keys typed into them and the click into the form are not stored, nor their titles or the
 // form's accessibility tree (which the session would otherwise snapshot as the window in front at
-// the start); each interval is marked with its rule, start and end; keys typed after focusing the
-// other xmessage are stored.
-import { spawn } from 'node:child_process';
+// the start); each interval is marked with its rule, start and end; the click that brings the
+// other xmessage to the front and the keys typed into it are stored. Then the same recording leaves through the real `cua-annotator
+// export` in every format that writes pixels: each keyframe image and each video frame inside an
+// excluded interval is black (the ones outside are not), the video keeps the library's rate and
+// frame count, and no exported byte holds a key, title or widget name of the excluded windows.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTrajectory } from '../../../src/pipeline/export/trajectory';
+import { decodePng } from '../../../src/pipeline/media/png';
 import { openLibrary } from '../../../src/services/library/library';
+import { TERMINATE_KEYFRAME_ID } from '../../../src/services/review/keyframes';
 import {
+  getRecording,
   listAxRecords,
+  listKeyframes,
   listMarks,
+  listSteps,
   listWindows,
   readEvents,
   resolveRecordingSeq,
 } from '../../../src/store';
 import { launchGtkForm, type GtkForm } from '../../fixtures/apps/gtk-form';
+import { runCli, type CliRun } from '../../helpers/cli';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { REPO_ROOT } from '../../helpers/paths';
 
@@ -35,6 +46,26 @@ let buttons: { tMs: number; kind: string }[] = [];
 let windows: ReturnType<typeof listWindows> = [];
 let marks: ReturnType<typeof listMarks> = [];
 let ax: { tMs: number; text: string }[] = [];
+// the library's video and, per exported image index (steps, then terminate), the frame it shows
+let video: {
+  path: string;
+  startMs: number;
+  fps: number;
+  frameCount: number;
+  width: number;
+  height: number;
+} | null = null;
+let imageFrames: number[] = [];
+// the PNG files of the stored keyframes in the library
+let keyframeFiles: string[] = [];
+// trajectory position k (agentnet-jsonl's image k) → image index
+let trajectoryImages: number[] = [];
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-exclude-export-'));
+const exports: Record<'agentnet-raw' | 'agentnet-jsonl' | 'standardized', CliRun | null> = {
+  'agentnet-raw': null,
+  'agentnet-jsonl': null,
+  standardized: null,
+};
 
 // Opens an xmessage titled `title` and waits for its window id.
 async function xmessage(title: string, at: string): Promise<string> {
@@ -102,7 +133,13 @@ beforeAll(async () => {
   await sleep(300);
   await x('type', '--delay', '40', 'swordfish');
   await sleep(300);
-  // a window no rule matches
+  // a window no rule matches, brought to the front by a click on its text (the window under the
+  // pointer decides: stored). The pointer gets there 0.7 s before, while the excluded xmessage
+  // still has focus, so the click's keyframe (searched from that move to 0.5 s before the press,
+  // docs/keyframes.md §1.2) lies inside the excluded interval.
+  await x('mousemove', '--window', windowIds.plain, '60', '15');
+  await sleep(700);
+  await x('click', '1');
   await x('windowactivate', '--sync', windowIds.plain);
   await sleep(300);
   await x('type', '--delay', '40', 'ok');
@@ -126,16 +163,98 @@ beforeAll(async () => {
       ...listAxRecords(library.db, seq, 'window'),
       ...listAxRecords(library.db, seq, 'element'),
     ].map((r) => ({ tMs: r.tMs, text: `${r.rootName ?? ''} ${r.treeJson}` }));
+    const v = getRecording(library.db, id).videos[0]!;
+    video = {
+      path: library.resolve(v.path),
+      startMs: v.startMs,
+      fps: v.fps,
+      frameCount: v.frameCount ?? 0,
+      width: v.width,
+      height: v.height,
+    };
+    // `record` reduced the steps and stored their keyframes (redacted) before it exited
+    const steps = listSteps(library.db, seq);
+    const rows = listKeyframes(library.db, seq);
+    imageFrames = [...steps.map((s) => s.id), TERMINATE_KEYFRAME_ID].map(
+      (k) => rows.get(k)?.frame ?? -1,
+    );
+    keyframeFiles = [...rows.values()].flatMap((r) => (r.path ? [library.resolve(r.path)] : []));
+    trajectoryImages = buildTrajectory(steps).map((s) => s.imageIndex);
   } finally {
     library.close();
   }
-}, 90_000);
+  // agentnet-jsonl takes the stored keyframes; without their files standardized decodes the
+  // video and redacts the frames itself; agentnet-raw (the video, no images) meanwhile
+  await Promise.all([
+    runExport('agentnet-raw'),
+    (async () => {
+      await runExport('agentnet-jsonl');
+      for (const file of keyframeFiles) {
+        fs.rmSync(file);
+      }
+      await runExport('standardized');
+    })(),
+  ]);
+
+  async function runExport(format: keyof typeof exports): Promise<void> {
+    exports[format] = await runCli([
+      'export',
+      id,
+      ...['--format', format, '--out', path.join(out, format), '--library', lib, '--json'],
+    ]);
+  }
+}, 180_000);
 
 afterAll(async () => {
   await form?.close();
   await desktop?.stop();
   fs.rmSync(lib, { recursive: true, force: true });
+  fs.rmSync(out, { recursive: true, force: true });
 });
+
+/** True when the recording time of frame `frame` lies inside an excluded interval; null when it
+ * lies within 1 ms of a bound (either answer is right there). Back-to-back intervals (one
+ * excluded window straight to the next) count as one: their shared bound is inside. */
+function inExcluded(frame: number): boolean | null {
+  const t = video!.startMs + (frame * 1000) / video!.fps;
+  const spans: { start: number; end: number }[] = [];
+  for (const m of [...marks].sort((a, b) => a.tMs - b.tMs)) {
+    const end = m.endMs ?? Number.MAX_SAFE_INTEGER;
+    const last = spans.at(-1);
+    if (last && m.tMs <= last.end) {
+      last.end = Math.max(last.end, end);
+    } else {
+      spans.push({ start: m.tMs, end });
+    }
+  }
+  if (spans.some((s) => Math.abs(t - s.start) < 1 || Math.abs(t - s.end) < 1)) {
+    return null;
+  }
+  return spans.some((s) => t > s.start && t < s.end);
+}
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+/** The exported keyframe PNGs of `format` with the source frame each shows. */
+function exportedImages(
+  format: 'agentnet-jsonl' | 'standardized',
+): { file: string; frame: number }[] {
+  const images = path.join(out, format, 'images');
+  return fs
+    .readdirSync(images)
+    .map((name) => {
+      const n = Number(/_(\d+)\.png$/.exec(name)![1]);
+      const index = format === 'standardized' ? n : trajectoryImages[n]!;
+      return { file: path.join(images, name), frame: imageFrames[index]! };
+    })
+    .sort((a, b) => a.frame - b.frame);
+}
 
 describe('exclusion at capture (Xvfb, GTK form, xmessage)', () => {
   it('records to the end', () => {
@@ -159,8 +278,10 @@ describe('exclusion at capture (Xvfb, GTK form, xmessage)', () => {
     expect(title.endMs!).toBeGreaterThan(title.tMs);
     // the keys kept were typed after the last interval ended
     expect(keys[0]!.tMs).toBeGreaterThanOrEqual(title.endMs!);
-    // the click into the form was aimed at an excluded window: not stored
-    expect(buttons.filter((b) => b.tMs < title.endMs!)).toEqual([]);
+    // the click into the form was aimed at an excluded window: not stored; the click from the
+    // excluded xmessage onto the plain one is
+    expect(buttons.filter((b) => b.tMs < title.tMs)).toEqual([]);
+    expect(buttons.map((b) => b.kind)).toEqual(['down', 'up']);
   });
 
   it('stores "excluded" in the timeline instead of the titles and apps', () => {
@@ -189,3 +310,149 @@ describe('exclusion at capture (Xvfb, GTK form, xmessage)', () => {
     }
   });
 });
+
+describe('exclusion in an export of that recording (real CLI, ffmpeg)', () => {
+  const formats = ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const;
+
+  it.each(formats)('exports %s', (format) => {
+    const run = exports[format]!;
+    expect(run.code, run.stderr).toBe(0);
+  });
+
+  it.each(['agentnet-jsonl', 'standardized'] as const)(
+    '%s: every keyframe inside an excluded interval is black, the others are not',
+    (format) => {
+      const images = exportedImages(format);
+      expect(images.length).toBe(trajectoryImages.length);
+      // every image was stored (agentnet-jsonl copied them; standardized decoded without them)
+      expect(keyframeFiles.length).toBe(imageFrames.length);
+      const seen = { inside: 0, outside: 0 };
+      for (const { file, frame } of images) {
+        expect(frame, file).toBeGreaterThanOrEqual(0);
+        const inside = inExcluded(frame);
+        if (inside === null) {
+          continue;
+        }
+        const png = decodePng(fs.readFileSync(file));
+        expect([png.width, png.height]).toEqual([video!.width, video!.height]);
+        const black = png.rgb.every((b) => b === 0);
+        expect(black, `${path.basename(file)} (frame ${frame})`).toBe(inside);
+        seen[inside ? 'inside' : 'outside'] += 1;
+      }
+      // the click on the plain xmessage is keyed inside the excluded xmessage's interval, the
+      // terminate frame after every interval
+      expect(seen.inside).toBeGreaterThanOrEqual(1);
+      expect(seen.outside).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it('agentnet-raw: the video is black inside the excluded intervals, with the library rate and frame count', () => {
+    const episode = path.join(out, 'agentnet-raw');
+    const mp4s = filesUnder(episode).filter((f) => f.endsWith('.mp4'));
+    expect(mp4s).toHaveLength(1);
+    const exported = mp4s[0]!;
+    const probed = probe(exported);
+    expect(probed).toEqual(probe(video!.path));
+    expect(probed.frames).toBe(video!.frameCount);
+    const { width, height } = video!;
+    const frames = grayFrames(exported, width, height);
+    expect(frames.length).toBe(video!.frameCount);
+    const seen = { inside: 0, outside: 0 };
+    frames.forEach((f, n) => {
+      const inside = inExcluded(n);
+      if (inside === null) {
+        return;
+      }
+      let max = 0;
+      let sum = 0;
+      for (let i = 0; i < f.length; i += 1) {
+        const b = f[i]!;
+        sum += b;
+        if (b > max) {
+          max = b;
+        }
+      }
+      const stats = `frame ${n}: mean ${(sum / (width * height)).toFixed(2)}, max ${max}`;
+      if (inside) {
+        expect(sum / (width * height), stats).toBeLessThanOrEqual(1);
+        expect(max, stats).toBeLessThanOrEqual(20);
+      } else {
+        expect(max, stats).toBeGreaterThan(100);
+      }
+      seen[inside ? 'inside' : 'outside'] += 1;
+    });
+    expect(seen.inside).toBeGreaterThanOrEqual(3);
+    expect(seen.outside).toBeGreaterThanOrEqual(3);
+  });
+
+  it('no exported byte holds a key, title, application or widget name of the excluded windows', () => {
+    const hidden = [
+      'hunter2',
+      'swordfish',
+      'CUA Test Form',
+      'Top Secret',
+      'Press Me',
+      'Password',
+      'Item 1',
+    ];
+    const files = filesUnder(out);
+    expect(files.length).toBeGreaterThan(10);
+    const kept = new Set<string>();
+    for (const file of files) {
+      let bytes = fs.readFileSync(file);
+      if (file.endsWith('.gz')) {
+        bytes = zlib.gunzipSync(bytes);
+      }
+      expect(file.endsWith('.zip'), `${file}: a zip archive, not searched`).toBe(false);
+      const text = bytes.toString('latin1');
+      // what was not excluded is there (the task, the plain window's application in
+      // top_window.jsonl): the search reads the text the files hold
+      for (const s of ['Type into excluded windows', 'Xmessage']) {
+        if (text.includes(s)) {
+          kept.add(s);
+        }
+      }
+      for (const s of hidden) {
+        expect(text.includes(s), `${path.relative(out, file)} holds ${s}`).toBe(false);
+      }
+      // the application, whatever its case (the rule `app:gtk-form.py` would name it)
+      expect(text.toLowerCase().includes('gtk-form'), `${path.relative(out, file)}: gtk-form`).toBe(
+        false,
+      );
+    }
+    expect([...kept].sort()).toEqual(['Type into excluded windows', 'Xmessage']);
+  });
+});
+
+/** Frame count and rates of a video (packets, not decoded frames). */
+function probe(file: string): { frames: number; rate: string } {
+  const json = execFileSync('ffprobe', [
+    ...['-v', 'error', '-count_packets', '-select_streams', 'v:0'],
+    ...['-show_entries', 'stream=nb_read_packets,r_frame_rate,avg_frame_rate', '-of', 'json', file],
+  ]).toString();
+  const s = (
+    JSON.parse(json) as {
+      streams: { nb_read_packets: string; r_frame_rate: string; avg_frame_rate: string }[];
+    }
+  ).streams[0]!;
+  return { frames: Number(s.nb_read_packets), rate: `${s.r_frame_rate} ${s.avg_frame_rate}` };
+}
+
+/** Every decoded frame of a width×height video as 8-bit gray (full range), in order. */
+function grayFrames(file: string, width: number, height: number): Buffer[] {
+  const raw = execFileSync(
+    'ffmpeg',
+    [
+      ...['-v', 'error', '-i', file, '-map', '0:v:0', '-fps_mode', 'passthrough'],
+      ...['-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    ],
+    { maxBuffer: 1 << 30 },
+  );
+  const size = width * height;
+  expect(raw.length % size).toBe(0);
+  const frames: Buffer[] = [];
+  for (let o = 0; o < raw.length; o += size) {
+    frames.push(raw.subarray(o, o + size));
+  }
+  return frames;
+}
