@@ -3,7 +3,8 @@
 // the reviewer sees what will leave; the library's video is never changed), and in "Redact area"
 // mode takes a dragged rectangle; below the controls, the mode's controls: the time range
 // (default: the frame shown to one second later; "Start = now" / "End = now" or typed seconds)
-// and Apply, which sends an `edits:apply` of a `redact-box` edit (undone with the usual Undo).
+// and Apply, which sends an `edits:apply` of a `redact-box` edit (undone with the usual Undo);
+// docs/privacy.md §4.
 import { useState, type PointerEvent, type RefObject } from 'react';
 import type { RecordingDto } from '../../shared/contract';
 import { useElementSize } from '../hooks/use-element-size';
