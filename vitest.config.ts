@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // one cache folder per run (the example library template: tests/helpers/example-library.ts)
+    globalSetup: ['tests/setup/test-cache.ts'],
     // two files at a time: vitest's default (cores − 1) runs them one by one on a 2-core CI
     // machine, and most files wait on processes (ffmpeg, Xvfb, Swift) rather than compute
     // (a clean-clone run: 1,049 s one at a time, 767 s two at a time)

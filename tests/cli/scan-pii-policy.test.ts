@@ -7,12 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary } from '../../src/services/library/library';
 import { updateRecordingTask } from '../../src/services/review-service';
 import { listReviews, resolveRecordingSeq } from '../../src/store';
 import { runCli } from '../helpers/cli';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { copyExampleLibrary } from '../helpers/example-library';
 import { startSwift, type Swift } from '../helpers/swift';
 import { createBucket, listObjects, objectText, rawClient } from '../services/upload/helpers';
 
@@ -27,18 +26,18 @@ let id = '';
 type Finding = { id: string; kind: string; resolved: string | null };
 
 beforeAll(async () => {
-  const l = openLibrary(lib);
-  try {
-    [swift] = await Promise.all([
-      startSwift(),
-      (async () => {
-        id = (await importAgentNetFolder(l, FIXTURE_DIR, { appVersion: 'test' })).id;
+  [swift] = await Promise.all([
+    startSwift(),
+    (async () => {
+      id = await copyExampleLibrary(lib);
+      const l = openLibrary(lib);
+      try {
         updateRecordingTask(l, id, { task: `Pay with card ${CARD}` });
-      })(),
-    ]);
-  } finally {
-    l.close();
-  }
+      } finally {
+        l.close();
+      }
+    })(),
+  ]);
   client = rawClient(swift);
   await createBucket(client, BUCKET);
 }, 90_000);

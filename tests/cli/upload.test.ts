@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary } from '../../src/services/library/library';
 import { setReviewStatus } from '../../src/services/review-service';
 import { runCli } from '../helpers/cli';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { copyExampleLibrary } from '../helpers/example-library';
+import { REPO_ROOT } from '../helpers/paths';
 import { startSwift, type Swift } from '../helpers/swift';
 import {
   createBucket,
@@ -31,18 +31,18 @@ const libB = path.join(root, 'reviewer');
 let recordingId = '';
 
 beforeAll(async () => {
-  const lib = openLibrary(libA);
-  try {
-    [swift] = await Promise.all([
-      startSwift(),
-      (async () => {
-        recordingId = (await importAgentNetFolder(lib, FIXTURE_DIR, { appVersion: 'test' })).id;
+  [swift] = await Promise.all([
+    startSwift(),
+    (async () => {
+      recordingId = await copyExampleLibrary(libA);
+      const lib = openLibrary(libA);
+      try {
         setReviewStatus(lib, recordingId, { status: 'accepted', reviewer: 'rita' });
-      })(),
-    ]);
-  } finally {
-    lib.close();
-  }
+      } finally {
+        lib.close();
+      }
+    })(),
+  ]);
   client = rawClient(swift);
   await createBucket(client, BUCKET);
 }, 60_000);
@@ -235,9 +235,7 @@ describe('cua-annotator upload / uploads / pull / export --out s3://', { timeout
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
     const port = (hang.address() as net.AddressInfo).port;
     const lib = path.join(root, 'interrupted');
-    const seeded = openLibrary(lib);
-    const id = (await importAgentNetFolder(seeded, FIXTURE_DIR, { appVersion: 'test' })).id;
-    seeded.close();
+    const id = await copyExampleLibrary(lib);
     try {
       const child = spawn(
         process.execPath,

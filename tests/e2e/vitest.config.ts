@@ -10,6 +10,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // one cache folder per run (the example library template: tests/helpers/example-library.ts)
+    globalSetup: ['tests/setup/test-cache.ts'],
     // one file at a time: the first one builds out/renderer when it is missing
     fileParallelism: false,
     // `serve` children run the sources under test; built-cli.test.ts builds and runs the bundle

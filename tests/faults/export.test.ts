@@ -34,6 +34,7 @@ import {
 } from '../services/upload/helpers';
 import { runCli } from '../helpers/cli';
 import { copyFixture } from '../helpers/fixture';
+import { exampleLibrary } from '../helpers/example-library';
 import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR, FIXTURE_REL, REPO_ROOT } from '../helpers/paths';
 
@@ -191,18 +192,19 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 const SRC = path.join(REPO_ROOT, 'src');
 
 describe('faults: export, import, keyframes', () => {
-  const t = tempLibrary();
+  let t: Awaited<ReturnType<typeof exampleLibrary>>;
   let idA = '';
   let idB = '';
   let other: { dir: string; cleanup: () => Promise<void> } | null = null;
   beforeAll(async () => {
-    idA = (await importAgentNetFolder(t.lib, FIXTURE_DIR, OPTS)).id;
+    t = await exampleLibrary();
+    idA = t.id;
     other = await sameNameOtherVideo();
     idB = (await importAgentNetFolder(t.lib, other.dir, OPTS)).id;
   }, 60_000);
   afterAll(async () => {
     await other?.cleanup();
-    t.cleanup();
+    t?.cleanup();
   });
 
   it('item 16: export --all gives recordings that share an episode name their own folders', async () => {
@@ -461,8 +463,8 @@ describe('faults: export, import, keyframes', () => {
 
   it('item 12: kill -9 during the final move never leaves JSON without its images; the next export completes it', async () => {
     const out = path.join(root, 'killed-move');
-    const lib2 = tempLibrary();
-    const { id } = await importAgentNetFolder(lib2.lib, FIXTURE_DIR, OPTS);
+    const lib2 = await exampleLibrary();
+    const { id } = lib2;
     lib2.lib.close();
     // the child counts the renames into the output folder and dies by SIGKILL at the second
     const code = `
@@ -675,7 +677,7 @@ describe('faults: export, import, keyframes', () => {
 });
 
 describe('faults: upload integrity (item 17)', () => {
-  const t = tempLibrary();
+  let t: Awaited<ReturnType<typeof exampleLibrary>>;
   let id = '';
   let swift: Swift | null = null;
   let client: S3Client | null = null;
@@ -683,7 +685,8 @@ describe('faults: upload integrity (item 17)', () => {
     [swift] = await Promise.all([
       startSwift(),
       (async () => {
-        id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, OPTS)).id;
+        t = await exampleLibrary();
+        id = t.id;
       })(),
     ]);
     client = rawClient(swift);
@@ -691,7 +694,7 @@ describe('faults: upload integrity (item 17)', () => {
   }, 60_000);
   afterAll(async () => {
     client?.destroy();
-    t.cleanup();
+    t?.cleanup();
     await swift?.stop();
   });
 

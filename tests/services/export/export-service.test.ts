@@ -11,6 +11,7 @@ import type { AgentNetRowFields } from '../../../src/pipeline/reduce';
 import type { RawEvent, Step } from '../../../src/shared/domain';
 import { isAppError } from '../../../src/shared/errors';
 import { insertEvents, insertVideo, listSteps } from '../../../src/store';
+import { exampleLibrary } from '../../helpers/example-library';
 import { tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
 import { makeRecording } from '../../helpers/store';
@@ -18,11 +19,11 @@ import { readJsonl } from '../../helpers/jsonl';
 import { EventScript } from '../../pipeline/reduce/event-script';
 
 const OPTS = { appVersion: '0.0.0-test' };
-const t = tempLibrary();
+const t = await exampleLibrary();
 const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-export-'));
 let id = '';
-beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, OPTS)).id;
+beforeAll(() => {
+  id = t.id;
 });
 afterAll(() => {
   t.cleanup();

@@ -9,7 +9,6 @@ import { AbortMultipartUploadCommand, ListMultipartUploadsCommand } from '@aws-s
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdit } from '../../../src/services/edits/edit-service';
-import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { effectiveSteps } from '../../../src/services/steps';
 import { runUpload, type UploadEngineOptions } from '../../../src/services/upload/engine';
 import { parseManifest } from '../../../src/services/upload/manifest';
@@ -21,8 +20,7 @@ import type { Step } from '../../../src/shared/domain';
 import { isAppError } from '../../../src/shared/errors';
 import { getRecording } from '../../../src/store';
 import { getUpload, listUploadParts } from '../../../src/store/queries/uploads';
-import { tempLibrary } from '../../helpers/library';
-import { FIXTURE_DIR } from '../../helpers/paths';
+import { exampleLibrary } from '../../helpers/example-library';
 import { startSwift, type Swift } from '../../helpers/swift';
 import {
   PART_5_MIB,
@@ -42,14 +40,15 @@ const FAST_RETRY = { maxAttempts: 12, baseDelayMs: 100, maxDelayMs: 1000 };
 
 let swift: Swift;
 let client: S3Client;
-const t = tempLibrary();
+let t: Awaited<ReturnType<typeof exampleLibrary>>;
 let recordingId = '';
 
 beforeAll(async () => {
   [swift] = await Promise.all([
     startSwift(),
     (async () => {
-      recordingId = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: 'test' })).id;
+      t = await exampleLibrary();
+      recordingId = t.id;
     })(),
   ]);
   client = rawClient(swift);
@@ -58,7 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client?.destroy();
-  t.cleanup();
+  t?.cleanup();
   await swift?.stop();
 });
 

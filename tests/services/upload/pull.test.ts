@@ -26,6 +26,7 @@ import { getRecording, listEdits } from '../../../src/store';
 import { getPull } from '../../../src/store/queries/uploads';
 import { librarySnapshot, tempLibrary } from '../../helpers/library';
 import { FIXTURE_DIR } from '../../helpers/paths';
+import { exampleLibrary } from '../../helpers/example-library';
 import { startSwift, type Swift } from '../../helpers/swift';
 import { createBucket, objectText, rawClient, swiftTarget } from './helpers';
 
@@ -34,7 +35,7 @@ const PREFIX = 'batch-1';
 let swift: Swift;
 let client: S3Client;
 let store: S3ObjectStore;
-const source = tempLibrary();
+let source: Awaited<ReturnType<typeof exampleLibrary>>;
 const libs: { lib: Library; dir: string; cleanup: () => void }[] = [];
 let recordingId = '';
 let insertedStepId = '';
@@ -49,8 +50,8 @@ beforeAll(async () => {
   [swift] = await Promise.all([
     startSwift(),
     (async () => {
-      recordingId = (await importAgentNetFolder(source.lib, FIXTURE_DIR, { appVersion: 'test' }))
-        .id;
+      source = await exampleLibrary();
+      recordingId = source.id;
     })(),
   ]);
   client = rawClient(swift);
@@ -95,7 +96,7 @@ beforeAll(async () => {
 afterAll(async () => {
   store?.close();
   client?.destroy();
-  source.cleanup();
+  source?.cleanup();
   for (const l of libs) {
     l.cleanup();
   }

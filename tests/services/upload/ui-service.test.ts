@@ -3,14 +3,12 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src/services/dispatch';
-import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { saveUploadDefaults } from '../../../src/services/upload/defaults';
 import { enqueueUpload } from '../../../src/services/upload/queue';
 import { serviceContext } from '../../helpers/context';
-import { tempLibrary } from '../../helpers/library';
-import { FIXTURE_DIR } from '../../helpers/paths';
+import { exampleLibrary } from '../../helpers/example-library';
 
-const t = tempLibrary();
+const t = await exampleLibrary();
 const { ctx, services } = serviceContext(t.lib);
 const AWS_VARS = [
   'AWS_ACCESS_KEY_ID',
@@ -25,8 +23,8 @@ const AWS_VARS = [
 const savedEnv = Object.fromEntries(AWS_VARS.map((k) => [k, process.env[k]]));
 let id = '';
 
-beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
+beforeAll(() => {
+  id = t.id;
   for (const k of AWS_VARS) {
     delete process.env[k];
   }

@@ -7,7 +7,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src/services/dispatch';
-import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import {
   EVENT_VALIDATORS,
   validateMethodOutput,
@@ -15,16 +14,15 @@ import {
   type ApiMethods,
 } from '../../../src/shared/contract';
 import { serviceContext } from '../../helpers/context';
-import { tempLibrary } from '../../helpers/library';
-import { FIXTURE_DIR } from '../../helpers/paths';
+import { exampleLibrary } from '../../helpers/example-library';
 
-const t = tempLibrary();
+const t = await exampleLibrary();
 const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-results-'));
 const { ctx, services, events } = serviceContext(t.lib);
 let id = '';
 
-beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
+beforeAll(() => {
+  id = t.id;
 });
 afterAll(async () => {
   await services.close();
