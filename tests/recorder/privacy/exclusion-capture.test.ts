@@ -4,10 +4,11 @@
 // keys typed into them and the click into the form are not stored, nor their titles or the
 // form's accessibility tree (which the session would otherwise snapshot as the window in front at
 // the start); each interval is marked with its rule, start and end; the click that brings the
-// other xmessage to the front and the keys typed into it are stored. Then the same recording leaves through the real `cua-annotator
-// export` in every format that writes pixels: each keyframe image and each video frame inside an
-// excluded interval is black (the ones outside are not), the video keeps the library's rate and
-// frame count, and no exported byte holds a key, title or widget name of the excluded windows.
+// other xmessage to the front and the keys typed into it are stored. Then the same recording
+// leaves through the real `cua-annotator export` in every format that writes pixels: each
+// keyframe image and each video frame inside an excluded interval is black (the ones outside are
+// not), the video keeps the library's rate and frame count, and no exported byte holds a key,
+// title, application or widget name of the excluded windows.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -135,8 +136,8 @@ beforeAll(async () => {
   await sleep(300);
   // a window no rule matches, brought to the front by a click on its text (the window under the
   // pointer decides: stored). The pointer gets there 0.7 s before, while the excluded xmessage
-  // still has focus, so the click's keyframe (searched from that move to 0.5 s before the press,
-  // docs/keyframes.md §1.2) lies inside the excluded interval.
+  // still has focus: the click's keyframe, searched between the start of the pointer's approach
+  // and 0.5 s before the press (docs/keyframes.md §1.2), lies inside the excluded intervals.
   await x('mousemove', '--window', windowIds.plain, '60', '15');
   await sleep(700);
   await x('click', '1');
