@@ -13,11 +13,14 @@ import {
   type TextRedaction,
   type TextRedactor,
 } from '../../pipeline/privacy/redact-text';
+import { findPii } from '../../pipeline/privacy/detect';
 import { listEdits, readEvents, resolveRecordingSeq } from '../../store';
+import { getRecordingRow } from '../../store/queries/table-rows';
 import { applyEdit, type ApplyEditOptions } from '../edits/edit-service';
 import type { ExportWriter } from '../export/export-writer';
 import type { Library } from '../library/library';
 import { scanRecording } from './scan-service';
+import { jsonStrings } from './scan-texts';
 
 export { PII_PLACEHOLDERS, type TextRedaction, type TextRedactor };
 
@@ -63,19 +66,49 @@ function redactColumn(redactor: TextRedactor, value: string): string {
 }
 
 /**
+ * PII that lives only in the recording's edit log (docs/privacy.md §3): texts the detectors find
+ * in any edit's payload (undone and discarded edits too) that no finding of the scan has, such as
+ * a label relabelled since, an undone edit that typed a card, or a redacted text whose step was
+ * deleted. The scan reads what the edits make of the recording, so neither it nor the policy
+ * shows these; the upload's dump of the log leaves them masked with their kind's placeholder.
+ */
+export function editLogOnlyRedactions(lib: Library, seq: number): TextRedaction[] {
+  const detected = new Map<string, PiiKind>();
+  for (const e of listEdits(lib.db, seq)) {
+    for (const text of jsonStrings(e.edit)) {
+      for (const m of findPii(text)) {
+        detected.set(m.text, m.kind);
+      }
+    }
+  }
+  const id = detected.size ? getRecordingRow(lib.db, seq)?.id : undefined;
+  if (typeof id !== 'string') {
+    return [];
+  }
+  const found = new Set(matchedFindings(lib, id).map((m) => m.text));
+  return [...detected]
+    .filter(([text]) => !found.has(text))
+    .map(([text, kind]) => ({ text, placeholder: PII_PLACEHOLDERS[kind] }));
+}
+
+/**
  * A redactor of the upload's table dump rows (recording-dump.ts): event rows inside a redacted
- * span get the rewritten key columns, every string column is redacted (JSON text as JSON). Null
- * without text redactions.
+ * span get the rewritten key columns, every string column is redacted (JSON text as JSON); the
+ * edit log's rows also lose the PII only it holds ({@link editLogOnlyRedactions}). Null when
+ * there is nothing to redact.
  */
 export function dumpRowRedactor(
   lib: Library,
   seq: number,
 ): ((table: string, row: Record<string, unknown>) => Record<string, unknown>) | null {
-  const redactor = textRedactorOf(lib, seq);
-  if (!redactor.isActive) {
+  const redactions = textRedactionsOf(lib, seq);
+  const redactor = textRedactor(redactions);
+  const logOnly = editLogOnlyRedactions(lib, seq);
+  const logRedactor = logOnly.length ? textRedactor([...redactions, ...logOnly]) : redactor;
+  if (!redactor.isActive && !logRedactor.isActive) {
     return null;
   }
-  const original = readEvents(lib.db, seq);
+  const original = redactor.isActive ? readEvents(lib.db, seq) : [];
   const redacted = redactor.events(original);
   const changed = new Map<number, (typeof redacted)[number]>();
   redacted.forEach((e, i) => {
@@ -84,9 +117,13 @@ export function dumpRowRedactor(
     }
   });
   return (table, row) => {
+    const r = table === 'edits' ? logRedactor : redactor;
+    if (!r.isActive) {
+      return row;
+    }
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(row)) {
-      out[k] = typeof v === 'string' ? redactColumn(redactor, v) : v;
+      out[k] = typeof v === 'string' ? redactColumn(r, v) : v;
     }
     const e = table === 'events' && typeof row.idx === 'number' ? changed.get(row.idx) : undefined;
     if (e) {

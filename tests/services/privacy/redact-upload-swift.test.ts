@@ -18,12 +18,13 @@ import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { decodePng } from '../../../src/pipeline/media/png';
-import { applyEdit } from '../../../src/services/edits/edit-service';
+import { applyEdit, undoLastEdit } from '../../../src/services/edits/edit-service';
 import { exportRecordings } from '../../../src/services/export/export-service';
 import { scanWithResolutions } from '../../../src/services/privacy/policy';
 import { redactAllFindings } from '../../../src/services/privacy/text-redaction';
 import { reduceRecording } from '../../../src/services/reduce-service';
 import { computeKeyframes, keyframeStaleness } from '../../../src/services/review/keyframes';
+import { effectiveSteps } from '../../../src/services/steps';
 import { MANIFEST_NAME, parseManifest } from '../../../src/services/upload/manifest';
 import { UploadQueue } from '../../../src/services/upload/queue';
 import { S3ObjectStore } from '../../../src/services/upload/s3-client';
@@ -55,6 +56,10 @@ const AWS_KEY = 'AKIAQ3EGRX7N5ZLW4HUT';
 const GH_TOKEN = `ghp_${'R7xK2mQ9vL4nT8wZ3pY6sB1cF5hJ0dG2aE4u'}`;
 /** Every redacted text (the card's digits-only form is searched for by the helper too). */
 const SECRETS = [CARD, EMAIL, AWS_KEY, GH_TOKEN];
+/** PII only the edit log keeps: a label relabelled since, and an undone label. */
+const STRIPE_KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+const IBAN = 'DE89 3704 0044 0532 0130 00';
+const LOG_ONLY = [STRIPE_KEY, IBAN];
 const BUCKET = 'redact-upload';
 const OPTS = { appVersion: '0.0.0-test' };
 /** The video: 320×200 gray, 5 fps, 12 s. */
@@ -293,6 +298,16 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect(scanWithResolutions(t.lib, id).findings.every((f) => f.resolved === 'redacted')).toBe(
       true,
     );
+    // PII only the edit log keeps (the scan reads what the edits make of the steps): a label
+    // relabelled since, and an undone label
+    const step = effectiveSteps(t.lib, seq)[1]!.id;
+    applyEdit(t.lib, id, { op: 'relabel', stepId: step, label: `deploy key ${STRIPE_KEY}` });
+    applyEdit(t.lib, id, { op: 'relabel', stepId: step, label: 'deploy' });
+    applyEdit(t.lib, id, { op: 'relabel', stepId: step, label: `IBAN ${IBAN}` });
+    undoLastEdit(t.lib, id);
+    expect(scanWithResolutions(t.lib, id).findings.every((f) => f.resolved === 'redacted')).toBe(
+      true,
+    );
     // the box over the keyframe of step 0 (one source frame)
     const k0 = frameMs(keyframeFrames[0]!);
     boxRange = { startMs: k0 - 1, endMs: k0 + 1 };
@@ -320,7 +335,7 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
 
   it('no uploaded byte holds a redacted text; the placeholders are where the texts were', () => {
     expect(objects.length).toBeGreaterThan(10);
-    expect(findLeaks(objects, SECRETS)).toEqual([]);
+    expect(findLeaks(objects, [...SECRETS, ...LOG_ONLY])).toEqual([]);
     // the search finds what is there (the card's digits-only form and an escaped address)
     const probeBlobs: Blob[] = [
       { name: 'a.json', bytes: Buffer.from(JSON.stringify({ x: 'n=4111111111111111;' })) },
@@ -340,6 +355,11 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect(countIn(objectNamed('/raw/windows.jsonl'), 'Billing – [SECRET] – Console')).toBe(1);
     expect(countIn(objectNamed('/raw/ax_records.jsonl'), '[SECRET]')).toBe(1);
     expect(countIn(objectNamed('/task_name.json'), '[EMAIL]')).toBe(1);
+    // the edit log keeps its rows, the texts only it holds masked
+    const log = objectNamed('/steps/edits.jsonl');
+    expect(countIn(log, 'deploy key [SECRET]')).toBe(1);
+    expect(countIn(log, 'IBAN [IBAN]')).toBe(1);
+    expect(countIn(log, '"op":"relabel"')).toBe(3);
   });
 
   it('the uploaded video keeps its frames; the box and the excluded interval are black', () => {
@@ -411,7 +431,7 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
       blobs.push(...blobsUnder(outDir).map((b) => ({ ...b, name: `${format}/${b.name}` })));
     }
     expect(blobs.length).toBeGreaterThan(10);
-    expect(findLeaks(blobs, SECRETS)).toEqual([]);
+    expect(findLeaks(blobs, [...SECRETS, ...LOG_ONLY])).toEqual([]);
     const named = (re: RegExp) => blobs.filter((b) => re.test(b.name));
     expect(named(/^agentnet-jsonl\/.*\.jsonl$/).some((b) => countIn(b, "'card [CARD]'") > 0)).toBe(
       true,
