@@ -14,7 +14,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { decodePng } from '../../../src/pipeline/media/png';
@@ -331,6 +336,9 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     // submission's objects were replaced)
     const keys = objects.filter((o) => !o.name.startsWith('(') && !o.name.includes('#'));
     expect(keys).toHaveLength(manifest.files.length + 1);
+    // and no unfinished multipart upload keeps parts on the server
+    const pending = await client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET }));
+    expect(pending.Uploads ?? []).toEqual([]);
   });
 
   it('no uploaded byte holds a redacted text; the placeholders are where the texts were', () => {
