@@ -258,7 +258,7 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect(excluded.length).toBeLessThan(keyframeFrames.length - 1);
   });
 
-  it('refuses the upload while the card is unresolved: nothing queued, nothing sent', async () => {
+  it('refuses upload and export while the card is unresolved: nothing queued, sent or written', async () => {
     await swift.settleLog();
     const before = swift.requests().length;
     const q = queue();
@@ -277,6 +277,12 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
       .filter((r) => r.method !== 'GET' && r.method !== 'HEAD' && !r.path.startsWith('/__settle'));
     expect(writes).toEqual([]);
     expect((await listObjects(client, BUCKET, '')).size).toBe(0);
+    // the export too, writing nothing
+    const outDir = path.join(work, 'refused');
+    await expect(
+      exportRecordings(t.lib, [id], { ...OPTS, format: 'agentnet-raw', outDir }),
+    ).rejects.toMatchObject({ code: 'PII_UNRESOLVED' });
+    expect(fs.existsSync(outDir)).toBe(false);
   });
 
   it('with allowPii the unredacted recording uploads, and the search finds every text', async () => {
