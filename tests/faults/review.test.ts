@@ -6,20 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingDto } from '../../src/shared/contract';
 import { isAppError } from '../../src/shared/errors';
 import { dispatch } from '../../src/services/dispatch';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { computeKeyframes } from '../../src/services/review/keyframes';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { getRecordingDto, setReviewStatus } from '../../src/services/review-service';
 import { serviceContext } from '../helpers/context';
-import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { exampleLibrary } from '../helpers/example-library';
 
-const t = tempLibrary();
+const t = await exampleLibrary({ keyframes: false });
 const { ctx, services, events } = serviceContext(t.lib);
 let id = '';
 
-beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
+beforeAll(() => {
+  id = t.id;
 });
 afterAll(async () => {
   await services.close();

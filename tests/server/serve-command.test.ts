@@ -1,16 +1,15 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { runCli } from '../helpers/cli';
-import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { exampleLibrary } from '../helpers/example-library';
+import { REPO_ROOT } from '../helpers/paths';
 import { json, rawRequest } from './http-client';
 
-const t = tempLibrary();
+const t = await exampleLibrary({ keyframes: false });
 let id = '';
-beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
+beforeAll(() => {
+  id = t.id;
 });
 afterAll(() => t.cleanup());
 

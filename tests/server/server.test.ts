@@ -7,13 +7,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventHub, createServer, mediaPath, type ServerHandle } from '../../src/server';
 import { createServices } from '../../src/services/create-services';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { resolveMedia } from '../../src/services/media';
-import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { exampleLibrary } from '../helpers/example-library';
 import { callApi, json, rawRequest } from './http-client';
 
-const t = tempLibrary();
+const t = await exampleLibrary({ keyframes: false });
 const events = createEventHub();
 const services = createServices(t.lib, {
   appVersion: '0.0.0-test',
@@ -31,7 +29,7 @@ let port = 0;
 let token = '';
 
 beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
+  id = t.id;
   videoFile = resolveMedia(t.lib, id, 'video') ?? '';
   fs.writeFileSync(outsideFile, SECRET);
   fs.writeFileSync(path.join(t.dir, 'recordings', id, 'secret.png'), SECRET);

@@ -10,7 +10,6 @@ import { isAppError } from '../../src/shared/errors';
 import { decodePng } from '../../src/pipeline/media/png';
 import { applyEdit, redoNextEdit, undoLastEdit } from '../../src/services/edits/edit-service';
 import { exportRecordings } from '../../src/services/export/export-service';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary, type Library } from '../../src/services/library/library';
 import { resolveMedia } from '../../src/services/media';
 import { computeKeyframes } from '../../src/services/review/keyframes';
@@ -23,8 +22,7 @@ import {
   updateRecordingTask,
 } from '../../src/services/review-service';
 import { getRecording, listEdits, listSteps, readEvents } from '../../src/store';
-import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { exampleLibrary } from '../helpers/example-library';
 import { readJsonl } from '../helpers/jsonl';
 import { GOLDEN_ROWS } from '../pipeline/keyframes/golden';
 
@@ -33,7 +31,7 @@ const CTX = {
   mediaUrl: (id: string, kind: string, name?: string) => `/media/${id}/${kind}/${name ?? ''}`,
 };
 const FIXTURE_IDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 21, 22].map((n) => `agentnet:${n}`);
-const t = tempLibrary();
+const t = await exampleLibrary({ keyframes: false });
 const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-review-'));
 let lib: Library = t.lib;
 let id = '';
@@ -46,7 +44,7 @@ function dto(): RecordingDto {
 }
 
 beforeAll(async () => {
-  id = (await importAgentNetFolder(lib, FIXTURE_DIR, OPTS)).id;
+  id = t.id;
   seq = getRecording(lib.db, id).seq;
   eventsBefore = JSON.stringify(readEvents(lib.db, seq));
   const out = path.join(outRoot, 'raw-before');
