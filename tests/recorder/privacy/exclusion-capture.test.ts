@@ -5,10 +5,12 @@
 // form's accessibility tree (which the session would otherwise snapshot as the window in front at
 // the start); each interval is marked with its rule, start and end; the click that brings the
 // other xmessage to the front and the keys typed into it are stored. Then the same recording
-// leaves through the real `cua-annotator export` in every format that writes pixels: each
-// keyframe image and each video frame inside an excluded interval is black (the ones outside are
-// not), the video keeps the library's rate and frame count, and no exported byte holds a key,
-// title, application or widget name of the excluded windows.
+// leaves through the real `cua-annotator export` as agentnet-raw (the video) and agentnet-jsonl
+// (the keyframes `record` stored; standardized writes the same images, and the export's own
+// decode-and-redact path is covered by tests/services/export/redact-box.test.ts): each keyframe
+// image and each video frame inside an excluded interval is black (the ones outside are not), the
+// video keeps the library's rate and frame count, and no exported byte holds a key, title,
+// application or widget name of the excluded windows.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,15 +59,14 @@ let video: {
   height: number;
 } | null = null;
 let imageFrames: number[] = [];
-// the PNG files of the stored keyframes in the library
-let keyframeFiles: string[] = [];
+// how many of the images had a stored keyframe PNG in the library
+let storedKeyframes = 0;
 // trajectory position k (agentnet-jsonl's image k) → image index
 let trajectoryImages: number[] = [];
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-exclude-export-'));
-const exports: Record<'agentnet-raw' | 'agentnet-jsonl' | 'standardized', CliRun | null> = {
+const exports: Record<'agentnet-raw' | 'agentnet-jsonl', CliRun | null> = {
   'agentnet-raw': null,
   'agentnet-jsonl': null,
-  standardized: null,
 };
 
 // Opens an xmessage titled `title` and waits for its window id.
@@ -179,23 +180,12 @@ beforeAll(async () => {
     imageFrames = [...steps.map((s) => s.id), TERMINATE_KEYFRAME_ID].map(
       (k) => rows.get(k)?.frame ?? -1,
     );
-    keyframeFiles = [...rows.values()].flatMap((r) => (r.path ? [library.resolve(r.path)] : []));
+    storedKeyframes = [...rows.values()].filter((r) => r.path !== null).length;
     trajectoryImages = buildTrajectory(steps).map((s) => s.imageIndex);
   } finally {
     library.close();
   }
-  // agentnet-jsonl takes the stored keyframes; without their files standardized decodes the
-  // video and redacts the frames itself; agentnet-raw (the video, no images) meanwhile
-  await Promise.all([
-    runExport('agentnet-raw'),
-    (async () => {
-      await runExport('agentnet-jsonl');
-      for (const file of keyframeFiles) {
-        fs.rmSync(file);
-      }
-      await runExport('standardized');
-    })(),
-  ]);
+  await Promise.all([runExport('agentnet-raw'), runExport('agentnet-jsonl')]);
 
   async function runExport(format: keyof typeof exports): Promise<void> {
     exports[format] = await runCli([
@@ -242,17 +232,14 @@ function filesUnder(dir: string): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-/** The exported keyframe PNGs of `format` with the source frame each shows. */
-function exportedImages(
-  format: 'agentnet-jsonl' | 'standardized',
-): { file: string; frame: number }[] {
-  const images = path.join(out, format, 'images');
+/** The exported keyframe PNGs (agentnet-jsonl) with the source frame each shows. */
+function exportedImages(): { file: string; frame: number }[] {
+  const images = path.join(out, 'agentnet-jsonl', 'images');
   return fs
     .readdirSync(images)
     .map((name) => {
       const n = Number(/_(\d+)\.png$/.exec(name)![1]);
-      const index = format === 'standardized' ? n : trajectoryImages[n]!;
-      return { file: path.join(images, name), frame: imageFrames[index]! };
+      return { file: path.join(images, name), frame: imageFrames[trajectoryImages[n]!]! };
     })
     .sort((a, b) => a.frame - b.frame);
 }
@@ -313,39 +300,36 @@ describe('exclusion at capture (Xvfb, GTK form, xmessage)', () => {
 });
 
 describe('exclusion in an export of that recording (real CLI, ffmpeg)', () => {
-  const formats = ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const;
+  const formats = ['agentnet-raw', 'agentnet-jsonl'] as const;
 
   it.each(formats)('exports %s', (format) => {
     const run = exports[format]!;
     expect(run.code, run.stderr).toBe(0);
   });
 
-  it.each(['agentnet-jsonl', 'standardized'] as const)(
-    '%s: every keyframe inside an excluded interval is black, the others are not',
-    (format) => {
-      const images = exportedImages(format);
-      expect(images.length).toBe(trajectoryImages.length);
-      // every image was stored (agentnet-jsonl copied them; standardized decoded without them)
-      expect(keyframeFiles.length).toBe(imageFrames.length);
-      const seen = { inside: 0, outside: 0 };
-      for (const { file, frame } of images) {
-        expect(frame, file).toBeGreaterThanOrEqual(0);
-        const inside = inExcluded(frame);
-        if (inside === null) {
-          continue;
-        }
-        const png = decodePng(fs.readFileSync(file));
-        expect([png.width, png.height]).toEqual([video!.width, video!.height]);
-        const black = png.rgb.every((b) => b === 0);
-        expect(black, `${path.basename(file)} (frame ${frame})`).toBe(inside);
-        seen[inside ? 'inside' : 'outside'] += 1;
+  it('agentnet-jsonl: every keyframe inside an excluded interval is black, the others are not', () => {
+    const images = exportedImages();
+    expect(images.length).toBe(trajectoryImages.length);
+    // every image had its keyframe stored by `record`: the export copied them
+    expect(storedKeyframes).toBe(imageFrames.length);
+    const seen = { inside: 0, outside: 0 };
+    for (const { file, frame } of images) {
+      expect(frame, file).toBeGreaterThanOrEqual(0);
+      const inside = inExcluded(frame);
+      if (inside === null) {
+        continue;
       }
-      // the click on the plain xmessage is keyed inside the excluded xmessage's interval, the
-      // terminate frame after every interval
-      expect(seen.inside).toBeGreaterThanOrEqual(1);
-      expect(seen.outside).toBeGreaterThanOrEqual(1);
-    },
-  );
+      const png = decodePng(fs.readFileSync(file));
+      expect([png.width, png.height]).toEqual([video!.width, video!.height]);
+      const black = png.rgb.every((b) => b === 0);
+      expect(black, `${path.basename(file)} (frame ${frame})`).toBe(inside);
+      seen[inside ? 'inside' : 'outside'] += 1;
+    }
+    // the click on the plain xmessage is keyed inside the excluded xmessage's interval, the
+    // terminate frame after every interval
+    expect(seen.inside).toBeGreaterThanOrEqual(1);
+    expect(seen.outside).toBeGreaterThanOrEqual(1);
+  });
 
   it('agentnet-raw: the video is black inside the excluded intervals, with the library rate and frame count', () => {
     const episode = path.join(out, 'agentnet-raw');
