@@ -8,9 +8,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingDto } from '../../src/shared/contract';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
-import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { exampleLibrary } from '../helpers/example-library';
 import { launchChromium } from './chromium';
 import { callApi, ensureRendererBuilt, startServer, stop, type Served } from './serve';
 
@@ -23,7 +21,7 @@ function countFiles(dir: string): number {
 }
 
 describe('issue 10: review UI faults (Chromium + cua-annotator serve)', () => {
-  const lib = tempLibrary();
+  let lib: Awaited<ReturnType<typeof exampleLibrary>>;
   let id = '';
   let served: Served | null = null;
   let browser: Browser | null = null;
@@ -47,7 +45,8 @@ describe('issue 10: review UI faults (Chromium + cua-annotator serve)', () => {
 
   beforeAll(async () => {
     await ensureRendererBuilt();
-    id = (await importAgentNetFolder(lib.lib, FIXTURE_DIR, { appVersion: '0.0.0-e2e' })).id;
+    lib = await exampleLibrary();
+    id = lib.id;
     lib.lib.close();
     served = await startServer(lib.dir);
     browser = await launchChromium();
@@ -56,7 +55,7 @@ describe('issue 10: review UI faults (Chromium + cua-annotator serve)', () => {
   afterAll(async () => {
     await browser?.close();
     await stop(served?.child);
-    lib.cleanup();
+    lib?.cleanup();
   });
 
   it('item 14: a label typed right before the page goes away is saved, with a warning first', async () => {

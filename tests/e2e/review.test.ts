@@ -9,10 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { runCli } from '../helpers/cli';
-import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { exampleLibrary } from '../helpers/example-library';
+import { REPO_ROOT } from '../helpers/paths';
 import { launchChromium } from './chromium';
 import { ensureRendererBuilt, startServer, stop } from './serve';
 
@@ -55,7 +54,7 @@ async function waitSaved(page: Page): Promise<void> {
 }
 
 describe('review UI end to end (Chromium + cua-annotator serve)', () => {
-  const lib = tempLibrary();
+  let lib: Awaited<ReturnType<typeof exampleLibrary>>;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-e2e-'));
   let id = '';
   let server: ChildProcess | null = null;
@@ -67,7 +66,9 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
 
   beforeAll(async () => {
     await ensureRendererBuilt();
-    id = (await importAgentNetFolder(lib.lib, FIXTURE_DIR, { appVersion: '0.0.0-e2e' })).id;
+    // as right after an import: the server computes the keyframes when the page opens it
+    lib = await exampleLibrary({ keyframes: false });
+    id = lib.id;
     // the server child owns the library from here on
     lib.lib.close();
     countsBefore = await eventCounts(lib.dir, id);
@@ -94,7 +95,9 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
     await browser?.close();
     await stop(server);
     fs.rmSync(work, { recursive: true, force: true });
-    fs.rmSync(lib.dir, { recursive: true, force: true });
+    if (lib) {
+      fs.rmSync(lib.dir, { recursive: true, force: true });
+    }
     if (process.env.UPDATE_SCREENSHOTS !== '1') {
       fs.rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
     }
