@@ -16,7 +16,6 @@ import type { ServiceContext } from '../../src/services/context';
 import { createServices } from '../../src/services/create-services';
 import { dispatch } from '../../src/services/dispatch';
 import { applyEdit } from '../../src/services/edits/edit-service';
-import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { DB_FILE_NAME, openLibrary, type Library } from '../../src/services/library/library';
 import type { StepEdit } from '../../src/shared/contract';
 import { isAppError } from '../../src/shared/errors';
@@ -32,9 +31,10 @@ import {
   resolveRecordingSeq,
 } from '../../src/store';
 import { runCli } from '../helpers/cli';
+import { exampleLibrary } from '../helpers/example-library';
 import { tempLibrary } from '../helpers/library';
 import { clickStep, makeRecording } from '../helpers/store';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { REPO_ROOT } from '../helpers/paths';
 import { postApi, quantile, runEditLoad, startLockHolder } from '../server/edit-load';
 
 const tmpDirs: string[] = [];
@@ -404,9 +404,9 @@ try {
   });
 
   it('item 10 + 19: a damaged page gives DB_CORRUPT with a fix naming doctor (service and CLI), not INTERNAL with a stack', async () => {
-    const t = tempLibrary();
+    const t = await exampleLibrary({ keyframes: false });
     tmpDirs.push(t.dir);
-    const id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, { appVersion: '0.0.0-test' })).id;
+    const { id } = t;
     t.lib.close(); // checkpoints the WAL into the file
     const dbFile = path.join(t.dir, DB_FILE_NAME);
     const raw = new Database(dbFile, { readonly: true });
