@@ -32,6 +32,7 @@ import { computeKeyframes, keyframeStaleness } from '../../../src/services/revie
 import { effectiveSteps } from '../../../src/services/steps';
 import { MANIFEST_NAME, parseManifest } from '../../../src/services/upload/manifest';
 import { UploadQueue } from '../../../src/services/upload/queue';
+import { exportToStore } from '../../../src/services/upload/export-s3';
 import { S3ObjectStore } from '../../../src/services/upload/s3-client';
 import type { UploadTarget } from '../../../src/services/upload/target';
 import { RAW_EVENT_KINDS } from '../../../src/shared/domain';
@@ -188,7 +189,19 @@ async function makeFixture(): Promise<void> {
 beforeAll(async () => {
   [swift] = await Promise.all([startSwift(), makeFixture()]);
   client = rawClient(swift);
-  await createBucket(client, BUCKET);
+  // a loaded machine's Swift can answer the first PUT with 503 SlowDown: try a few times
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await createBucket(client, BUCKET);
+      break;
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status !== 503 || attempt === 5) {
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
 }, 90_000);
 afterAll(async () => {
   client?.destroy();
@@ -437,7 +450,7 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect(objects.filter((o) => stored.includes(path.posix.basename(o.name)))).toEqual([]);
   });
 
-  it('the local exports hold none of the texts, and the placeholders', async () => {
+  it('the local exports and an export to the bucket hold none of the texts, and the placeholders', async () => {
     const blobs: Blob[] = [];
     for (const format of ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const) {
       const outDir = path.join(work, format);
@@ -453,6 +466,24 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect(named(/^agentnet-raw\/.*task_name\.json$/).some((b) => countIn(b, '[EMAIL]') > 0)).toBe(
       true,
     );
+    // `export --out s3://` (the same export, sent to the bucket): none of the texts there either
+    const store = new S3ObjectStore(swiftTarget(swift, BUCKET, 'exported'), {
+      kind: 'static',
+      credentials: swift.credentials,
+    });
+    try {
+      await exportToStore(t.lib, [id], store, {
+        ...OPTS,
+        format: 'agentnet-jsonl',
+        prefix: 'exported',
+      });
+    } finally {
+      store.close();
+    }
+    const exported = (await downloadBucket()).filter((b) => b.name.startsWith('exported/'));
+    expect(exported.filter((b) => b.name.endsWith('.png')).length).toBeGreaterThan(3);
+    expect(findLeaks(exported, [...SECRETS, ...LOG_ONLY])).toEqual([]);
+    expect(exported.some((b) => countIn(b, "'card [CARD]'") > 0)).toBe(true);
     // the raw folder's video is the redacted re-encode (same frame count)
     const [rawVideo] = named(/^agentnet-raw\/.*\.mp4$/);
     const file = path.join(work, 'exported.mp4');
