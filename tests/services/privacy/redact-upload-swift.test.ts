@@ -253,7 +253,7 @@ function typedInDump(blob: Blob): string {
 }
 
 describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
-  it('the scan finds the four texts', () => {
+  it('the scan finds the four texts; the excluded interval covers the last keyframes', () => {
     const { findings } = scanWithResolutions(t.lib, id);
     expect(findings.map((f) => [f.kind, f.source])).toEqual(
       expect.arrayContaining([
