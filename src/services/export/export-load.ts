@@ -19,6 +19,7 @@ import {
 } from '../../store';
 import { textRedactorOf } from '../privacy/text-redaction';
 import { withoutAppInput } from '../recording/app-input';
+import { withoutExcludedMoves } from '../recording/exclusion-marks';
 import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
 import { errnoOf } from './export-target';
@@ -95,8 +96,12 @@ export function damagedError(damaged: SkippedRecording[]): AppError {
 export function readRawLayer(lib: Library, seq: number) {
   // text redactions (issue 14): key events, accessibility text and window names leave redacted
   const redactor = textRedactorOf(lib, seq);
+  const marks = listMarks(lib.db, seq);
   return {
-    events: redactor.events(withoutAppInput(readEvents(lib.db, seq), listMarks(lib.db, seq))),
+    // the app's own input and pointer moves over excluded windows never leave (docs/privacy.md §2)
+    events: redactor.events(
+      withoutExcludedMoves(withoutAppInput(readEvents(lib.db, seq), marks), marks),
+    ),
     a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
       tS: msToSeconds(r.tMs),
       tree: redactor.value(JSON.parse(r.treeJson) as unknown),

@@ -32,6 +32,7 @@ import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from '../export/format-agentn
 import { writeAgentNetRaw } from '../export/format-agentnet-raw';
 import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../export/redact-media';
 import { dumpRowRedactor, redactingWriter, textRedactorOf } from '../privacy/text-redaction';
+import { exclusionDumpFilter } from '../recording/exclusion-marks';
 import { resolveDecodeBinaries } from '../review/keyframe-extraction';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
@@ -200,6 +201,8 @@ export async function buildBundle(
   // source files (raw text) stay home, the agentnet/ folder carries them redacted
   const textRedactor = textRedactorOf(lib, rec.seq);
   const dumpRow = dumpRowRedactor(lib, rec.seq);
+  // moves over excluded windows and the exclusion rules stay home (docs/privacy.md §2)
+  const excluded = exclusionDumpFilter(lib, rec.seq);
   const storedPngs = new Set(
     [...listKeyframes(lib.db, rec.seq).values()].flatMap((k) =>
       k.path ? [path.relative(recDir, lib.resolve(k.path)).split(path.sep).join('/')] : [],
@@ -268,11 +271,14 @@ export async function buildBundle(
   const recordingRow = dumpRow ? dumpRow('recordings', dumped) : dumped;
   await staged('raw/recording.json', 'recording', `${JSON.stringify(recordingRow, null, 2)}\n`);
   for (const table of recordingTables(lib.db)) {
-    const lines = [...dumpTableLines(lib.db, table, rec.seq)].map((line) =>
-      dumpRow
-        ? `${JSON.stringify(dumpRow(table.name, JSON.parse(line) as Record<string, unknown>))}\n`
-        : line,
-    );
+    const lines = [...dumpTableLines(lib.db, table, rec.seq)].flatMap((line) => {
+      if (!dumpRow && !excluded) {
+        return [line];
+      }
+      const row = JSON.parse(line) as Record<string, unknown>;
+      const kept = excluded ? excluded(table.name, row) : row;
+      return kept ? [`${JSON.stringify(dumpRow ? dumpRow(table.name, kept) : kept)}\n`] : [];
+    });
     if (lines.length) {
       await staged(tableDumpPath(table.name), 'table', lines.join(''), table.name);
     }

@@ -45,6 +45,7 @@ const windowIds: Record<'secret' | 'plain', string> = { secret: '', plain: '' };
 let err = '';
 let code: number | null = null;
 let keys: { char: string; tMs: number }[] = [];
+let moves: { tMs: number; x: number; y: number }[] = [];
 let buttons: { tMs: number; kind: string }[] = [];
 let windows: ReturnType<typeof listWindows> = [];
 let marks: ReturnType<typeof listMarks> = [];
@@ -156,6 +157,7 @@ beforeAll(async () => {
     keys = events
       .filter((e) => e.kind === 'keydown' && e.char !== null)
       .map((e) => ({ char: e.char as string, tMs: e.tMs }));
+    moves = events.filter((e) => e.kind === 'move').map((e) => ({ tMs: e.tMs, x: e.x!, y: e.y! }));
     buttons = events
       .filter((e) => e.kind === 'down' || e.kind === 'up')
       .map((e) => ({ tMs: e.tMs, kind: e.kind }));
@@ -368,6 +370,37 @@ describe('exclusion in an export of that recording (real CLI, ffmpeg)', () => {
     });
     expect(seen.inside).toBeGreaterThanOrEqual(3);
     expect(seen.outside).toBeGreaterThanOrEqual(3);
+  });
+
+  it('agentnet-raw: no pointer move over an excluded window while it had focus; the others kept', () => {
+    // over the window (inside its bounds) during its interval
+    const overExcluded = (m: { tMs: number; x: number; y: number }) =>
+      marks.some((k) => {
+        const b = k.data.bounds as { x: number; y: number; width: number; height: number };
+        return (
+          m.tMs >= k.tMs &&
+          m.tMs < (k.endMs ?? Infinity) &&
+          m.x >= b.x &&
+          m.x < b.x + b.width &&
+          m.y >= b.y &&
+          m.y < b.y + b.height
+        );
+      });
+    // the library keeps them (the move onto the form's entry), the export does not
+    expect(moves.filter(overExcluded).length).toBeGreaterThanOrEqual(1);
+    const file = filesUnder(path.join(out, 'agentnet-raw')).find((f) =>
+      f.endsWith('/events.jsonl'),
+    )!;
+    const exported = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; time_stamp: number; x: number; y: number })
+      .filter((r) => r.action === 'move')
+      .map((r) => ({ tMs: r.time_stamp * 1000, x: r.x, y: r.y }));
+    expect(exported.filter(overExcluded)).toEqual([]);
+    expect(exported.length).toBe(moves.filter((m) => !overExcluded(m)).length);
+    expect(exported.length).toBeGreaterThanOrEqual(1);
   });
 
   it('no exported byte holds a key, title, application or widget name of the excluded windows', () => {

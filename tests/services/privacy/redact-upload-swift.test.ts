@@ -387,6 +387,11 @@ describe('redaction before an upload to Swift', { timeout: 120_000 }, () => {
     expect(countIn(log, 'deploy key [SECRET]')).toBe(1);
     expect(countIn(log, 'IBAN [IBAN]')).toBe(1);
     expect(countIn(log, '"op":"relabel"')).toBe(3);
+    // the excluded interval leaves with its times, not its rule (which names the application)
+    const marks = objectNamed('/raw/marks.jsonl').bytes.toString('utf8');
+    expect(countIn(objectNamed('/raw/marks.jsonl'), '"kind":"excluded"')).toBe(1);
+    expect(marks).not.toContain('KeePassXC');
+    expect(findLeaks(objects, ['KeePassXC'])).toEqual([]);
   });
 
   it('the uploaded video keeps its frames; the box and the excluded interval are black', () => {

@@ -2,9 +2,14 @@
 // left its mark without an end; recovery ends it at the next window that is not excluded, else
 // at the end of what was recorded (the video's last frame or the last event). Real SQLite.
 import { afterEach, describe, expect, it } from 'vitest';
-import { endOpenExclusionMarks } from '../../../src/services/recording/exclusion-marks';
+import {
+  endOpenExclusionMarks,
+  exclusionDumpFilter,
+  withoutExcludedMoves,
+} from '../../../src/services/recording/exclusion-marks';
+import type { RawEvent } from '../../../src/shared/domain';
 import { LibrarySink } from '../../../src/services/recording/library-sink';
-import { insertVideo, listMarks } from '../../../src/store';
+import { insertEvents, insertMark, insertVideo, listMarks } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
 import { makeRecording } from '../../helpers/store';
 
@@ -72,5 +77,71 @@ describe('endOpenExclusionMarks', () => {
       { tMs: 10, endMs: 25, kind: 'excluded', data: { rule: 'app:Vault' } },
     ]);
     expect(sink.errors).toEqual([]);
+  });
+});
+
+const ev = (idx: number, tMs: number, kind: RawEvent['kind'], x: number, y: number): RawEvent => ({
+  idx,
+  tMs,
+  kind,
+  x,
+  y,
+  button: kind === 'move' ? null : 'left',
+  keycode: null,
+  key: null,
+  char: null,
+  keyRaw: null,
+  modifiers: 0,
+  dx: null,
+  dy: null,
+  flags: 0,
+});
+
+const BOUNDS = { x: 100, y: 100, width: 200, height: 100 };
+
+describe('pointer moves over excluded windows (what leaves)', () => {
+  const events = [
+    ev(0, 500, 'move', 150, 150), // over the window's area, before its interval: kept
+    ev(1, 1000, 'move', 150, 150), // over it, inside the interval: left out
+    ev(2, 1100, 'move', 299, 199), // its last pixel: left out
+    ev(3, 1200, 'move', 300, 150), // just right of it: kept (aimed at another window)
+    ev(4, 1300, 'down', 150, 150), // a button stored inside: judged at capture, kept
+    ev(5, 2000, 'move', 150, 150), // the interval's end: kept
+    ev(6, 3500, 'move', 10, 10), // inside an interval without bounds: left out
+  ];
+  const marks = [
+    { tMs: 1000, endMs: 2000, kind: 'excluded', data: { rule: 'app:Vault', bounds: BOUNDS } },
+    { tMs: 3000, endMs: null, kind: 'excluded', data: { rule: 'title:/x/', bounds: null } },
+    { tMs: 0, endMs: 9000, kind: 'app-input', data: {} },
+  ];
+
+  it('leaves out the moves inside an interval and the bounds (all of it without bounds)', () => {
+    expect(withoutExcludedMoves(events, marks).map((e) => e.idx)).toEqual([0, 3, 4, 5]);
+    expect(withoutExcludedMoves(events, [marks[2]!]).map((e) => e.idx)).toEqual([
+      0, 1, 2, 3, 4, 5, 6,
+    ]);
+  });
+
+  it("the upload dump leaves out those rows and every excluded mark's rule", () => {
+    const t = tempLibrary();
+    libs.push(t);
+    const { seq } = makeRecording(t.lib.db, {});
+    const filterNone = exclusionDumpFilter(t.lib, seq);
+    expect(filterNone).toBeNull();
+    insertEvents(t.lib.db, seq, events);
+    for (const m of marks) {
+      insertMark(t.lib.db, seq, m);
+    }
+    const filter = exclusionDumpFilter(t.lib, seq)!;
+    const kept = events.filter((e) => filter('events', { idx: e.idx, t_ms: e.tMs }) !== null);
+    expect(kept.map((e) => e.idx)).toEqual([0, 3, 4, 5]);
+    const mark = { id: 1, t_ms: 1000, end_ms: 2000, kind: 'excluded' };
+    expect(filter('marks', { ...mark, data_json: JSON.stringify(marks[0]!.data) })).toEqual({
+      ...mark,
+      data_json: JSON.stringify({ bounds: BOUNDS }),
+    });
+    const other = { id: 3, t_ms: 0, end_ms: 9000, kind: 'app-input', data_json: '{"rule":"x"}' };
+    expect(filter('marks', other)).toEqual(other);
+    expect(filter('steps', { step_id: 'a' })).toEqual({ step_id: 'a' });
   });
 });
