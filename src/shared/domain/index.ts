@@ -9,3 +9,5 @@ export * from './upload';
 export * from './keyframe';
 export * from './display';
 export * from './privacy';
+export * from './live-warning';
+export * from './quality';
