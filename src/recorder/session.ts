@@ -29,6 +29,12 @@ import type { VideoStartEstimate } from './screen/video-start';
 import type { RecorderPlatform, WindowTracker } from './platform';
 import { CaptureExclusion, type CaptureExclusionOptions } from './privacy/capture-exclusion';
 import type { ActiveWindowEntry } from './windows/active-window';
+import {
+  displayChangedWarning,
+  LiveWarningMonitor,
+  type LiveWarning,
+  type LiveWarningOptions,
+} from './live-warnings';
 
 /** Session states (docs/architecture.md §5). */
 export type SessionState =
@@ -119,6 +125,11 @@ export type RecordingSessionOptions = {
    * rules: nothing is excluded.
    */
   exclusion?: CaptureExclusionOptions | null;
+  /** Thresholds of the idle and long-recording warnings (src/recorder/live-warnings.ts). */
+  liveWarnings?: LiveWarningOptions;
+  /** A live warning (`IDLE_LONG`, `RECORDING_LONG`, `DISPLAY_CHANGED`; docs/architecture.md §5
+   * "Live warnings"): the host shows it and stores it with the recording. */
+  onLiveWarning?: (warning: LiveWarning) => void;
 };
 
 /** What a finished session reports. */
@@ -255,6 +266,9 @@ export class RecordingSession {
    * both). */
   private display: DisplayInfo;
   private space: CoordinateSpace;
+  /** Idle and long-recording warnings (created when recording starts), polled by a timer. */
+  private liveWarnings: LiveWarningMonitor | null = null;
+  private liveWarningTimer: NodeJS.Timeout | null = null;
   private resolveDone: (r: SessionResult) => void = () => undefined;
   /** Settles when the session is done or failed. */
   readonly done: Promise<SessionResult>;
@@ -438,6 +452,7 @@ export class RecordingSession {
       this.stateValue = 'recording';
       this.pumpSnapshots(); // the window in front at the start
       this.watchDisplay();
+      this.watchLiveWarnings();
       return { startedAtMs: this.startedAt, videoStart };
     } catch (e) {
       await this.teardown();
@@ -458,6 +473,7 @@ export class RecordingSession {
     }
     this.stateValue = 'paused';
     this.pausedAtMs = monotonicNowMs();
+    this.liveWarnings?.pause(this.pausedAtMs);
     this.pressTimes = [];
     await this.runTransition('pause', () => this.endSegment());
   }
@@ -490,6 +506,7 @@ export class RecordingSession {
       });
       this.pausedTotalMs += monotonicNowMs() - (this.pausedAtMs ?? monotonicNowMs());
       this.pausedAtMs = null;
+      this.liveWarnings?.resume(monotonicNowMs());
       this.stateValue = 'recording';
       this.pumpSnapshots(); // a change during the pause still gets its snapshot
     });
@@ -641,6 +658,7 @@ export class RecordingSession {
       return;
     }
     const seenMs = monotonicNowMs();
+    this.emitLiveWarning(displayChangedWarning(from, to, seenMs, this.startedAt));
     const work = async (): Promise<void> => {
       this.display = next;
       this.space = coordinateSpace(next, this.options.inputUnit);
@@ -677,6 +695,32 @@ export class RecordingSession {
         ),
       );
     });
+  }
+
+  // Polls the idle and long-recording warnings while recording (off without a listener).
+  private watchLiveWarnings(): void {
+    if (!this.options.onLiveWarning) {
+      return;
+    }
+    const monitor = new LiveWarningMonitor({
+      ...this.options.liveWarnings,
+      originMs: this.startedAt,
+    });
+    this.liveWarnings = monitor;
+    this.liveWarningTimer = setInterval(() => {
+      if (this.stateValue === 'recording') {
+        monitor.check(monotonicNowMs()).forEach((w) => this.emitLiveWarning(w));
+      }
+    }, monitor.checkIntervalMs);
+    this.liveWarningTimer.unref?.();
+  }
+
+  private emitLiveWarning(warning: LiveWarning): void {
+    try {
+      this.options.onLiveWarning?.(warning);
+    } catch (e) {
+      this.options.onWarning?.(`live warning not delivered: ${(e as Error).message}`);
+    }
   }
 
   /** Stops the session because something outside it failed for good (e.g. the disk is nearly
@@ -786,6 +830,10 @@ export class RecordingSession {
       clearTimeout(this.hoverTimer);
       this.hoverTimer = null;
     }
+    if (this.liveWarningTimer) {
+      clearInterval(this.liveWarningTimer);
+      this.liveWarningTimer = null;
+    }
     const hook = this.hook;
     this.hook = null;
     const windows = this.windows;
@@ -831,6 +879,8 @@ export class RecordingSession {
     if (this.stateValue !== 'recording' && this.stateValue !== 'starting') {
       return; // nothing is captured while paused or stopping
     }
+    // any input (an excluded window's too) ends an idle stretch
+    this.liveWarnings?.input(monotonicNowMs(), batch.at(-1)?.tMs);
     const exclusion = this.exclusion;
     if (!exclusion) {
       this.keepInput(batch);

@@ -8,6 +8,7 @@ import { monotonicNowMs } from '../../recorder/clock';
 import { osInfo, type DisplayInfo } from '../../recorder/display-info';
 import { checkInputHookPreconditions } from '../../recorder/input/input-preconditions';
 import type { HotkeyBindings } from '../../recorder/input/hotkeys';
+import type { LiveWarningOptions } from '../../recorder/live-warnings';
 import type { RecorderPlatform } from '../../recorder/platform';
 import { RecordingSession, type SessionState, type SessionStats } from '../../recorder/session';
 import { AppError } from '../../shared/errors';
@@ -69,6 +70,9 @@ export type RecordOptions = {
   /** Free-space limits of the library's disk, bytes: warn below `warnBytes`, stop and save below
    * `floorBytes` (defaults: disk-watch.ts); `intervalMs` between checks. */
   disk?: { warnBytes?: number; floorBytes?: number; intervalMs?: number };
+  /** Thresholds of the idle and long-recording live warnings (defaults: 60 s, 30 min;
+   * src/recorder/live-warnings.ts). Live warnings go to onWarning and are stored at once. */
+  liveWarnings?: LiveWarningOptions;
 };
 
 /** What a host drives a running recording with (src/services/recording/recorder-service.ts). */
@@ -229,6 +233,13 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     },
     env,
     onWarning: warn,
+    liveWarnings: options.liveWarnings,
+    // idle, long recording, display change: shown now and stored at once (a recorder that dies
+    // next still leaves them on the row), docs/architecture.md §5 "Live warnings"
+    onLiveWarning: ({ message }) => {
+      warn(message);
+      addRecordingWarnings(lib.db, seq, [message], Date.now());
+    },
     // the session stops itself; tell the user right away, the error follows the summary
     onFault: (e) => warn(`${e.message} Saving what was recorded…`),
     onHotkey: (action) => {

@@ -7,7 +7,7 @@ import { readDisplayInfo, type DisplayInfo } from '../../../src/recorder/display
 import { RandrEventWatcher, type DisplayWatcher } from '../../../src/recorder/display-watcher';
 import { createPlatform, type RecorderPlatform } from '../../../src/recorder/platform';
 import { recordSession, type RecordControl } from '../../../src/services/recording/record-service';
-import { segmentAt } from '../../../src/shared/domain';
+import { liveWarningCodeOf, segmentAt } from '../../../src/shared/domain';
 import {
   getRecording,
   listMarks,
@@ -15,6 +15,7 @@ import {
   readEvents,
   resolveRecordingSeq,
 } from '../../../src/store';
+import { readRecordingWarnings } from '../../../src/store/queries/recording-warnings';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { tempLibrary } from '../../helpers/library';
 
@@ -93,6 +94,7 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
       const x = (...args: string[]) => desktop.run('xdotool', args);
       let control: RecordControl | null = null;
       let id = '';
+      const live: string[] = [];
       const done = recordSession(t.lib, {
         task: 'display change',
         platform,
@@ -100,6 +102,7 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
         noA11y: true,
         fps: 10,
         appVersion: 'test',
+        onWarning: (m) => live.push(m),
         onStarted: (info) => {
           id = info.id;
         },
@@ -125,6 +128,13 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
         await sleep(50);
       }
       expect(isMarked()).toBe(true);
+      // the live warning, while still recording: shown (onWarning) and already on the row
+      const changed = live.filter((w) => liveWarningCodeOf(w) === 'DISPLAY_CHANGED');
+      expect(changed).toHaveLength(1);
+      expect(changed[0]).toMatch(
+        /^DISPLAY_CHANGED: the recorded display changed from 1280x800 to 640x480\+100\+50 at 0:0\d\.\d;/,
+      );
+      expect(readRecordingWarnings(t.lib.db, seqNow)).toContain(changed[0]);
       await sleep(300);
       await x('mousemove', '400', '300');
       await sleep(600);
@@ -166,6 +176,11 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
         ['video-1.mp4', 640, 480],
       ]);
       expect(rec.screen).toMatchObject({ width: 1280, height: 800, origin: { x: 0, y: 0 } });
+      // stored with the recording (show and the review UI list it), once
+      expect(rec.warnings.filter((w) => liveWarningCodeOf(w) === 'DISPLAY_CHANGED')).toEqual(
+        changed,
+      );
+      expect(result.warnings).toContain(changed[0]);
     } finally {
       t.cleanup();
     }
@@ -233,6 +248,71 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
       ]);
       // steps' coordinates are normalised by the screen: it is the canvas the video shows
       expect(rec.screen).toMatchObject({ width: 1280, height: 800 });
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('warns live of a long idle stretch (again after input) and a long recording, and stores both', async () => {
+    const t = tempLibrary();
+    try {
+      let control: RecordControl | null = null;
+      let id = '';
+      const live: string[] = [];
+      const done = recordSession(t.lib, {
+        task: 'idle',
+        platform: createPlatform('linux'),
+        env: desktop.env,
+        noA11y: true,
+        fps: 5,
+        appVersion: 'test',
+        liveWarnings: { idleMs: 1500, longRecordingMs: 4000 },
+        onWarning: (m) => live.push(m),
+        onStarted: (info) => {
+          id = info.id;
+        },
+        onControl: (c) => {
+          control = c;
+        },
+      });
+      for (let i = 0; i < 200 && !control; i += 1) {
+        await sleep(50);
+      }
+      expect(control).not.toBeNull();
+      const seq = resolveRecordingSeq(t.lib.db, id).seq;
+      const idle = () => live.filter((w) => liveWarningCodeOf(w) === 'IDLE_LONG');
+      const waitFor = async (ok: () => boolean) => {
+        for (let i = 0; i < 80 && !ok(); i += 1) {
+          await sleep(50);
+        }
+      };
+      // no input at all: the first stretch warns once, during the recording, and is stored
+      await waitFor(() => idle().length > 0);
+      expect(idle()).toHaveLength(1);
+      expect(idle()[0]).toMatch(/^IDLE_LONG: no input for 1\.5 s \(since 0:00\.0\);/);
+      expect(readRecordingWarnings(t.lib.db, seq)).toContain(idle()[0]);
+      await sleep(400);
+      expect(idle()).toHaveLength(1); // still the same stretch: no second warning
+      // real input ends the stretch; the next one warns again, since that input
+      await desktop.run('xdotool', ['mousemove', '200', '150']);
+      await waitFor(() => idle().length > 1);
+      expect(idle()).toHaveLength(2);
+      const since = /since (\d+):(\d+\.\d)\)/.exec(idle()[1]!)!;
+      expect(Number(since[1]) * 60 + Number(since[2])).toBeGreaterThan(1.5);
+      const long = () => live.filter((w) => liveWarningCodeOf(w) === 'RECORDING_LONG');
+      await waitFor(() => long().length > 0);
+      expect(long()).toHaveLength(1);
+      expect(long()[0]).toMatch(/^RECORDING_LONG: recording for 4 s \(pauses excluded\)/);
+      expect(control!.state).toBe('recording'); // seen live, before the stop
+      control!.stop();
+      const result = await done;
+      expect(result.error).toBeNull();
+      expect(result.status).toBe('complete');
+      const stored = getRecording(t.lib.db, id).warnings.filter((w) => liveWarningCodeOf(w));
+      expect(stored).toEqual(
+        [...idle(), ...long()].sort((a, b) => live.indexOf(a) - live.indexOf(b)),
+      );
+      expect(result.warnings).toEqual(expect.arrayContaining(stored));
     } finally {
       t.cleanup();
     }
