@@ -32,14 +32,30 @@ export const DEFAULT_SETTINGS = {
   hotkeys: { startStop: 'ctrl+alt+shift+r', pause: 'ctrl+alt+shift+p' },
   // exclusion rules at capture (docs/privacy.md): the built-in list only
   privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
+  // checks before submit (docs/quality.md §1): unlabelled steps are not an error by default
+  requireLabels: false,
 } as const satisfies Pick<
   SettingsDto,
-  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys' | 'privacy'
+  | 'fps'
+  | 'quality'
+  | 'display'
+  | 'accessibility'
+  | 'countdownS'
+  | 'hotkeys'
+  | 'privacy'
+  | 'requireLabels'
 >;
 
 type RecordingDefaults = Pick<
   SettingsDto,
-  'fps' | 'quality' | 'display' | 'accessibility' | 'countdownS' | 'hotkeys' | 'privacy'
+  | 'fps'
+  | 'quality'
+  | 'display'
+  | 'accessibility'
+  | 'countdownS'
+  | 'hotkeys'
+  | 'privacy'
+  | 'requireLabels'
 >;
 
 const isStringList = (v: unknown): v is string[] =>
@@ -75,6 +91,7 @@ function recordingDefaults(lib: Library): RecordingDefaults {
         typeof p.useDefaultExclusions === 'boolean'
       );
     }),
+    requireLabels: pick('requireLabels', (v) => typeof v === 'boolean'),
   };
 }
 
@@ -161,6 +178,7 @@ export function writeSettings(lib: Library, patch: SettingsPatch, host: Settings
       ...(patch.accessibility === undefined ? {} : { accessibility: patch.accessibility }),
       ...(patch.countdownS === undefined ? {} : { countdownS: patch.countdownS }),
       ...(patch.hotkeys === undefined ? {} : { hotkeys: patch.hotkeys }),
+      ...(patch.requireLabels === undefined ? {} : { requireLabels: patch.requireLabels }),
       ...(patch.privacy === undefined
         ? {}
         : {

@@ -113,6 +113,8 @@ export const SettingsDtoSchema = obj({
   countdownS: integer(0, 10),
   hotkeys: HotkeySettingsSchema,
   privacy: PrivacySettingsSchema,
+  /** Every step needs a label before submit (`check`: UNLABELLED_STEP, docs/quality.md §1). */
+  requireLabels: v.boolean(),
   /** Upload target `s3://bucket/prefix` (null: none saved). */
   uploadTarget: v.nullable(v.string()),
   /** S3 endpoint of the target (null: AWS). */
@@ -150,6 +152,7 @@ export const SettingsPatchSchema = obj({
       useDefaultExclusions: v.optional(boolField),
     }),
   ),
+  requireLabels: v.optional(boolField),
   uploadTarget: v.optional(
     v.nullable(
       v.pipe(text(1000, 1), v.regex(/^s3:\/\/[^/\s]+(\/\S*)?$/, 'must be s3://BUCKET/PREFIX')),

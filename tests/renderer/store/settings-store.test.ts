@@ -22,6 +22,7 @@ function settings(patch: Partial<SettingsDto> = {}): SettingsDto {
     countdownS: 3,
     hotkeys: { startStop: 'CommandOrControl+Alt+R', pause: 'CommandOrControl+Alt+P' },
     privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
+    requireLabels: false,
     uploadTarget: null,
     uploadEndpoint: null,
     hasUploadCredentials: false,

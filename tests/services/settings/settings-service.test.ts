@@ -81,6 +81,20 @@ describe('settings', () => {
     });
   });
 
+  it('requireLabels (checks before submit) is false by default, kept when set, refused when not a boolean', async () => {
+    const { s } = services();
+    const first = await call(s, 'settings:get');
+    expect(first.ok && (first.value as SettingsDto).requireLabels).toBe(false);
+    const set = await call(s, 'settings:set', { requireLabels: true });
+    expect(set.ok && (set.value as SettingsDto).requireLabels).toBe(true);
+    const bad = await call(s, 'settings:set', { requireLabels: 'yes' });
+    expect(!bad.ok && bad.error.message).toContain('requireLabels');
+    // another patch keeps it
+    await call(s, 'settings:set', { fps: 12 });
+    const now = await call(s, 'settings:get');
+    expect(now.ok && (now.value as SettingsDto)).toMatchObject({ fps: 12, requireLabels: true });
+  });
+
   it('names the field of a bad value and writes nothing', async () => {
     const { s } = services();
     const bad = await call(s, 'settings:set', { fps: 500 });
