@@ -45,12 +45,18 @@ library's disk is nearly full) the recorder stops by itself, saves everything ca
 then with a warning saying what happened and when (\`show\` lists it), prints the summary and
 the error with a fix, and exits 2. It warns on stderr before the disk gets that full.
 
+Live warnings (stderr now, stored with the recording): IDLE_LONG after no input for 60 s (once
+per idle stretch), RECORDING_LONG after 30 min recorded, DISPLAY_CHANGED when the display's size
+changes; pauses count for neither (docs/architecture.md §5 "Live warnings").
+
 Exit codes: 0 a complete recording; 2 a recording that ended early or failed (see the warnings
 and error), or one that could not start; 1 a usage error.
 
 Environment:
   CUA_RECORD_DISK_WARN_MB   warn when the library's disk has less free space (default 1024)
   CUA_RECORD_DISK_FLOOR_MB  stop and save below this much free space (default 200)
+  CUA_RECORD_IDLE_WARN_S    warn after this many seconds without input (default 60; 0: never)
+  CUA_RECORD_LONG_WARN_MIN  warn once this many minutes are recorded (default 30; 0: never)
 
 Run \`cua-annotator doctor\` first if recording refuses to start.`;
 
@@ -105,6 +111,12 @@ export const recordCommand: Command = {
       warnBytes: megabytesFromEnv('CUA_RECORD_DISK_WARN_MB'),
       floorBytes: megabytesFromEnv('CUA_RECORD_DISK_FLOOR_MB'),
     };
+    const idleS = numberFromEnv('CUA_RECORD_IDLE_WARN_S', 'seconds');
+    const longMin = numberFromEnv('CUA_RECORD_LONG_WARN_MIN', 'minutes');
+    const liveWarnings = {
+      ...(idleS === undefined ? {} : { idleMs: idleS * 1000 }),
+      ...(longMin === undefined ? {} : { longRecordingMs: longMin * 60_000 }),
+    };
     const stopChord = values['stop-hotkey'] ?? DEFAULT_HOTKEYS.stop;
     const pauseChord = values['pause-hotkey'] ?? DEFAULT_HOTKEYS.pause;
     const abort = new AbortController();
@@ -142,6 +154,7 @@ export const recordCommand: Command = {
             },
             signal: abort.signal,
             disk,
+            liveWarnings,
             onStarted: ({ id }) => {
               if (values.json) {
                 errLine(`recording ${id}`);
@@ -199,4 +212,17 @@ function megabytesFromEnv(name: string): number | undefined {
     throw new UsageError(`${name} must be a number of megabytes (got "${text}")`);
   }
   return mb * 1024 * 1024;
+}
+
+// A non-negative number from the environment; undefined when unset.
+function numberFromEnv(name: string, unit: string): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === '') {
+    return undefined;
+  }
+  const n = Number(text);
+  if (!(n >= 0)) {
+    throw new UsageError(`${name} must be a number of ${unit} (got "${text}")`);
+  }
+  return n;
 }

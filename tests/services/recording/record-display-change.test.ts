@@ -2,6 +2,12 @@
 // the real recorder (input hook, ffmpeg x11grab) on Xvfb, with a display watcher driven by the
 // test (Xvfb 21.1 here accepts RandR's set-screen-size request but does not resize), and a capture
 // source that grabs the display's rectangle, so the second segment really has the new size.
+// The same desktop serves the live warnings (docs/architecture.md §5 "Live warnings"): a display
+// change, a long idle stretch and a long recording warn during a real recording and are stored.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDisplayInfo, type DisplayInfo } from '../../../src/recorder/display-info';
 import { RandrEventWatcher, type DisplayWatcher } from '../../../src/recorder/display-watcher';
@@ -18,6 +24,8 @@ import {
 import { readRecordingWarnings } from '../../../src/store/queries/recording-warnings';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { tempLibrary } from '../../helpers/library';
+import { runCli } from '../../helpers/cli';
+import { REPO_ROOT } from '../../helpers/paths';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -266,7 +274,7 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
         noA11y: true,
         fps: 5,
         appVersion: 'test',
-        liveWarnings: { idleMs: 1500, longRecordingMs: 4000 },
+        liveWarnings: { idleMs: 1000, longRecordingMs: 3000 },
         onWarning: (m) => live.push(m),
         onStarted: (info) => {
           id = info.id;
@@ -289,7 +297,7 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
       // no input at all: the first stretch warns once, during the recording, and is stored
       await waitFor(() => idle().length > 0);
       expect(idle()).toHaveLength(1);
-      expect(idle()[0]).toMatch(/^IDLE_LONG: no input for 1\.5 s \(since 0:00\.0\);/);
+      expect(idle()[0]).toMatch(/^IDLE_LONG: no input for 1 s \(since 0:00\.0\);/);
       expect(readRecordingWarnings(t.lib.db, seq)).toContain(idle()[0]);
       await sleep(400);
       expect(idle()).toHaveLength(1); // still the same stretch: no second warning
@@ -298,11 +306,11 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
       await waitFor(() => idle().length > 1);
       expect(idle()).toHaveLength(2);
       const since = /since (\d+):(\d+\.\d)\)/.exec(idle()[1]!)!;
-      expect(Number(since[1]) * 60 + Number(since[2])).toBeGreaterThan(1.5);
+      expect(Number(since[1]) * 60 + Number(since[2])).toBeGreaterThan(1);
       const long = () => live.filter((w) => liveWarningCodeOf(w) === 'RECORDING_LONG');
       await waitFor(() => long().length > 0);
       expect(long()).toHaveLength(1);
-      expect(long()[0]).toMatch(/^RECORDING_LONG: recording for 4 s \(pauses excluded\)/);
+      expect(long()[0]).toMatch(/^RECORDING_LONG: recording for 3 s \(pauses excluded\)/);
       expect(control!.state).toBe('recording'); // seen live, before the stop
       control!.stop();
       const result = await done;
@@ -315,6 +323,53 @@ describe('a display change mid-recording', { timeout: 120_000 }, () => {
       expect(result.warnings).toEqual(expect.arrayContaining(stored));
     } finally {
       t.cleanup();
+    }
+  });
+
+  it('record (the CLI) prints IDLE_LONG on stderr while recording, and show lists it after', async () => {
+    const lib = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-live-'));
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+          'record',
+          '--task',
+          'idle at the desk',
+          '--no-a11y',
+          '--fps',
+          '5',
+          '--json',
+          '--library',
+          lib,
+        ],
+        {
+          env: { ...desktop.env, CUA_RECORD_IDLE_WARN_S: '1', CUA_RECORD_LONG_WARN_MIN: '0' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exit = new Promise<number | null>((resolve) => child.once('close', resolve));
+      const warned = () => /^warning: IDLE_LONG: no input for 1 s \(since 0:00\.0\);/m.test(err);
+      for (let i = 0; i < 300 && !warned() && child.exitCode === null; i += 1) {
+        await sleep(50);
+      }
+      expect(warned(), err).toBe(true);
+      expect(err).not.toMatch(/RECORDING_LONG/); // 0 turns it off
+      expect(child.exitCode).toBeNull(); // still recording when it said so
+      child.kill('SIGINT');
+      expect(await exit, err).toBe(0);
+      const summary = JSON.parse(out) as { id: string; warnings: string[] };
+      const idle = summary.warnings.filter((w) => liveWarningCodeOf(w) === 'IDLE_LONG');
+      expect(idle).toHaveLength(1);
+      const show = await runCli(['show', summary.id, '--json', '--library', lib]);
+      expect(show.code, show.stderr).toBe(0);
+      expect((JSON.parse(show.stdout) as { warnings: string[] }).warnings).toContain(idle[0]);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
     }
   });
 });
