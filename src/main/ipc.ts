@@ -26,6 +26,7 @@ export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
   'recordings:get': 'cua:recordings:get',
   'recordings:update-task': 'cua:recordings:update-task',
   'recordings:delete': 'cua:recordings:delete',
+  'recordings:check': 'cua:recordings:check',
   'edits:apply': 'cua:edits:apply',
   'edits:undo': 'cua:edits:undo',
   'edits:redo': 'cua:edits:redo',

@@ -7,6 +7,7 @@ import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
 import { scanWithResolutions } from './privacy/policy';
+import { checkRecordingInLibrary } from './quality/check-service';
 import { reviewRedactions } from './privacy/review-redactions';
 import { redactFindings } from './privacy/text-redaction';
 import { deleteRecording } from './recordings';
@@ -162,6 +163,11 @@ export const handlers = {
       })),
     };
   },
+  'recordings:check': (input, ctx) =>
+    settle(() => {
+      const { ok, problems } = checkRecordingInLibrary(ctx.lib, exact(ctx, input.id));
+      return { ok, problems };
+    }),
   'privacy:scan': (input, ctx) => settle(() => scanWithResolutions(ctx.lib, exact(ctx, input.id))),
   'privacy:redact': (input, ctx) =>
     settle(() => {

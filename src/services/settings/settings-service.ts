@@ -100,6 +100,11 @@ export function readPrivacySettings(lib: Library): SettingsDto['privacy'] {
   return recordingDefaults(lib).privacy;
 }
 
+/** The settings the checks before submit read (docs/quality.md §1). */
+export function readCheckSettings(lib: Library): { requireLabels: boolean } {
+  return { requireLabels: recordingDefaults(lib).requireLabels };
+}
+
 function uploadDefaults(lib: Library): UploadDefaults {
   const v = getUploadSetting(lib.db, UPLOAD_SETTING_KEYS.target);
   return v && typeof v === 'object' ? v : {};

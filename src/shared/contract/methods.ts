@@ -4,6 +4,8 @@
 import * as v from 'valibot';
 import {
   ActionCallSchema,
+  CheckCodeSchema,
+  CheckSeveritySchema,
   EventCountsSchema,
   EXPORT_FORMATS,
   KEYFRAME_JOB_PHASES,
@@ -273,6 +275,17 @@ export const PiiFindingDtoSchema = v.strictObject({
   resolved: v.optional(v.nullable(v.picklist(['accepted', 'redacted']))),
 });
 
+/** One problem of the checks before submit (`recordings:check`, docs/quality.md §1). */
+export const CheckProblemDtoSchema = v.strictObject({
+  code: CheckCodeSchema,
+  /** Index of the (edited) step it concerns; null when it concerns the whole recording. */
+  stepIndex: nullableNum,
+  message: v.string(),
+  fix: v.string(),
+  /** An error blocks submit and upload; a warning does not. */
+  severity: CheckSeveritySchema,
+});
+
 /** The schemas of every method: `input` checks the payload, `output` describes the result. */
 export const METHOD_SCHEMAS = {
   'recordings:list': {
@@ -282,6 +295,11 @@ export const METHOD_SCHEMAS = {
   'recordings:get': { input: idOnly, output: RecordingDtoSchema },
   'recordings:update-task': { input: updateTask, output: RecordingDtoSchema },
   'recordings:delete': { input: idOnly, output: v.strictObject({ id: v.string() }) },
+  /** The checks before submit (docs/quality.md): `ok` is false when any problem is an error. */
+  'recordings:check': {
+    input: idOnly,
+    output: v.strictObject({ ok: v.boolean(), problems: v.array(CheckProblemDtoSchema) }),
+  },
   'edits:apply': {
     input: obj({ id, edit: StepEditSchema, force }),
     output: RecordingDtoSchema,
@@ -410,6 +428,7 @@ export const API_METHODS = [
   'recordings:get',
   'recordings:update-task',
   'recordings:delete',
+  'recordings:check',
   'edits:apply',
   'edits:undo',
   'edits:redo',

@@ -70,6 +70,8 @@ describe('results of the services on the example recording', () => {
     const reviewed = await call('reviews:set-status', { id, status: 'needs-edit', comment: 'x' });
     expect(reviewed.reviews.length).toBe(1);
     await call('axtree:get', { id, stepId: first!.id });
+    const checked = await call('recordings:check', { id });
+    expect(checked.problems.length).toBeGreaterThan(0); // no keyframes computed yet
     await call('exports:run', { ids: [id], format: 'agentnet-raw', outDir: outRoot });
     await call('uploads:defaults', {});
     await call('uploads:list', {});

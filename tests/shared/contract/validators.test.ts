@@ -273,6 +273,8 @@ const PAYLOADS: [ApiMethod, unknown, string | null][] = [
   ['privacy:redact', { id: 'a', findingIds: ['f1', ''] }, 'findingIds[1]'],
   ['privacy:redact', { id: 'a' }, 'findingIds'],
   ['privacy:redactions', { id: 'a' }, null],
+  ['recordings:check', { id: 'a' }, null],
+  ['recordings:check', {}, 'id'],
 ];
 
 describe('method validators', () => {
