@@ -49,6 +49,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/scan')).scanCommand,
   },
   {
+    name: 'check',
+    summary: 'check a recording before submit or upload (codes, steps, fixes)',
+    load: async () => (await import('./commands/check')).checkCommand,
+  },
+  {
     name: 'redact',
     summary: 'black out a box of the video over a time range in every export (undoable edit)',
     load: async () => (await import('./commands/redact')).redactCommand,

@@ -3,107 +3,19 @@
 // video and keyframe rows in the real tables), one per planted defect and a clean one. `check`
 // flags each planted defect, and only it, and passes the clean one.
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkRecordingInLibrary } from '../../../src/services/quality/check-service';
 import { scanWithResolutions } from '../../../src/services/privacy/policy';
-import { reduceRecording } from '../../../src/services/reduce-service';
-import { keyframeRedactions, keyframeStaleness } from '../../../src/services/review/keyframes';
-import {
-  keyframeInputKey,
-  terminateInputKey,
-} from '../../../src/services/review/keyframe-extraction';
+import { checkRecordingInLibrary } from '../../../src/services/quality/check-service';
+import { keyframeStaleness } from '../../../src/services/review/keyframes';
 import { writeSettings } from '../../../src/services/settings/settings-service';
-import type { StepEdit } from '../../../src/shared/contract';
 import type { CheckCode } from '../../../src/shared/domain';
-import {
-  appendEdit,
-  insertEvents,
-  insertVideo,
-  replaceKeyframes,
-  type KeyframeRecord,
-} from '../../../src/store';
+import { appendEdit } from '../../../src/store';
+import { makeCheckRecording, type Plant } from '../../helpers/check-recording';
 import { tempLibrary } from '../../helpers/library';
-import { makeRecording } from '../../helpers/store';
-import { EventScript } from '../../pipeline/reduce/event-script';
 
 const t = tempLibrary();
 afterAll(() => t.cleanup());
 
-type Plant = {
-  task?: string;
-  /** The user's input (default: click, type "hello", click elsewhere). */
-  script?: (s: EventScript) => void;
-  /** Recording-clock start of the video (default 0: before every event). */
-  videoStartMs?: number | null;
-  /** Leave the terminate step out. */
-  noTerminate?: boolean;
-  /** Step ids (by index) whose keyframe row is not stored. */
-  missingKeyframes?: number[];
-  /** Edits applied after the reduction (by step index). */
-  edits?: (ids: string[]) => StepEdit[];
-};
-
-const cleanScript = (s: EventScript): void => {
-  s.moveTo(100, 100).click();
-  s.wait(800).type('hello');
-  s.wait(800).moveTo(600, 400).click();
-};
-
-// A recording of the library with the planted defect; returns its id.
-function record(plant: Plant = {}): string {
-  const db = t.lib.db;
-  const rec = makeRecording(db, { task: plant.task ?? 'Say hello in the editor' });
-  const s = new EventScript(10_000);
-  (plant.script ?? cleanScript)(s);
-  insertEvents(db, rec.seq, s.events);
-  if (s.events.length) {
-    reduceRecording(t.lib, rec.id);
-  }
-  if (plant.videoStartMs !== null) {
-    insertVideo(db, rec.seq, 0, {
-      path: `recordings/${rec.id}/video.mp4`,
-      width: 1280,
-      height: 800,
-      fps: 30,
-      frameCount: null,
-      durationMs: 200_000,
-      startMs: plant.videoStartMs ?? 0,
-      startMethod: 'test',
-      codec: 'h264',
-      sizeBytes: 1,
-      sha256: null,
-    });
-  }
-  const ids = keyframeStaleness(t.lib, rec.seq).steps.map((step) => step.id);
-  const edits = [...(plant.edits?.(ids) ?? [])];
-  if (!plant.noTerminate) {
-    edits.push({ op: 'insert', afterStepId: ids.at(-1) ?? null, kind: 'terminate' });
-  }
-  for (const edit of edits) {
-    appendEdit(db, rec.seq, edit, { nowMs: 1 });
-  }
-  // keyframe rows as a computation stores them (fresh for the current steps)
-  const { steps } = keyframeStaleness(t.lib, rec.seq);
-  const { redactHash } = keyframeRedactions(t.lib, rec.seq);
-  const missing = new Set((plant.missingKeyframes ?? []).map((i) => steps[i]!.id));
-  const row = (stepId: string, inputJson: string): KeyframeRecord => ({
-    stepId,
-    timeMs: 0,
-    frame: 0,
-    path: null,
-    inputJson,
-    source: 'test',
-    diagnostics: [],
-    computedAtMs: 1,
-  });
-  const terminateKey = terminateInputKey(steps, redactHash);
-  replaceKeyframes(db, rec.seq, [
-    ...steps
-      .filter((st) => !missing.has(st.id))
-      .map((st) => row(st.id, keyframeInputKey(st, redactHash))),
-    ...(terminateKey === null ? [] : [row(':terminate', terminateKey)]),
-  ]);
-  return rec.id;
-}
+const record = (plant: Plant = {}): string => makeCheckRecording(t.lib, plant).id;
 
 const codes = (id: string): [CheckCode, number | null][] =>
   checkRecordingInLibrary(t.lib, id).problems.map((p) => [p.code, p.stepIndex]);
