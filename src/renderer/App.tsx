@@ -10,6 +10,7 @@ import { RecordingPage } from './pages/RecordingPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { UploadsPage } from './pages/UploadsPage';
 import type { Route } from './lib/route';
+import { CheckGateDialog } from './components/CheckGateDialog';
 import { UploadDialog } from './components/UploadDialog';
 import { useUploadsStore } from './store/uploads';
 
@@ -112,6 +113,7 @@ export function App() {
         <PageOf route={route} />
       </ErrorBoundary>
       <UploadDialog />
+      <CheckGateDialog />
     </div>
   );
 }

@@ -201,6 +201,11 @@ describe('issue 10: review UI faults (Chromium + cua-annotator serve)', () => {
     }
     // the upload dialog closes when its "Uploads page" link (or any navigation) leaves the page
     await page.getByTestId('upload-button').click();
+    // the checks before upload (docs/quality.md §3) may find warnings first: upload anyway
+    await page.getByTestId('check-gate').or(page.getByTestId('upload-dialog')).waitFor();
+    if (await page.getByTestId('check-gate').isVisible()) {
+      await page.getByTestId('check-gate-go-on').click();
+    }
     await page.getByTestId('upload-dialog').waitFor();
     // (what the dialog's "Follow it on the Uploads page" link does once an upload started)
     await page.evaluate(() => {

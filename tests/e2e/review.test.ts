@@ -288,11 +288,17 @@ describe('review UI end to end (Chromium + cua-annotator serve)', () => {
 
   it('moves through the review workflow and the library filters by status', async () => {
     await page.getByTestId('tab-review').click();
+    // the checks before submit (docs/quality.md §3) find warnings only in the example (a long
+    // idle stretch, no terminate step): the gate opens and "Submit anyway" goes on
     await page.getByTestId('review-submitted').click();
+    await page.getByTestId('check-gate').waitFor();
+    expect(await page.getByTestId('check-gate-summary').textContent()).toMatch(/^0 errors/);
+    await page.getByTestId('check-gate-go-on').click();
     await page.locator('.rec-head [data-testid=review-chip]', { hasText: 'Submitted' }).waitFor();
     await page.getByLabel('Comment').fill('Clean run; merged the two resolution clicks.');
     await page.getByLabel('Quality grade').selectOption('A');
     await page.getByTestId('review-accepted').click();
+    await page.getByTestId('check-gate-go-on').click();
     await page.locator('.rec-head [data-testid=review-chip]', { hasText: 'Accepted' }).waitFor();
     expect(await page.locator('.review-history li').first().textContent()).toContain(
       'merged the two resolution clicks',

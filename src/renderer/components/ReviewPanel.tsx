@@ -4,10 +4,14 @@ import { useState } from 'react';
 import type { RecordingDto } from '../../shared/contract';
 import { QUALITY_GRADES, REVIEW_STATUS_LABELS, reviewActions } from '../lib/review-workflow';
 import { formatDateTime } from '../lib/time';
+import { overrideComment, useCheckGateStore } from '../store/check';
 import type { ReviewStatusInput } from '../store/review';
 import { ReviewChip } from './StatusChip';
 
 const REVIEWER_KEY = 'cua-annotator.reviewer';
+
+// Moves that submit the recording: the checks before submit run first (docs/quality.md §3).
+const GATED_STATUSES: readonly string[] = ['submitted', 'accepted'];
 
 function readReviewer(): string {
   try {
@@ -94,8 +98,18 @@ export function ReviewPanel({ recording, isBusy, error, onSetStatus }: ReviewPan
               if (reviewer.trim() !== '') {
                 input.reviewer = reviewer.trim();
               }
-              onSetStatus(input);
-              setComment('');
+              if (!GATED_STATUSES.includes(a.to)) {
+                onSetStatus(input);
+                setComment('');
+                return;
+              }
+              void useCheckGateStore.getState().request([recording.id], 'submit', (decision) => {
+                const withOverride = overrideComment(input.comment, decision);
+                onSetStatus(
+                  withOverride === undefined ? input : { ...input, comment: withOverride },
+                );
+                setComment('');
+              });
             }}
             data-testid={`review-${a.to}`}
           >

@@ -1,4 +1,6 @@
-// The Upload button: opens the upload dialog for the given recordings.
+// The Upload button: the checks before upload first (docs/quality.md §3), then the upload dialog
+// for the given recordings.
+import { useCheckGateStore } from '../store/check';
 import { useUploadsStore } from '../store/uploads';
 
 /** Props of {@link UploadButton}. */
@@ -21,7 +23,12 @@ export function UploadButton({ getIds, disabled = false, label, title }: UploadB
       className="btn"
       disabled={disabled}
       title={title ?? 'Upload to S3-compatible storage'}
-      onClick={() => void useUploadsStore.getState().openDialog(getIds())}
+      onClick={() => {
+        const ids = getIds();
+        void useCheckGateStore
+          .getState()
+          .request(ids, 'upload', () => void useUploadsStore.getState().openDialog(ids));
+      }}
       data-testid="upload-button"
     >
       <span aria-hidden="true">⇪</span> {label ?? 'Upload'}

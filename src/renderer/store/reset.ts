@@ -1,4 +1,5 @@
 // Resets every store (the test setup calls this after each test).
+import { resetCheckGateStore } from './check';
 import { resetExportStore } from './export';
 import { resetHealthStore } from './health';
 import { resetLibraryStore } from './library';
@@ -20,4 +21,5 @@ export function resetAllStores(): void {
   resetHealthStore();
   resetPrivacyStore();
   resetRedactionStore();
+  resetCheckGateStore();
 }
