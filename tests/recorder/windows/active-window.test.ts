@@ -173,7 +173,11 @@ describe('ActiveWindowTracker', () => {
         '  printf "%s\\n" "$values"',
         '  skip=$(printf "%s\\n" "$values" | wc -l)',
         '  stdbuf -oL xprop "$@" 2>/dev/null | while IFS= read -r line; do',
-        '    if (( skip > 0 )); then skip=$(( skip - 1 )); else printf "%s\\n" "$line"; fi',
+        '    if (( skip > 0 )); then',
+        '      skip=$(( skip - 1 ))',
+        // the inner spy has printed its own reading: it is subscribed from here on
+        `      (( skip == 0 )) && touch ${JSON.stringify(`${gate}.subscribed`)}`,
+        '    else printf "%s\\n" "$line"; fi',
         '  done &',
         // the pipeline holds the tracker's pipes: take it down with the wrapper
         "  trap 'kill $(jobs -p) $! 2>/dev/null; exit 0' TERM",
@@ -197,9 +201,21 @@ describe('ActiveWindowTracker', () => {
       await writeFile(`${gate}.done`, '');
       const retitled = await waitForEntry(tracker, (e) => e.change === 'title');
       expect(retitled).toMatchObject({ windowId: form.ready.xid, title, pid: form.ready.pid });
-      // the subscription itself works: a later change comes through the spy
-      await form.setTitle('After the gap');
-      await waitForEntry(tracker, (e) => e.title === 'After the gap');
+      // the subscription itself works: a later change comes through the spy (the wrapper's own
+      // spy starts only now: wait until it has read, then change the title)
+      // (xprop subscribes right after its reading: a change in that instant is missed, so the
+      // title changes again until one comes through)
+      await waitForFile(`${gate}.subscribed`);
+      let seen: ActiveWindowEntry | null = null;
+      for (let k = 1; k <= 10 && !seen; k += 1) {
+        await form.setTitle(`After the gap ${k}`);
+        seen = await waitForEntry(
+          tracker,
+          (e) => e.title?.startsWith('After the gap') ?? false,
+          500,
+        ).catch(() => null);
+      }
+      expect(seen).toMatchObject({ windowId: form.ready.xid, change: 'title' });
     } finally {
       await tracker.stop();
       await form.setTitle('CUA Test Form');
