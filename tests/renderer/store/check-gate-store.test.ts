@@ -81,6 +81,8 @@ describe('useCheckGateStore', () => {
         problem('TASK_MISSING', 'error'),
         problem('KEYFRAME_MISSING', 'error', 2),
         problem('NO_TERMINATE', 'warning'),
+        problem('COORDINATE_OFF_SCREEN', 'error', 4),
+        problem('COORDINATE_OFF_SCREEN', 'error', 5),
       ],
     }));
     const decisions = await request(['a']);
@@ -94,12 +96,13 @@ describe('useCheckGateStore', () => {
       {
         override: {
           reason: 'keyframes come with the export',
-          codes: ['TASK_MISSING', 'KEYFRAME_MISSING step 2'],
+          codes: ['TASK_MISSING', 'KEYFRAME_MISSING step 2', 'COORDINATE_OFF_SCREEN ×2'],
         },
       },
     ]);
     expect(overrideComment('looks fine', decisions[0]!)).toBe(
-      'looks fine\n\nSubmitted despite check errors (TASK_MISSING, KEYFRAME_MISSING step 2). ' +
+      'looks fine\n\nSubmitted despite check errors (TASK_MISSING, KEYFRAME_MISSING step 2, ' +
+        'COORDINATE_OFF_SCREEN ×2). ' +
         'Reason: keyframes come with the export',
     );
     expect(overrideComment(undefined, { override: null })).toBeUndefined();

@@ -66,13 +66,17 @@ export function overrideComment(
   return comment ? `${comment}\n\n${note}` : note;
 }
 
-// "CODE step N" for each error problem (the override names what it let through)
+// What the override let through, per error code: "CODE step N" for one, "CODE ×N" for more
 function errorCodes(results: readonly GateResult[]): string[] {
-  return results.flatMap((r) =>
-    r.problems
-      .filter((p) => p.severity === 'error')
-      .map((p) => (p.stepIndex === null ? p.code : `${p.code} step ${p.stepIndex}`)),
-  );
+  const errors = results.flatMap((r) => r.problems.filter((p) => p.severity === 'error'));
+  const codes = [...new Set(errors.map((p) => p.code))];
+  return codes.map((code) => {
+    const of = errors.filter((p) => p.code === code);
+    if (of.length > 1) {
+      return `${code} ×${of.length}`;
+    }
+    return of[0]!.stepIndex === null ? code : `${code} step ${of[0]!.stepIndex}`;
+  });
 }
 
 // The actions slice of the check gate store.
