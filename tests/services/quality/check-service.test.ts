@@ -50,6 +50,14 @@ describe('checkRecordingInLibrary (real library, reduced recordings)', () => {
     expect(codes(record({ missingKeyframes: [1] }))).toEqual([['KEYFRAME_MISSING', 1]]);
   });
 
+  it('KEYFRAME_MISSING: keyframes made stale by an edit after they were computed', () => {
+    const { id, seq } = makeCheckRecording(t.lib);
+    const [first, second] = keyframeStaleness(t.lib, seq).steps;
+    appendEdit(t.lib.db, seq, { op: 'merge', stepIds: [first!.id, second!.id] }, { nowMs: 2 });
+    // the merged step spans both: its search input changed, its row is stale
+    expect(codes(id)).toEqual([['KEYFRAME_MISSING', 0]]);
+  });
+
   it('COORDINATE_OFF_SCREEN: a click right of the 1280 px screen', () => {
     const id = record({
       script: (s) => {
