@@ -21,7 +21,7 @@ const QUALITY_LABELS: Record<(typeof VIDEO_QUALITIES)[number], string> = {
 /** Draft fields typed as text. */
 type TextKey = Exclude<
   keyof SettingsDraft,
-  'quality' | 'accessibility' | 'shouldForgetCredentials'
+  'quality' | 'accessibility' | 'requireLabels' | 'shouldForgetCredentials'
 >;
 
 const fieldId = (field: SettingsField) => `settings-${field.replace('.', '-')}`;
@@ -206,6 +206,16 @@ export function SettingsPage() {
               <span>Capture the accessibility tree (which button or field each step used)</span>
             </label>
             {errors.accessibility && <p className="field-error">{errors.accessibility}</p>}
+            <label className="check-field">
+              <input
+                type="checkbox"
+                checked={d.requireLabels}
+                onChange={(e) => setField('requireLabels', e.target.checked)}
+                data-testid="settings-require-labels"
+              />
+              <span>Require a label on every step before submit (checks before submit)</span>
+            </label>
+            {errors.requireLabels && <p className="field-error">{errors.requireLabels}</p>}
           </fieldset>
 
           <fieldset className="panel-card">

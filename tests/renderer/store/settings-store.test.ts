@@ -39,6 +39,15 @@ describe('buildSettingsPatch', () => {
     expect(buildSettingsPatch(saved, draftFrom(saved))).toEqual({ patch: {}, errors: {} });
   });
 
+  it('requireLabels (checks before submit) is sent when toggled, and shown from the settings', () => {
+    const saved = settings();
+    expect(draftFrom(settings({ requireLabels: true })).requireLabels).toBe(true);
+    expect(buildSettingsPatch(saved, { ...draftFrom(saved), requireLabels: true })).toEqual({
+      patch: { requireLabels: true },
+      errors: {},
+    });
+  });
+
   it('sends only changed fields; empty text clears nullable fields; numbers parsed', () => {
     const saved = settings({ uploadTarget: 's3://b/p', display: ':0' });
     const draft = {

@@ -32,6 +32,7 @@ const FIELD_OF_DRAFT: Record<keyof SettingsDraft, SettingsField> = {
   display: 'display',
   accessibility: 'accessibility',
   countdownS: 'countdownS',
+  requireLabels: 'requireLabels',
   hotkeyStartStop: 'hotkeys.startStop',
   hotkeyPause: 'hotkeys.pause',
   uploadTarget: 'uploadTarget',

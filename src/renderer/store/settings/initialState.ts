@@ -13,6 +13,7 @@ export const SETTINGS_FIELDS = [
   'display',
   'accessibility',
   'countdownS',
+  'requireLabels',
   'hotkeys.startStop',
   'hotkeys.pause',
   'uploadTarget',
@@ -31,6 +32,8 @@ export type SettingsDraft = {
   display: string;
   accessibility: boolean;
   countdownS: string;
+  /** Checks before submit: every step needs a label (docs/quality.md §1). */
+  requireLabels: boolean;
   hotkeyStartStop: string;
   hotkeyPause: string;
   uploadTarget: string;
@@ -65,6 +68,7 @@ export function draftFrom(s: SettingsDto): SettingsDraft {
     display: s.display ?? '',
     accessibility: s.accessibility,
     countdownS: String(s.countdownS),
+    requireLabels: s.requireLabels,
     hotkeyStartStop: s.hotkeys.startStop,
     hotkeyPause: s.hotkeys.pause,
     uploadTarget: s.uploadTarget ?? '',
@@ -87,6 +91,7 @@ export function initialSettingsState(): SettingsState {
       display: '',
       accessibility: true,
       countdownS: '',
+      requireLabels: false,
       hotkeyStartStop: '',
       hotkeyPause: '',
       uploadTarget: '',

@@ -45,6 +45,9 @@ export function buildSettingsPatch(saved: SettingsDto, draft: SettingsDraft): Pa
   if (draft.accessibility !== saved.accessibility) {
     patch.accessibility = draft.accessibility;
   }
+  if (draft.requireLabels !== saved.requireLabels) {
+    patch.requireLabels = draft.requireLabels;
+  }
   const countdownS = wholeNumber(draft.countdownS, 0, 10);
   if (countdownS === null) {
     errors.countdownS = 'must be a whole number of seconds from 0 to 10';
