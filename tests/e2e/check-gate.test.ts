@@ -4,37 +4,14 @@
 // first"; going on needs a reason, which lands in the verdict's comment; Upload is blocked.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { FIXTURE_DIR } from '../helpers/paths';
 import { launchChromium } from './chromium';
-import { run, startServer, stop, type Served } from './serve';
-
-// CUA_E2E_RENDERER when given, else a fresh build of src/renderer in a temp folder (out/renderer
-// is shared with the other browser tests and may predate the gate).
-async function renderer(): Promise<string | null> {
-  if (process.env.CUA_E2E_RENDERER) {
-    return null;
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-renderer-'));
-  await run(process.execPath, [
-    path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
-    'build',
-    '-c',
-    'vite.renderer.config.ts',
-    '--outDir',
-    dir,
-    '--emptyOutDir',
-    '--logLevel',
-    'warn',
-  ]);
-  return dir;
-}
+import { startServer, stop, type Served, rendererHolding } from './serve';
 
 describe('check gate end to end (Chromium + cua-annotator serve)', () => {
   const lib = tempLibrary();
@@ -47,7 +24,7 @@ describe('check gate end to end (Chromium + cua-annotator serve)', () => {
   const chip = () => page.locator('.rec-head [data-testid=review-chip]');
 
   beforeAll(async () => {
-    built = await renderer();
+    built = await rendererHolding('check-gate-summary');
     if (built) {
       process.env.CUA_E2E_RENDERER = built; // read by startServer (own worker)
     }

@@ -5,8 +5,6 @@
 // the edit rescans.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PiiFinding } from '../../src/shared/domain';
@@ -14,9 +12,9 @@ import { applyEdit } from '../../src/services/edits/edit-service';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { updateRecordingTask } from '../../src/services/review-service';
 import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { FIXTURE_DIR } from '../helpers/paths';
 import { launchChromium } from './chromium';
-import { callApi, ensureRendererBuilt, run, startServer, stop, type Served } from './serve';
+import { callApi, startServer, stop, type Served, rendererHolding } from './serve';
 
 const EMAIL = 'jane.doe@example.com';
 const CARD = '4111 1111 1111 1111';
@@ -24,36 +22,6 @@ const CARD = '4111 1111 1111 1111';
 const CARD_STEP_ID = 'agentnet:6';
 
 type VideoLike = { currentTime: number; readyState: number };
-
-// out/renderer when it already holds the panel, else a fresh build of the sources in a temp
-// folder (out/renderer is shared with the other browser tests and is not rebuilt under them).
-async function rendererWithPanel(): Promise<string | null> {
-  await ensureRendererBuilt();
-  const assets = path.join(REPO_ROOT, 'out', 'renderer', 'assets');
-  const hasPanel = fs
-    .readdirSync(assets)
-    .some(
-      (f) =>
-        f.endsWith('.js') &&
-        fs.readFileSync(path.join(assets, f), 'utf8').includes('privacy-finding'),
-    );
-  if (hasPanel) {
-    return null;
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-renderer-'));
-  await run(process.execPath, [
-    path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
-    'build',
-    '-c',
-    'vite.renderer.config.ts',
-    '--outDir',
-    dir,
-    '--emptyOutDir',
-    '--logLevel',
-    'warn',
-  ]);
-  return dir;
-}
 
 describe('Privacy panel end to end (Chromium + cua-annotator serve)', () => {
   const lib = tempLibrary();
@@ -76,7 +44,7 @@ describe('Privacy panel end to end (Chromium + cua-annotator serve)', () => {
     page.locator('[data-testid=step-card][aria-selected=true]').getAttribute('data-step-id');
 
   beforeAll(async () => {
-    builtRenderer = await rendererWithPanel();
+    builtRenderer = await rendererHolding('privacy-finding');
     if (builtRenderer) {
       // read by startServer (this file runs in its own worker)
       process.env.CUA_E2E_RENDERER = builtRenderer;

@@ -9,7 +9,6 @@
 // the excluded interval blanks the picture while the playhead is in it.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
@@ -21,44 +20,14 @@ import { updateRecordingTask } from '../../src/services/review-service';
 import { DB_FILE_NAME } from '../../src/services/library/library';
 import { insertMark, listEdits, resolveRecordingSeq, type Db } from '../../src/store';
 import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { FIXTURE_DIR } from '../helpers/paths';
 import { launchChromium } from './chromium';
-import { callApi, ensureRendererBuilt, run, startServer, stop, type Served } from './serve';
+import { callApi, startServer, stop, type Served, rendererHolding } from './serve';
 
 const EMAIL = 'jane.doe@example.com';
 const CARD = '4111 1111 1111 1111';
 /** The fixture's 7th step (a click), made to type the card number. */
 const CARD_STEP_ID = 'agentnet:6';
-
-// out/renderer when it already holds the redaction UI, else a fresh build of the sources in a
-// temp folder (out/renderer is shared with the other browser tests and is not rebuilt under them).
-async function rendererWithRedaction(): Promise<string | null> {
-  await ensureRendererBuilt();
-  const assets = path.join(REPO_ROOT, 'out', 'renderer', 'assets');
-  const hasIt = fs
-    .readdirSync(assets)
-    .some(
-      (f) =>
-        f.endsWith('.js') &&
-        fs.readFileSync(path.join(assets, f), 'utf8').includes('privacy-accept-confirm'),
-    );
-  if (hasIt) {
-    return null;
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-renderer-'));
-  await run(process.execPath, [
-    path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
-    'build',
-    '-c',
-    'vite.renderer.config.ts',
-    '--outDir',
-    dir,
-    '--emptyOutDir',
-    '--logLevel',
-    'warn',
-  ]);
-  return dir;
-}
 
 describe('Redaction in the review UI end to end (Chromium + cua-annotator serve)', () => {
   const lib = tempLibrary();
@@ -96,7 +65,7 @@ describe('Redaction in the review UI end to end (Chromium + cua-annotator serve)
   const boxes = () => page.getByTestId('redaction-box');
 
   beforeAll(async () => {
-    builtRenderer = await rendererWithRedaction();
+    builtRenderer = await rendererHolding('privacy-accept-confirm');
     if (builtRenderer) {
       // read by startServer (this file runs in its own worker)
       process.env.CUA_E2E_RENDERER = builtRenderer;

@@ -2,6 +2,7 @@
 // renderer once when out/renderer is missing.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/paths';
 
@@ -31,6 +32,37 @@ export async function ensureRendererBuilt(): Promise<void> {
       'vite.renderer.config.ts',
     ]);
   }
+}
+
+/**
+ * The renderer build a browser test should serve: null for the default one (out/renderer, built
+ * when missing) when one of its scripts holds `marker`, i.e. it was built from sources that have
+ * the feature under test, or when CUA_E2E_RENDERER names another build; else a fresh build of
+ * src/renderer in a temp folder, which the test passes on as CUA_E2E_RENDERER (read by
+ * startServer) and removes afterwards. out/renderer is shared with the other browser tests and is
+ * never rebuilt under them.
+ */
+export async function rendererHolding(marker: string): Promise<string | null> {
+  if (process.env.CUA_E2E_RENDERER) {
+    return null;
+  }
+  await ensureRendererBuilt();
+  const assets = path.join(REPO_ROOT, 'out', 'renderer', 'assets');
+  const isCurrent = fs
+    .readdirSync(assets)
+    .some(
+      (f) => f.endsWith('.js') && fs.readFileSync(path.join(assets, f), 'utf8').includes(marker),
+    );
+  if (isCurrent) {
+    return null;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-renderer-'));
+  await run(process.execPath, [
+    path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+    ...['build', '-c', 'vite.renderer.config.ts', '--outDir', dir, '--emptyOutDir'],
+    ...['--logLevel', 'warn'],
+  ]);
+  return dir;
 }
 
 /** A running server: the child, the printed token URL, its origin and token. */

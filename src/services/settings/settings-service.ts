@@ -34,17 +34,7 @@ export const DEFAULT_SETTINGS = {
   privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
   // checks before submit (docs/quality.md §1): unlabelled steps are not an error by default
   requireLabels: false,
-} as const satisfies Pick<
-  SettingsDto,
-  | 'fps'
-  | 'quality'
-  | 'display'
-  | 'accessibility'
-  | 'countdownS'
-  | 'hotkeys'
-  | 'privacy'
-  | 'requireLabels'
->;
+} as const satisfies RecordingDefaults;
 
 type RecordingDefaults = Pick<
   SettingsDto,
