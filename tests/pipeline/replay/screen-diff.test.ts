@@ -195,6 +195,24 @@ describe('screenDiff', () => {
     expect(masked.changedBlocks).toBe(0);
   });
 
+  it('flags a 200×150 drop-down menu, not a 120×100 one (the 2 % bound)', () => {
+    const menu = (w: number, h: number) => {
+      const frame = textPage(1);
+      rect(frame, 300, 200, w, h, [120, 120, 120]);
+      rect(frame, 301, 201, w - 2, h - 2, [250, 250, 250]);
+      for (let y = 210; y < 200 + h - 10; y += 24) {
+        rect(frame, 312, y, w / 2, 10, [40, 40, 40]);
+      }
+      return screenDiff(pageThumb, thumb(frame));
+    };
+    const large = menu(200, 150);
+    expect(large.changedFraction).toBeGreaterThan(0.025);
+    expect(isScreenMatch(large)).toBe(false);
+    const small = menu(120, 100);
+    expect(small.changedFraction).toBeGreaterThan(0.01);
+    expect(isScreenMatch(small)).toBe(true);
+  });
+
   it('flags a different page and a plain colour change', () => {
     const other = screenDiff(pageThumb, thumb(textPage(2)));
     expect(other.changedFraction).toBeGreaterThan(0.3);
