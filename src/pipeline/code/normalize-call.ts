@@ -36,7 +36,7 @@ const CALL_NAMES: ReadonlyMap<string, ActionName> = new Map<string, ActionName>(
  * Parameter names in signature order (pyautogui's own signatures; `seconds` for wait and `status`
  * for terminate). Positional arguments take these names; known keywords are put in this order.
  */
-const PARAMETERS: Readonly<Record<ActionName, readonly string[]>> = {
+export const CALL_PARAMETERS: Readonly<Record<ActionName, readonly string[]>> = {
   click: ['x', 'y', 'clicks', 'interval', 'button', 'duration', 'tween'],
   doubleClick: ['x', 'y', 'interval', 'button', 'duration', 'tween'],
   tripleClick: ['x', 'y', 'interval', 'button', 'duration', 'tween'],
@@ -106,7 +106,7 @@ function nameArguments(
   name: ActionName,
   args: readonly ParsedArgument[],
 ): Map<string, ParsedArgument> {
-  const parameters = PARAMETERS[name];
+  const parameters = CALL_PARAMETERS[name];
   const named = new Map<string, ParsedArgument>();
   let position = 0;
   for (const arg of args) {
@@ -187,7 +187,7 @@ export function normalizeCall(
   if (name === 'hotkey' && keys !== undefined) {
     named.set('keys', { ...keys, value: asKeyList('hotkey', keys) });
   }
-  const order = PARAMETERS[name];
+  const order = CALL_PARAMETERS[name];
   const ordered = [
     ...order.flatMap((parameter) => {
       const arg = named.get(parameter);

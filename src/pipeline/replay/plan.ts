@@ -5,13 +5,13 @@ import {
   CALL_BUTTONS,
   TERMINATE_STATUSES,
   type ActionCall,
-  type ActionName,
   type CallButton,
   type PyValue,
   type Step,
   type TerminateStatus,
 } from '../../shared/domain';
 import { isPyFloat, isPyInt, pyNumber } from '../../shared/python/py-value';
+import { CALL_PARAMETERS } from '../code/normalize-call';
 import { scalePoint, type Point, type ScreenFrame } from './scale';
 
 /** A `wait()` without `seconds` waits this long (ms): our choice, pyautogui defines none. */
@@ -49,24 +49,6 @@ export type StepPlan = {
 /** The step fields the plan reads. */
 export type PlanStep = Pick<Step, 'id' | 'index' | 'calls' | 'coordinate'>;
 
-/** Positional parameter order of each call (pyautogui's signatures, as the code parser maps). */
-const PARAMETERS: Readonly<Record<ActionName, readonly string[]>> = {
-  click: ['x', 'y', 'clicks', 'interval', 'button', 'duration', 'tween'],
-  doubleClick: ['x', 'y', 'interval', 'button', 'duration', 'tween'],
-  tripleClick: ['x', 'y', 'interval', 'button', 'duration', 'tween'],
-  rightClick: ['x', 'y', 'duration', 'tween'],
-  middleClick: ['x', 'y', 'duration', 'tween'],
-  moveTo: ['x', 'y', 'duration', 'tween'],
-  dragTo: ['x', 'y', 'duration', 'tween', 'button'],
-  scroll: ['clicks', 'x', 'y'],
-  hscroll: ['clicks', 'x', 'y'],
-  write: ['message', 'interval'],
-  press: ['keys', 'presses', 'interval'],
-  hotkey: ['keys', 'interval'],
-  wait: ['seconds'],
-  terminate: ['status'],
-};
-
 /** Thrown inside one step's planning; becomes the step's `unsupported` reason. */
 class Unsupported extends Error {}
 
@@ -74,7 +56,7 @@ function fail(call: ActionCall, what: string): never {
   throw new Unsupported(`${String(call.name)}: ${what}`);
 }
 
-/** Keyword arguments of a call (positional ones named by {@link PARAMETERS}). */
+/** Keyword arguments of a call (positional ones named by {@link CALL_PARAMETERS}). */
 function argsOf(call: ActionCall): Record<string, PyValue> {
   if (!Array.isArray(call.args)) {
     return call.args;
@@ -83,7 +65,7 @@ function argsOf(call: ActionCall): Record<string, PyValue> {
   if (call.name === 'hotkey' && call.args.every((arg) => typeof arg === 'string')) {
     return { keys: call.args };
   }
-  const names = PARAMETERS[call.name];
+  const names = CALL_PARAMETERS[call.name];
   if (call.args.length > names.length) {
     fail(call, `${call.args.length} positional arguments, at most ${names.length} expected`);
   }
