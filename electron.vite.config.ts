@@ -16,6 +16,7 @@ const CHILD_ENTRY_SOURCES: Record<ChildEntry, string> = {
   'hook-child': here('./src/recorder/input/hook-child.ts'),
   'ax-helper-win32': here('./src/helpers/win32/main.ts'),
   'ax-helper-darwin': here('./src/helpers/darwin/main.ts'),
+  'replay-driver': here('./src/replay/driver-child.ts'),
 };
 
 export default defineConfig({

@@ -41,6 +41,8 @@ const CHILD_ENTRY_SOURCES: Record<ChildEntry, string> = {
   // the accessibility helpers (docs/helper-protocol.md); koffi stays an import (a runtime package)
   'ax-helper-win32': src('helpers/win32/main.ts'),
   'ax-helper-darwin': src('helpers/darwin/main.ts'),
+  // the replay driver (docs/replay.md §4); nut-js stays an import (a runtime package)
+  'replay-driver': src('replay/driver-child.ts'),
 };
 
 /** Entries written to out/node/<name>.js: the CLI and the child-process entries. */

@@ -54,6 +54,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/check')).checkCommand,
   },
   {
+    name: 'replay',
+    summary: 'replay a recording on a (virtual) display and score it step by step',
+    load: async () => (await import('./commands/replay')).replayCommand,
+  },
+  {
     name: 'redact',
     summary: 'black out a box of the video over a time range in every export (undoable edit)',
     load: async () => (await import('./commands/redact')).redactCommand,

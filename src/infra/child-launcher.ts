@@ -8,7 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Child-process entries; each name is also the bundle's file name (out/node/<entry>.js). */
-export const CHILD_ENTRIES = ['hook-child', 'ax-helper-win32', 'ax-helper-darwin'] as const;
+export const CHILD_ENTRIES = [
+  'hook-child',
+  'ax-helper-win32',
+  'ax-helper-darwin',
+  'replay-driver',
+] as const;
 
 /** One child-process entry. */
 export type ChildEntry = (typeof CHILD_ENTRIES)[number];
@@ -50,6 +55,8 @@ const SOURCE_ENTRIES: Readonly<Record<ChildEntry, string>> = {
   // the accessibility helpers (docs/helper-protocol.md), run on their own OS only
   'ax-helper-win32': 'src/helpers/win32/main.ts',
   'ax-helper-darwin': 'src/helpers/darwin/main.ts',
+  // the replay driver (docs/replay.md §4): the only module that loads nut-js
+  'replay-driver': 'src/replay/driver-child.ts',
 };
 
 /** The folder of this module: src/infra/ in the sources, out/node/ in the bundle. */

@@ -106,6 +106,12 @@ export const ERROR_CODES = [
   'FORBIDDEN',
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
+  // replay (docs/replay.md §5)
+  'REPLAY_NO_DISPLAY',
+  'REPLAY_LIVE_DISPLAY',
+  'REPLAY_DRIVER_FAILED',
+  'REPLAY_UNSUPPORTED',
+  'REPLAY_NOTHING',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -12,11 +12,23 @@ export const LAYERS = {
   infra: ['shared'],
   recorder: ['shared', 'axtree', 'infra'],
   pipeline: ['shared', 'infra'],
-  services: ['shared', 'store', 'recorder', 'axtree', 'pipeline', 'infra'],
+  // the replay driver and runner (docs/replay.md §4–§5)
+  replay: ['shared', 'pipeline', 'infra'],
+  services: ['shared', 'store', 'recorder', 'axtree', 'pipeline', 'infra', 'replay'],
   main: ['shared', 'services', 'infra'],
   preload: ['shared'],
   server: ['shared', 'services', 'infra'],
-  cli: ['shared', 'services', 'server', 'store', 'recorder', 'axtree', 'pipeline', 'infra'],
+  cli: [
+    'shared',
+    'services',
+    'server',
+    'store',
+    'recorder',
+    'axtree',
+    'pipeline',
+    'infra',
+    'replay',
+  ],
   renderer: ['shared'],
   // the macOS and Windows accessibility helper programs: children spawned by the recorder,
   // speaking docs/helper-protocol.md (never imported by the recorder)
@@ -33,6 +45,7 @@ export const ADAPTER_ONLY = {
   electron: ['src/main/', 'src/preload/'],
   'better-sqlite3': ['src/store/db.ts'],
   'uiohook-napi': ['src/recorder/input/hook-child.ts'],
+  '@nut-tree-fork/nut-js': ['src/replay/driver-child.ts'],
   'dbus-next': ['src/axtree/platform/linux/'],
   '@aws-sdk/client-s3': ['src/services/upload/s3-client.ts'],
   // processes live in the infrastructure layer only (docs/architecture.md §5)

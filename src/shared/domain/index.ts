@@ -11,3 +11,4 @@ export * from './display';
 export * from './privacy';
 export * from './live-warning';
 export * from './quality';
+export * from './replay';

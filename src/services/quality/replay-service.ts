@@ -1,0 +1,357 @@
+// Replay of a recording on a desktop (issue 15 item 1, docs/replay.md §5): gathers the edited
+// steps, their keyframes and recorded elements from the library, starts the nut-js driver child
+// on the display it is given, runs the replay runner and stores the report and the screenshots
+// of divergent steps under `<recording>/replay/<run id>/`.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ReplayReport, ReplayStepResult, Step } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import { getRecording, readEvents } from '../../store';
+import { decodePng } from '../../pipeline/media/png';
+import { planReplay } from '../../pipeline/replay/plan';
+import { scalePoint, type Point } from '../../pipeline/replay/scale';
+import { grayThumbnail, type Thumbnail } from '../../pipeline/replay/screen-diff';
+import { elementTarget } from '../../pipeline/agentnet/accessibility';
+import type { RoleSystem } from '../../pipeline/agentnet/role-map';
+import { createAccessibilityAdapter } from '../../recorder/accessibility/create-adapter';
+import type { AccessibilityAdapter } from '../../axtree/adapter';
+import { startDriverProcess, type ReplayDriver } from '../../replay/driver-process';
+import {
+  runReplay,
+  type ReplayElement,
+  type ReplayExpectation,
+  type RunnerTiming,
+} from '../../replay/runner';
+import type { Library } from '../library/library';
+import { pixelRedactions } from '../export/redact-media';
+import {
+  keyframeStaleness,
+  refreshStaleKeyframes,
+  TERMINATE_KEYFRAME_ID,
+  type ComputeKeyframesOptions,
+} from '../review/keyframes';
+
+/** Folder (inside a recording's folder) of replay runs. */
+export const REPLAY_DIR = 'replay';
+/** The report file of a run. */
+export const REPLAY_REPORT_FILE = 'report.json';
+
+/** Options of {@link replayRecording}. */
+export type ReplayOptions = {
+  /** X display to drive (`:99`); default `env.DISPLAY`. */
+  display?: string;
+  /** Allow driving the display this process runs on (`env.DISPLAY`). */
+  live?: boolean;
+  /** Speed factor (recorded pauses between steps divided by it); default 1. */
+  speed?: number;
+  /** Environment (DISPLAY, DBUS_SESSION_BUS_ADDRESS); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Read the element under each action point over accessibility; default true. */
+  elements?: boolean;
+  /** Stops the run (reason 'hotkey' | 'cancelled' as the abort reason). */
+  signal?: AbortSignal;
+  /** Called after each result (progress). */
+  onResult?: (result: ReplayStepResult, total: number) => void;
+  /** Keyframe decoding (ffmpeg paths). */
+  keyframes?: ComputeKeyframesOptions;
+  /** Pacing overrides (tests, benchmark). */
+  timing?: Partial<RunnerTiming>;
+  /** Driver factory (unit tests); default the nut-js child on `display`. */
+  startDriver?: (display: string, env: NodeJS.ProcessEnv) => Promise<ReplayDriver>;
+  /** Platform for the accessibility adapter; default `process.platform`. */
+  platform?: NodeJS.Platform;
+};
+
+/** `:99` and `:99.0` are the same display (host part kept). */
+export function sameDisplay(a: string, b: string): boolean {
+  const norm = (d: string) => d.trim().replace(/\.0$/, '');
+  return norm(a) === norm(b);
+}
+
+/** The display to drive, or a clear error: none known, or the user's own without `live`. */
+export function chooseReplayDisplay(
+  options: Pick<ReplayOptions, 'display' | 'live'>,
+  env: NodeJS.ProcessEnv,
+): string {
+  const current = env.DISPLAY;
+  const display = options.display ?? current;
+  if (display === undefined || display.trim() === '') {
+    throw new AppError(
+      'REPLAY_NO_DISPLAY',
+      'replay needs a display to drive: none was given and DISPLAY is not set',
+      undefined,
+      'pass --display :N naming a virtual display (e.g. Xvfb :99) that shows the start state',
+    );
+  }
+  if (!options.live && current !== undefined && sameDisplay(display, current)) {
+    throw new AppError(
+      'REPLAY_LIVE_DISPLAY',
+      `refusing to replay on ${display}, the display you are working on: replay takes over its ` +
+        'mouse and keyboard',
+      { display },
+      'pass --display :N of a virtual display that shows the start state, or --live to drive ' +
+        'this one anyway (move the mouse to stop)',
+    );
+  }
+  return display;
+}
+
+function recordedElement(target: Record<string, unknown> | null): ReplayElement | null {
+  if (target === null || typeof target.control_type !== 'string') {
+    return null;
+  }
+  return {
+    controlType: target.control_type,
+    title: typeof target.title === 'string' ? target.title : '',
+  };
+}
+
+/** The pointer at `tMs` (last event with a position at or before it), recording pixels. */
+function pointerAt(
+  events: readonly { tMs: number; x: number | null; y: number | null }[],
+  tMs: number,
+) {
+  let found: Point | null = null;
+  for (const e of events) {
+    if (e.tMs > tMs) {
+      break;
+    }
+    if (e.x !== null && e.y !== null) {
+      found = { x: e.x, y: e.y };
+    }
+  }
+  return found;
+}
+
+async function keyframeThumbnail(
+  lib: Library,
+  file: string | null,
+): Promise<{ thumbnail: Thumbnail | null; note: string | null }> {
+  if (file === null) {
+    return { thumbnail: null, note: 'no keyframe (the video could not be read there)' };
+  }
+  try {
+    const png = decodePng(await fs.readFile(lib.resolve(file)));
+    return { thumbnail: grayThumbnail(png.rgb, png.width, png.height), note: null };
+  } catch (error) {
+    return { thumbnail: null, note: `keyframe unreadable: ${(error as Error).message}` };
+  }
+}
+
+function roleSystem(platform: NodeJS.Platform): RoleSystem {
+  return platform === 'darwin' ? 'ax' : platform === 'win32' ? 'uia' : 'atspi';
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fs.writeFile(tmp, text);
+    await fs.rename(tmp, file);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Replays one recording (id or unique prefix) on a display and returns the report, also stored
+ * as `<recording>/replay/<run id>/report.json` with the screenshots of divergent results.
+ */
+export async function replayRecording(
+  lib: Library,
+  idOrPrefix: string,
+  options: ReplayOptions = {},
+): Promise<ReplayReport> {
+  const env = options.env ?? process.env;
+  const display = chooseReplayDisplay(options, env);
+  const speed = options.speed ?? 1;
+  if (!(Number.isFinite(speed) && speed > 0 && speed <= 100)) {
+    throw new AppError(
+      'USAGE',
+      `replay speed must be a number in (0, 100], got ${String(options.speed)}`,
+      undefined,
+      'pass e.g. --speed 2 to halve the pauses between steps',
+    );
+  }
+  const rec = getRecording(lib.db, idOrPrefix);
+  // every step compares with its keyframe: compute those an edit made stale first
+  await refreshStaleKeyframes(lib, rec.id, options.keyframes);
+  const { steps, rows } = keyframeStaleness(lib, rec.seq);
+  if (steps.length === 0) {
+    throw new AppError(
+      'REPLAY_NOTHING',
+      `recording ${rec.id} has no steps to replay`,
+      undefined,
+      'reduce the recording first (cua-annotator reduce <id>)',
+    );
+  }
+  const events = readEvents(lib.db, rec.seq);
+  const redactions = pixelRedactions(lib, rec.seq);
+  const rects = redactions.flatMap((r) => (r.box === null ? [] : [r.box]));
+  const expectation = async (
+    file: string | null,
+    tMs: number | null,
+    step: Step | null,
+    next: Step | null,
+  ): Promise<ReplayExpectation & { note: string | null }> => {
+    const { thumbnail, note } = await keyframeThumbnail(lib, file);
+    const pointers: Point[] = [];
+    const at = tMs === null ? null : pointerAt(events, tMs);
+    if (at) {
+      pointers.push(at);
+    }
+    if (step?.coordinate) {
+      pointers.push(step.coordinate);
+    }
+    return {
+      keyframe: thumbnail,
+      keyframeFile: file === null ? null : path.relative(rec.dir, file).split(path.sep).join('/'),
+      pointers,
+      rects,
+      element: step ? recordedElement(step.target) : null,
+      gapAfterMs: step && next ? Math.max(0, next.startMs - step.endMs) : null,
+      note,
+    };
+  };
+  const expectations: (ReplayExpectation & { note: string | null })[] = [];
+  for (const [i, step] of steps.entries()) {
+    const row = rows.get(step.id);
+    expectations.push(
+      await expectation(row?.path ?? null, row?.timeMs ?? null, step, steps[i + 1] ?? null),
+    );
+  }
+  const terminate = rows.get(TERMINATE_KEYFRAME_ID);
+  expectations.push(
+    await expectation(terminate?.path ?? null, terminate?.timeMs ?? null, null, null),
+  );
+
+  const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+  const runDirRel = `${REPLAY_DIR}/${runId}`;
+  const runDir = path.join(lib.resolve(rec.dir), REPLAY_DIR, runId);
+  await fs.mkdir(runDir, { recursive: true });
+
+  const startDriver =
+    options.startDriver ??
+    (async (d: string, e: NodeJS.ProcessEnv) =>
+      (await startDriverProcess({ display: d, env: e })).driver);
+  const childEnv = { ...env, DISPLAY: display };
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const driver = await startDriver(display, childEnv);
+  let adapter: AccessibilityAdapter | null = null;
+  try {
+    const hello = await driver.hello();
+    const recorded = {
+      width: rec.screen.width,
+      height: rec.screen.height,
+      origin: rec.screen.origin,
+    };
+    const live = { width: hello.width, height: hello.height };
+    const plan = planReplay(steps, recorded, live);
+    const platform = options.platform ?? process.platform;
+    if (options.elements !== false && steps.some((s) => recordedElement(s.target) !== null)) {
+      try {
+        const a = createAccessibilityAdapter({
+          now: () => performance.now(),
+          env: childEnv,
+          platform,
+        });
+        await a.start();
+        adapter = a;
+      } catch {
+        adapter = null; // no accessibility on that display: elements are not compared
+      }
+    }
+    const system = roleSystem(platform);
+    const elementAt = adapter
+      ? async (p: Point): Promise<ReplayElement | null> => {
+          const record = await adapter!.elementAt(p.x, p.y).catch(() => null);
+          if (!record) {
+            return null;
+          }
+          const target = elementTarget({
+            tMs: record.tMs,
+            x: record.x,
+            y: record.y,
+            tree: { app: record.app, isSecure: record.isSecure, path: record.path },
+            system,
+          });
+          return target ? { controlType: target.control_type, title: target.title } : null;
+        }
+      : undefined;
+    const { results, stopped } = await runReplay({
+      driver,
+      plan,
+      expectations,
+      toRecorded: (p) =>
+        scalePoint(p, live, { width: rec.screen.width, height: rec.screen.height }),
+      elementAt,
+      saveScreenshot: async ({ index, kind }) => {
+        const name = kind === 'end' ? 'end.png' : `step-${String(index).padStart(3, '0')}.png`;
+        await driver.saveLastGrab(path.join(runDir, name));
+        return `${runDirRel}/${name}`;
+      },
+      signal: options.signal,
+      onResult: options.onResult,
+      timing: { ...options.timing, speed },
+    });
+    for (const r of results) {
+      const note = expectations[r.index]?.note ?? null;
+      if (r.note === null && note !== null) {
+        r.note = note;
+      }
+    }
+    // every step and the end state count; those not reached count as not matching
+    const total = steps.length + 1;
+    const okCount = results.filter((r) => r.ok).length;
+    const first = results.find((r) => !r.ok);
+    const report: ReplayReport = {
+      id: rec.id,
+      runId,
+      startedAt,
+      display,
+      speed,
+      screen: live,
+      recordedScreen: { width: rec.screen.width, height: rec.screen.height },
+      steps: results,
+      score: okCount / total,
+      firstDivergent: first ? first.index : stopped ? stopped.stepIndex : null,
+      stepCount: steps.length,
+      stopped,
+      durationMs: Math.round(performance.now() - started),
+    };
+    await writeAtomic(
+      path.join(runDir, REPLAY_REPORT_FILE),
+      `${JSON.stringify(report, null, 2)}\n`,
+    );
+    return report;
+  } finally {
+    await adapter?.stop().catch(() => undefined);
+    await driver.close().catch(() => undefined);
+  }
+}
+
+/** The latest stored replay report of a recording, or null when it was never replayed. */
+export async function lastReplayReport(
+  lib: Library,
+  idOrPrefix: string,
+): Promise<ReplayReport | null> {
+  const rec = getRecording(lib.db, idOrPrefix);
+  const dir = path.join(lib.resolve(rec.dir), REPLAY_DIR);
+  let runs: string[];
+  try {
+    runs = (await fs.readdir(dir)).sort();
+  } catch {
+    return null;
+  }
+  for (const run of runs.reverse()) {
+    try {
+      return JSON.parse(
+        await fs.readFile(path.join(dir, run, REPLAY_REPORT_FILE), 'utf8'),
+      ) as ReplayReport;
+    } catch {
+      // a run that stopped before its report (killed): look at the one before
+    }
+  }
+  return null;
+}
