@@ -15,6 +15,8 @@ import { grayThumbnail, type Thumbnail } from '../../pipeline/replay/screen-diff
 import { elementTarget } from '../../pipeline/agentnet/accessibility';
 import type { RoleSystem } from '../../pipeline/agentnet/role-map';
 import { createAccessibilityAdapter } from '../../recorder/accessibility/create-adapter';
+import { InputHook } from '../../recorder/input/hook-process';
+import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import type { AccessibilityAdapter } from '../../axtree/adapter';
 import { startDriverProcess, type ReplayDriver } from '../../replay/driver-process';
 import {
@@ -61,7 +63,12 @@ export type ReplayOptions = {
   startDriver?: (display: string, env: NodeJS.ProcessEnv) => Promise<ReplayDriver>;
   /** Platform for the accessibility adapter; default `process.platform`. */
   platform?: NodeJS.Platform;
+  /** Watch the display's keyboard for the stop hotkey (an input-hook child); default true. */
+  stopHotkey?: boolean;
 };
+
+/** The chord that stops a replay: the recorder's stop hotkey. */
+export const REPLAY_STOP_HOTKEY = DEFAULT_HOTKEYS.stop;
 
 /** `:99` and `:99.0` are the same display (host part kept). */
 export function sameDisplay(a: string, b: string): boolean {
@@ -239,7 +246,37 @@ export async function replayRecording(
   const startedAt = new Date().toISOString();
   const driver = await startDriver(display, childEnv);
   let adapter: AccessibilityAdapter | null = null;
+  let hook: InputHook | null = null;
+  const warnings: string[] = [];
+  // the run stops on the caller's signal or on the stop hotkey pressed on the replay display
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) {
+    onAbort();
+  }
   try {
+    if (options.stopHotkey !== false) {
+      const h = new InputHook({
+        env: childEnv,
+        platform: options.platform,
+        hotkeys: { start: null, pause: null, stop: REPLAY_STOP_HOTKEY },
+        onEvents: () => undefined,
+        onHotkey: (action) => {
+          if (action === 'stop') {
+            controller.abort('hotkey');
+          }
+        },
+      });
+      try {
+        await h.start();
+        hook = h;
+      } catch (error) {
+        warnings.push(
+          `the stop hotkey (${REPLAY_STOP_HOTKEY}) is not watched: ${(error as Error).message}`,
+        );
+      }
+    }
     const hello = await driver.hello();
     const recorded = {
       width: rec.screen.width,
@@ -258,8 +295,10 @@ export async function replayRecording(
         });
         await a.start();
         adapter = a;
-      } catch {
-        adapter = null; // no accessibility on that display: elements are not compared
+      } catch (error) {
+        // no accessibility on that display: elements are not compared
+        warnings.push(`elements not compared: ${(error as Error).message}`);
+        adapter = null;
       }
     }
     const system = roleSystem(platform);
@@ -291,7 +330,7 @@ export async function replayRecording(
         await driver.saveLastGrab(path.join(runDir, name));
         return `${runDirRel}/${name}`;
       },
-      signal: options.signal,
+      signal: controller.signal,
       onResult: options.onResult,
       timing: { ...options.timing, speed },
     });
@@ -319,6 +358,7 @@ export async function replayRecording(
       stepCount: steps.length,
       stopped,
       durationMs: Math.round(performance.now() - started),
+      warnings,
     };
     await writeAtomic(
       path.join(runDir, REPLAY_REPORT_FILE),
@@ -326,6 +366,8 @@ export async function replayRecording(
     );
     return report;
   } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    await hook?.stop().catch(() => undefined);
     await adapter?.stop().catch(() => undefined);
     await driver.close().catch(() => undefined);
   }

@@ -68,4 +68,6 @@ export type ReplayReport = {
   /** Null when it ran to the end. */
   stopped: ReplayStop | null;
   durationMs: number;
+  /** What the run could not do (no accessibility, no stop hotkey), for humans. */
+  warnings: string[];
 };

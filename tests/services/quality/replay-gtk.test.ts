@@ -169,6 +169,8 @@ describe('replay (Xvfb + GTK form + nut-js + AT-SPI)', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as ReplayReport;
     expect(report.stopped).toBeNull();
+    // the stop hotkey was watched and the elements were read
+    expect(report.warnings).toEqual([]);
     expect(report.steps).toHaveLength(steps.length + 1);
     expect(report.score).toBeGreaterThanOrEqual(0.9);
     expect(report.firstDivergent).toBeNull();
@@ -252,7 +254,8 @@ describe('replay (Xvfb + GTK form + nut-js + AT-SPI)', () => {
     expect(report.score).toBeLessThan(0.8);
   }, 90_000);
 
-  it('stops when the user moves the mouse and reports where', async () => {
+  // starts a slow replay and resolves once it has typed into the entry (step 1 driven)
+  const slowReplay = async () => {
     await freshForm();
     const child = spawn(
       process.execPath,
@@ -274,27 +277,46 @@ describe('replay (Xvfb + GTK form + nut-js + AT-SPI)', () => {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = new Promise<number | null>((resolve) => child.once('close', resolve));
-    // wait until the replay has typed into the entry (step 1 done), then the user moves
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     for (let i = 0; i < 100; i++) {
       await sleep(200);
       if ((await readValues()).name === 'hello') {
         break;
       }
     }
+    return {
+      done: async () => ({ code: await exited, stdout, stderr }),
+    };
+  };
+
+  it('stops when the user moves the mouse and reports where', async () => {
+    const running = await slowReplay();
     for (let i = 0; i < 6; i++) {
       await xdo('mousemove', String(20 + i * 3), '20');
       await sleep(60);
     }
-    expect(await code, stderr).toBe(3);
+    const { code, stdout, stderr } = await running.done();
+    expect(code, stderr).toBe(3);
     const report = JSON.parse(stdout) as ReplayReport;
     expect(report.stopped?.reason).toBe('user-input');
     expect(report.stopped?.pointer?.y).toBe(20);
     expect(report.stopped!.stepIndex).toBeGreaterThanOrEqual(1);
     expect(report.stopped!.stepIndex).toBeLessThan(steps.length);
     expect(report.firstDivergent).toBe(report.stopped!.stepIndex);
-    // nothing after the stop was driven: the list was not scrolled
+    // nothing after the stop was driven: no row was selected
     const after = await readValues();
     expect(after.selected).toEqual([]);
+  }, 90_000);
+
+  it('stops on the stop hotkey (ctrl+alt+shift+r) pressed on the replay display', async () => {
+    const running = await slowReplay();
+    await xdo('key', 'ctrl+alt+shift+r');
+    const { code, stdout, stderr } = await running.done();
+    expect(code, stderr).toBe(3);
+    const report = JSON.parse(stdout) as ReplayReport;
+    expect(report.stopped?.reason).toBe('hotkey');
+    expect(report.stopped!.stepIndex).toBeLessThan(steps.length);
+    expect(report.steps.length).toBeLessThanOrEqual(report.stopped!.stepIndex + 1);
+    expect((await readValues()).selected).toEqual([]);
   }, 90_000);
 });
