@@ -115,6 +115,16 @@ describe('a mutated copy', () => {
     );
   });
 
+  it("fails when nut-js's libnut (the replay driver's native part) is not unpacked", async () => {
+    const problems = await checkMutated('libnut', (c) => {
+      const root = c as Record<string, unknown>;
+      root.asarUnpack = (root.asarUnpack as string[]).filter((p) => !p.includes('libnut'));
+    });
+    expect(problems).toContain(
+      "asarUnpack: node_modules/@nut-tree-fork/libnut-*/** is missing (nut-js's native libnut, replay)",
+    );
+  });
+
   it('fails when the entitlements grant what the app does not need', async () => {
     const plist = path.join(dir, 'too-much.plist');
     const granted = (

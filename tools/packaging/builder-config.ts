@@ -30,6 +30,10 @@ export const REQUIRED_FILES = ['out/main/**', 'out/preload/**', 'out/renderer/**
 /** Packages with native code that must sit outside the asar (docs/packaging.md §6). */
 export const UNPACKED_PACKAGES = ['better-sqlite3', 'uiohook-napi', 'ffmpeg-static', 'koffi'];
 
+/** The asarUnpack pattern of nut-js's native packages (`@nut-tree-fork/libnut-<os>`: libnut.node
+ * and, on Windows, the C runtime DLLs beside it), loaded by the replay driver child. */
+export const LIBNUT_UNPACKED = 'node_modules/@nut-tree-fork/libnut-*/**';
+
 /** The asarUnpack pattern of koffi's per-OS binary packages (`@koromix/koffi-<os>-<arch>`). */
 export const KOFFI_BINARIES_UNPACKED = 'node_modules/@koromix/koffi-*/**';
 
@@ -205,6 +209,9 @@ async function koffiProblems(
   }
   if (!unpacked.includes(KOFFI_BINARIES_UNPACKED)) {
     problems.push(`asarUnpack: ${KOFFI_BINARIES_UNPACKED} is missing (koffi's binaries)`);
+  }
+  if (!unpacked.includes(LIBNUT_UNPACKED)) {
+    problems.push(`asarUnpack: ${LIBNUT_UNPACKED} is missing (nut-js's native libnut, replay)`);
   }
   let optional: Json = {};
   try {
