@@ -2,11 +2,10 @@
 // a scroll), then replayed with the real `cua-annotator replay` CLI (nut-js child, AT-SPI) into
 // fresh instances of the form: the original, one with a step deleted in the edit log, one with
 // its clicks shifted (a planted scale error), and one the user interrupts by moving the mouse.
-import { spawn, execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayReport, Step } from '../../../src/shared/domain';
 import { openLibrary } from '../../../src/services/library/library';
@@ -15,29 +14,27 @@ import { effectiveSteps } from '../../../src/services/steps';
 import { getRecording } from '../../../src/store';
 import { decodePng } from '../../../src/pipeline/media/png';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
-import { launchGtkForm, SYSTEM_PYTHON, type GtkForm } from '../../fixtures/apps/gtk-form';
+import { launchGtkForm, type GtkForm } from '../../fixtures/apps/gtk-form';
+import {
+  readFormValues,
+  recordGtkFormSession,
+  type FormValues,
+} from '../../fixtures/apps/gtk-form-session';
 import { REPO_ROOT } from '../../helpers/paths';
 import { runCli } from '../../helpers/cli';
 
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const VALUES_SCRIPT = path.join(REPO_ROOT, 'tests/fixtures/apps/atspi-values.py');
-
-type Values = { name: string | null; selected: string[]; firstVisible: string | null };
 
 describe('replay (Xvfb + GTK form + nut-js + AT-SPI)', () => {
   let desktop: Desktop;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-replay-'));
   const lib = path.join(root, 'lib');
   let id = '';
-  let recordedValues: Values;
+  let recordedValues: FormValues;
   let steps: Step[] = [];
   let form: GtkForm | null = null;
 
-  const readValues = async (): Promise<Values> => {
-    const { stdout } = await run(SYSTEM_PYTHON, [VALUES_SCRIPT], { env: desktop.env });
-    return JSON.parse(stdout) as Values;
-  };
+  const readValues = () => readFormValues(desktop);
   const xdo = (...args: string[]) => desktop.run('xdotool', args);
 
   // a copy of the recorded library, so each case has its own edit log
@@ -75,62 +72,9 @@ describe('replay (Xvfb + GTK form + nut-js + AT-SPI)', () => {
   beforeAll(async () => {
     desktop = await startDesktop();
     form = await launchGtkForm(desktop);
-    const w = form.ready.widgets;
-    const recorder = spawn(
-      process.execPath,
-      [
-        path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
-        'record',
-        '--task',
-        'Fill in the form',
-        '--library',
-        lib,
-      ],
-      { env: desktop.env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    recorder.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exit = new Promise<number | null>((resolve) => recorder.once('close', resolve));
-    id = await new Promise<string>((resolve, reject) => {
-      recorder.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /^([0-9a-f-]{36})$/m.exec(out);
-        if (m) {
-          resolve(m[1]!);
-        }
-      });
-      recorder.once('close', () => reject(new Error(`recorder exited: ${err}`)));
-    });
-    await sleep(1000);
-    // 1. click the entry and type
-    await xdo('mousemove', String(w.entry.cx), String(w.entry.cy));
-    await sleep(300);
-    await xdo('click', '1');
-    await sleep(600);
-    await xdo('type', '--delay', '80', 'hello');
-    await sleep(900);
-    // 2. scroll the list five notches down
-    await xdo('mousemove', String(w.list.cx), String(w.list.cy));
-    await sleep(300);
-    for (let i = 0; i < 5; i++) {
-      await xdo('click', '5');
-      await sleep(80);
-    }
-    await sleep(1000);
-    // 3. select a row of the scrolled list
-    await xdo('mousemove', String(w.list.x + 60), String(w.list.y + 40));
-    await sleep(300);
-    await xdo('click', '1');
-    await sleep(900);
-    // 4. press the button
-    await xdo('mousemove', String(w.button.cx), String(w.button.cy));
-    await sleep(300);
-    await xdo('click', '1');
-    await sleep(1200);
-    recordedValues = await readValues();
-    recorder.kill('SIGINT');
-    expect(await exit, err).toBe(0);
+    const recorded = await recordGtkFormSession(desktop, form, lib);
+    id = recorded.id;
+    recordedValues = recorded.values;
     const l = openLibrary(lib);
     try {
       steps = effectiveSteps(l, getRecording(l.db, id).seq);
