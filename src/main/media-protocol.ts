@@ -11,7 +11,8 @@ import { MEDIA_HOST, MEDIA_ORIGIN, MEDIA_SCHEME } from './schemes';
 /** The URL of a recording's media (what ServiceContext.mediaUrl returns in the app). */
 export function mediaUrl(recordingId: string, kind: MediaKind, name?: string): string {
   const base = `${MEDIA_ORIGIN}/${encodeURIComponent(recordingId)}/${kind}`;
-  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+  // a replay file's name is `<run id>/<file>`: one URL segment each
+  return name === undefined ? base : `${base}/${name.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 // Parses a media URL: 'bad' for a malformed or dangerous one, 'missing' for a wrong shape.

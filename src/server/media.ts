@@ -13,7 +13,8 @@ import { sendError } from './respond';
 // The URL path of a recording's video or keyframe (what ServiceContext.mediaUrl returns).
 export function mediaPath(recordingId: string, kind: MediaKind, name?: string): string {
   const base = `/media/${encodeURIComponent(recordingId)}/${kind}`;
-  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+  // a replay file's name is `<run id>/<file>`: one URL segment each
+  return name === undefined ? base : `${base}/${name.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 // Parses the raw (undecoded) path of a /media request: "bad" (400) for a segment that decodes to

@@ -5,6 +5,7 @@ import type { ApiEvent, ApiEvents, SystemHealthDto } from '../shared/contract';
 import type { Library } from './library/library';
 import type { RecorderService } from './recording/recorder-service';
 import type { KeyframeJobs } from './review/keyframe-jobs';
+import type { ReplayJobs } from './quality/replay-jobs';
 import type { SettingsHost } from './settings/settings-service';
 import type { UploadService } from './upload/ui-service';
 
@@ -31,6 +32,8 @@ export type ServiceContext = {
   uploads: UploadService;
   /** The library's keyframe job runner (stored keyframes computed in the background). */
   keyframes: KeyframeJobs;
+  /** The library's replays from the review UI (one at a time, docs/replay.md §6). */
+  replay: ReplayJobs;
   /** The dispatcher's queue of writes waiting for another process's lock. */
   writeQueue: WriteQueue;
   /** The recorder the `recorder:*` methods drive (one recording at a time). */

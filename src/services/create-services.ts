@@ -30,6 +30,7 @@ import type { redactAllFindings, redactFindings, RedactedFinding } from './priva
 import type { listBoxRedactions, undoBoxRedaction, BoxRedaction } from './edits/redactions';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
 import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
+import { ReplayJobs, type ReplayJobsOptions } from './quality/replay-jobs';
 import { RecorderService } from './recording/recorder-service';
 import { readSettings } from './settings/settings-service';
 import type { SecretCipher } from './upload/secret-store';
@@ -84,6 +85,8 @@ export type CreateServicesOptions = {
   uploads?: Pick<UploadServiceOptions, 'openStore' | 'engine'>;
   /** Settings of the keyframe job runner (decode binaries, clock); its close() runs second. */
   keyframeJobs?: KeyframeJobsOptions;
+  /** Settings of the review UI's replays (a fake replay, pacing; docs/replay.md §6). */
+  replayJobs?: ReplayJobsOptions;
   /** The host's secret store for upload credentials (the desktop app: Electron's safeStorage);
    * without one, `settings:set` refuses credentials. */
   secretCipher?: SecretCipher;
@@ -168,7 +171,7 @@ export type Services = {
   readonly closed: boolean;
   /**
    * Stops the upload runner (the running upload pauses, resumable), cancels keyframe jobs and
-   * stops recorder sessions (saving what they captured), in that order; idempotent (a second
+   * the replay under way, and stops recorder sessions (saving what they captured), in that order; idempotent (a second
    * call returns the first call's promise). Calls after it get INVALID_STATE.
    */
   close(): Promise<void>;
@@ -206,10 +209,11 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     },
     env: options.env ?? process.env,
     hostHealthChecks: options.hostHealthChecks ?? (() => []),
-  } as Omit<ServiceContext, 'keyframes' | 'recorder'> as ServiceContext;
+  } as Omit<ServiceContext, 'keyframes' | 'recorder' | 'replay'> as ServiceContext;
   // the runner reports through the context it is part of
   const keyframeJobs = new KeyframeJobs(context, options.keyframeJobs);
   context.keyframes = keyframeJobs;
+  context.replay = new ReplayJobs(context, options.replayJobs);
   let platform = options.platform ?? null;
   /** Recorder sessions under way: how to stop each, and its outcome. */
   const sessions = new Set<{ stop: AbortController; run: Promise<RecordResult> }>();
@@ -336,6 +340,7 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       closing ??= (async () => {
         await uploads.close();
         await keyframeJobs.close();
+        await context.replay.close();
         await recorder?.close();
         const running = [...sessions];
         for (const s of running) {

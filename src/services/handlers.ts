@@ -189,6 +189,12 @@ export const handlers = {
   'uploads:list': (_input, ctx) => settle(() => ctx.uploads.list()),
   'uploads:retry': (input, ctx) => settle(() => ctx.uploads.retry(input.uploadId)),
   'uploads:cancel': (input, ctx) => ctx.uploads.cancel(input.uploadId),
+  'replay:start': (input, ctx) =>
+    ctx.replay.start(exact(ctx, input.id), {
+      ...(input.speed === undefined ? {} : { speed: input.speed }),
+    }),
+  'replay:status': (input, ctx) => ctx.replay.status(exact(ctx, input.id)),
+  'replay:cancel': (input, ctx) => ctx.replay.cancel(exact(ctx, input.id)),
   'recorder:start': (input, ctx) => ctx.recorder.start(input),
   'recorder:pause': (_input, ctx) => ctx.recorder.pause(),
   'recorder:resume': (_input, ctx) => ctx.recorder.resume(),

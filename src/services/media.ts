@@ -1,12 +1,16 @@
-// Resolves a media request (a recording's video or one of its keyframe PNGs) to a file, refusing
-// anything that is not a plain file inside that recording's folder. Hosts serve only what this
-// returns (HTTP media route, Electron media protocol).
+// Resolves a media request (a recording's video, one of its keyframe PNGs or a replay's
+// screenshot) to a file, refusing anything that is not a plain file inside that recording's
+// folder. Hosts serve only what this returns (HTTP media route, Electron media protocol).
 import fs from 'node:fs';
 import path from 'node:path';
 import { findRecordingBasics, listVideos } from '../store';
 import type { MediaKind } from './context';
 import type { Library } from './library/library';
 import { KEYFRAMES_DIR } from './review/keyframes';
+
+/** Folder (inside a recording's folder) of replay runs (`REPLAY_DIR` of
+ * quality/replay-service.ts, which loads the replay driver: not imported here). */
+const REPLAY_DIR = 'replay';
 
 /** Longest accepted file name (bytes of most file systems). */
 const MAX_NAME_LENGTH = 255;
@@ -48,7 +52,12 @@ export function resolveMedia(
   if (typeof recordingId !== 'string' || !isPlainFileName(recordingId)) {
     return null;
   }
-  if (name !== undefined && (typeof name !== 'string' || !isPlainFileName(name))) {
+  // a replay file is named `<run id>/<file>` (docs/replay.md §6): each part a plain name
+  const parts = kind === 'replay' && typeof name === 'string' ? name.split('/') : [name];
+  if (
+    name !== undefined &&
+    (typeof name !== 'string' || !parts.every((p) => p !== undefined && isPlainFileName(p)))
+  ) {
     return null;
   }
   const rec = findRecordingBasics(lib.db, recordingId);
@@ -76,6 +85,10 @@ export function resolveMedia(
   }
   if (kind === 'keyframe' && name !== undefined) {
     return fileInside(folder, path.join(folder, KEYFRAMES_DIR, name));
+  }
+  const [run, file] = parts;
+  if (kind === 'replay' && parts.length === 2 && run && file?.toLowerCase().endsWith('.png')) {
+    return fileInside(path.join(folder, REPLAY_DIR), path.join(folder, REPLAY_DIR, run, file));
   }
   return null;
 }

@@ -219,6 +219,28 @@ export function SettingsPage() {
           </fieldset>
 
           <fieldset className="panel-card">
+            <legend>Replay (review)</legend>
+            <Field
+              field="replayDisplay"
+              label="Replay display"
+              help="X display of a virtual desktop showing the start state, e.g. :99; empty turns replay off."
+              error={errors.replayDisplay}
+            >
+              {(p) => (
+                <input
+                  {...p}
+                  type="text"
+                  className="input mono"
+                  placeholder=":99"
+                  value={d.replayDisplay}
+                  onChange={text('replayDisplay')}
+                  data-testid="settings-replay-display"
+                />
+              )}
+            </Field>
+          </fieldset>
+
+          <fieldset className="panel-card">
             <legend>Hotkeys (desktop app)</legend>
             <div className="settings-grid">
               <Field

@@ -34,6 +34,8 @@ export const DEFAULT_SETTINGS = {
   privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
   // checks before submit (docs/quality.md §1): unlabelled steps are not an error by default
   requireLabels: false,
+  // replay in the review UI (docs/replay.md §6): off until a (virtual) display is named
+  replayDisplay: '',
 } as const satisfies RecordingDefaults;
 
 type RecordingDefaults = Pick<
@@ -46,6 +48,7 @@ type RecordingDefaults = Pick<
   | 'hotkeys'
   | 'privacy'
   | 'requireLabels'
+  | 'replayDisplay'
 >;
 
 const isStringList = (v: unknown): v is string[] =>
@@ -82,6 +85,7 @@ function recordingDefaults(lib: Library): RecordingDefaults {
       );
     }),
     requireLabels: pick('requireLabels', (v) => typeof v === 'boolean'),
+    replayDisplay: pick('replayDisplay', (v) => typeof v === 'string'),
   };
 }
 
@@ -93,6 +97,11 @@ export function readPrivacySettings(lib: Library): SettingsDto['privacy'] {
 /** The settings the checks before submit read (docs/quality.md §1). */
 export function readCheckSettings(lib: Library): { requireLabels: boolean } {
   return { requireLabels: recordingDefaults(lib).requireLabels };
+}
+
+/** The display the review UI replays on (docs/replay.md §6); empty: replay is off. */
+export function readReplayDisplay(lib: Library): string {
+  return recordingDefaults(lib).replayDisplay.trim();
 }
 
 function uploadDefaults(lib: Library): UploadDefaults {
@@ -174,6 +183,7 @@ export function writeSettings(lib: Library, patch: SettingsPatch, host: Settings
       ...(patch.countdownS === undefined ? {} : { countdownS: patch.countdownS }),
       ...(patch.hotkeys === undefined ? {} : { hotkeys: patch.hotkeys }),
       ...(patch.requireLabels === undefined ? {} : { requireLabels: patch.requireLabels }),
+      ...(patch.replayDisplay === undefined ? {} : { replayDisplay: patch.replayDisplay.trim() }),
       ...(patch.privacy === undefined
         ? {}
         : {

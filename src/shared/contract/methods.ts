@@ -16,6 +16,7 @@ import {
   RECORDING_STATUSES,
   RecordingStatusSchema,
   RecordingSummarySchema,
+  REPLAY_STOP_REASONS,
   REVIEW_STATUSES,
   ReviewStatusSchema,
   ScreenInfoSchema,
@@ -286,6 +287,76 @@ export const CheckProblemDtoSchema = v.strictObject({
   severity: CheckSeveritySchema,
 });
 
+const replayElement = v.nullable(v.strictObject({ controlType: v.string(), title: v.string() }));
+
+/** One replay result as the review UI shows it (the domain's `ReplayStepResult` with its images
+ * as media URLs; docs/replay.md §6). */
+export const ReplayResultDtoSchema = v.strictObject({
+  /** Step index (edited numbering); the end state has the number of steps. */
+  index: num,
+  kind: v.picklist(['step', 'end']),
+  stepId: nullableStr,
+  /** Share of the screen's blocks that differ from the keyframe; null when not compared. */
+  screenDiff: nullableNum,
+  /** The element under the action point has the recorded role and name; null: none recorded. */
+  elementMatch: v.nullable(v.boolean()),
+  ok: v.boolean(),
+  recordedElement: replayElement,
+  liveElement: replayElement,
+  /** Why the step was not compared or driven, else null. */
+  note: nullableStr,
+  /** The live screen of a divergent result; null when none was saved. */
+  screenshotUrl: nullableStr,
+  /** The keyframe it was compared with; null when none. */
+  keyframeUrl: nullableStr,
+});
+/** One replay result as the review UI shows it. */
+export type ReplayResultDto = v.InferOutput<typeof ReplayResultDtoSchema>;
+
+/** A finished replay run as the review UI shows it (the domain's `ReplayReport`). */
+export const ReplayReportDtoSchema = v.strictObject({
+  runId: v.string(),
+  startedAt: v.string(),
+  display: nullableStr,
+  speed: num,
+  /** Share of results (each step, then the end state) that match, 0–1. */
+  score: num,
+  firstDivergent: nullableNum,
+  stepCount: num,
+  stopped: v.nullable(
+    v.strictObject({
+      reason: v.picklist(REPLAY_STOP_REASONS),
+      stepIndex: num,
+      message: v.string(),
+    }),
+  ),
+  durationMs: num,
+  warnings: v.array(v.string()),
+  steps: v.array(ReplayResultDtoSchema),
+});
+/** A finished replay run as the review UI shows it. */
+export type ReplayReportDto = v.InferOutput<typeof ReplayReportDtoSchema>;
+
+/** A recording's replay in the review UI (`replay:status`, docs/replay.md §6). */
+export const ReplayStatusDtoSchema = v.strictObject({
+  /** The display of the settings (`replayDisplay`); empty: replay is off. */
+  display: v.string(),
+  /** A replay of this recording is under way. */
+  running: v.boolean(),
+  /** Another recording's replay is under way (its id), else null: one at a time per library. */
+  busyWith: nullableStr,
+  /** Results of the run under way (or the last run of this session) so far. */
+  results: v.array(ReplayResultDtoSchema),
+  /** Results the run under way will have (steps + the end state); 0 when none runs. */
+  total: num,
+  /** The last finished run (stored with the recording), null when it was never replayed. */
+  report: v.nullable(ReplayReportDtoSchema),
+  /** Why the last run of this session failed, else null. */
+  error: v.nullable(v.strictObject({ code: v.string(), message: v.string(), fix: nullableStr })),
+});
+/** A recording's replay in the review UI. */
+export type ReplayStatusDto = v.InferOutput<typeof ReplayStatusDtoSchema>;
+
 /** The schemas of every method: `input` checks the payload, `output` describes the result. */
 export const METHOD_SCHEMAS = {
   'recordings:list': {
@@ -406,6 +477,25 @@ export const METHOD_SCHEMAS = {
   /** Runs an unfinished (failed, paused, queued) upload again in the background. */
   'uploads:retry': { input: uploadIdOnly, output: UploadViewDtoSchema },
   'uploads:cancel': { input: uploadIdOnly, output: UploadViewDtoSchema },
+  /** Starts a replay of the recording in the background on the settings' `replayDisplay`
+   * (REPLAY_NO_DISPLAY when it is empty, INVALID_STATE while another replay of the library
+   * runs); `speed` divides the recorded pauses (default 1). Answers the status. */
+  'replay:start': {
+    input: obj({
+      id,
+      speed: v.optional(
+        v.pipe(
+          finiteField,
+          v.check((n) => n > 0 && n <= 100, got('must be a number in (0, 100]')),
+        ),
+      ),
+    }),
+    output: ReplayStatusDtoSchema,
+  },
+  /** The replay of a recording: the run under way, its results so far, the last report. */
+  'replay:status': { input: idOnly, output: ReplayStatusDtoSchema },
+  /** Stops the recording's replay under way (its report says `cancelled`); answers the status. */
+  'replay:cancel': { input: idOnly, output: ReplayStatusDtoSchema },
   ...RECORDER_METHOD_SCHEMAS,
 } satisfies Record<string, { input: v.GenericSchema; output: v.GenericSchema }>;
 
@@ -445,6 +535,9 @@ export const API_METHODS = [
   'uploads:list',
   'uploads:retry',
   'uploads:cancel',
+  'replay:start',
+  'replay:status',
+  'replay:cancel',
   'recorder:start',
   'recorder:pause',
   'recorder:resume',

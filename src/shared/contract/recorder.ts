@@ -115,6 +115,9 @@ export const SettingsDtoSchema = obj({
   privacy: PrivacySettingsSchema,
   /** Every step needs a label before submit (`check`: UNLABELLED_STEP, docs/quality.md §1). */
   requireLabels: v.boolean(),
+  /** X display the review UI replays recordings on (a virtual desktop showing the start state,
+   * e.g. `:99`); empty: replay is off (docs/replay.md §6). */
+  replayDisplay: v.string(),
   /** Upload target `s3://bucket/prefix` (null: none saved). */
   uploadTarget: v.nullable(v.string()),
   /** S3 endpoint of the target (null: AWS). */
@@ -153,6 +156,13 @@ export const SettingsPatchSchema = obj({
     }),
   ),
   requireLabels: v.optional(boolField),
+  /** X display for replays from the review UI; empty turns replay off. */
+  replayDisplay: v.optional(
+    v.pipe(
+      text(100),
+      v.regex(/^([A-Za-z0-9.:_-]+)?$/, 'must be a display name like :99, or empty'),
+    ),
+  ),
   uploadTarget: v.optional(
     v.nullable(
       v.pipe(text(1000, 1), v.regex(/^s3:\/\/[^/\s]+(\/\S*)?$/, 'must be s3://BUCKET/PREFIX')),

@@ -3,14 +3,15 @@
 // segment by segment so no path can leave its folder, and content types by file extension.
 
 /** A media file kind the hosts serve. */
-export type MediaKind = 'video' | 'keyframe';
+export type MediaKind = 'video' | 'keyframe' | 'replay';
 
-/** A parsed media request. */
+/** A parsed media request (a replay file's `name` is `<run id>/<file>.png`). */
 export type MediaRequest = { recordingId: string; kind: MediaKind; name?: string };
 
 /**
- * Parses the raw (still percent-encoded) segments after the media root: `<id>/video[/<file>]`
- * or `<id>/keyframe/<file>.png`. Each segment is decoded on its own; one that decodes to a
+ * Parses the raw (still percent-encoded) segments after the media root: `<id>/video[/<file>]`,
+ * `<id>/keyframe/<file>.png` or `<id>/replay/<run id>/<file>.png` (a replay's screenshot,
+ * docs/replay.md §6). Each segment is decoded on its own; one that decodes to a
  * separator, `.`/`..`, NUL or nothing is "bad"; a wrong shape is "missing".
  */
 export function parseMediaSegments(
@@ -28,6 +29,12 @@ export function parseMediaSegments(
       return 'bad';
     }
     segments.push(decoded);
+  }
+  if (segments[1] === 'replay') {
+    const [recordingId, , run, file, ...more] = segments;
+    return recordingId && run && file && more.length === 0 && file.toLowerCase().endsWith('.png')
+      ? { recordingId, kind: 'replay', name: `${run}/${file}` }
+      : 'missing';
   }
   const [recordingId, kind, name, ...rest] = segments;
   if (!recordingId || rest.length > 0) {

@@ -23,6 +23,7 @@ function settings(patch: Partial<SettingsDto> = {}): SettingsDto {
     hotkeys: { startStop: 'CommandOrControl+Alt+R', pause: 'CommandOrControl+Alt+P' },
     privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
     requireLabels: false,
+    replayDisplay: '',
     uploadTarget: null,
     uploadEndpoint: null,
     hasUploadCredentials: false,
@@ -45,6 +46,19 @@ describe('buildSettingsPatch', () => {
     expect(buildSettingsPatch(saved, { ...draftFrom(saved), requireLabels: true })).toEqual({
       patch: { requireLabels: true },
       errors: {},
+    });
+  });
+
+  it('replayDisplay (replay in the review UI) is sent trimmed when changed; empty turns it off', () => {
+    const saved = settings();
+    expect(draftFrom(settings({ replayDisplay: ':99' })).replayDisplay).toBe(':99');
+    expect(buildSettingsPatch(saved, { ...draftFrom(saved), replayDisplay: ' :99 ' })).toEqual({
+      patch: { replayDisplay: ':99' },
+      errors: {},
+    });
+    const on = settings({ replayDisplay: ':99' });
+    expect(buildSettingsPatch(on, { ...draftFrom(on), replayDisplay: '' }).patch).toEqual({
+      replayDisplay: '',
     });
   });
 

@@ -95,6 +95,21 @@ describe('settings', () => {
     expect(now.ok && (now.value as SettingsDto)).toMatchObject({ fps: 12, requireLabels: true });
   });
 
+  it('replayDisplay (replay in the review UI) is empty by default, kept when set, refused when not a display name', async () => {
+    const { s } = services();
+    const first = await call(s, 'settings:get');
+    expect(first.ok && (first.value as SettingsDto).replayDisplay).toBe('');
+    const set = await call(s, 'settings:set', { replayDisplay: ':99' });
+    expect(set.ok && (set.value as SettingsDto).replayDisplay).toBe(':99');
+    const bad = await call(s, 'settings:set', { replayDisplay: ':99; rm -rf /' });
+    expect(!bad.ok && bad.error.message).toContain('replayDisplay');
+    await call(s, 'settings:set', { fps: 12 });
+    const kept = await call(s, 'settings:get');
+    expect(kept.ok && (kept.value as SettingsDto)).toMatchObject({ fps: 12, replayDisplay: ':99' });
+    const off = await call(s, 'settings:set', { replayDisplay: '' });
+    expect(off.ok && (off.value as SettingsDto).replayDisplay).toBe('');
+  });
+
   it('names the field of a bad value and writes nothing', async () => {
     const { s } = services();
     const bad = await call(s, 'settings:set', { fps: 500 });

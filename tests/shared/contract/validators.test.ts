@@ -275,6 +275,17 @@ const PAYLOADS: [ApiMethod, unknown, string | null][] = [
   ['privacy:redactions', { id: 'a' }, null],
   ['recordings:check', { id: 'a' }, null],
   ['recordings:check', {}, 'id'],
+  ['replay:start', { id: 'a' }, null],
+  ['replay:start', { id: 'a', speed: 2.5 }, null],
+  ['replay:start', { id: 'a', speed: 0 }, 'speed'],
+  ['replay:start', { id: 'a', speed: 101 }, 'speed'],
+  ['replay:start', { id: 'a', display: ':0' }, 'display'],
+  ['replay:status', { id: 'a' }, null],
+  ['replay:status', {}, 'id'],
+  ['replay:cancel', { id: 'a' }, null],
+  ['settings:set', { replayDisplay: ':99' }, null],
+  ['settings:set', { replayDisplay: '' }, null],
+  ['settings:set', { replayDisplay: ':99 && xterm' }, 'replayDisplay'],
 ];
 
 describe('method validators', () => {

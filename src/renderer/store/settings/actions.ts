@@ -33,6 +33,7 @@ const FIELD_OF_DRAFT: Record<keyof SettingsDraft, SettingsField> = {
   accessibility: 'accessibility',
   countdownS: 'countdownS',
   requireLabels: 'requireLabels',
+  replayDisplay: 'replayDisplay',
   hotkeyStartStop: 'hotkeys.startStop',
   hotkeyPause: 'hotkeys.pause',
   uploadTarget: 'uploadTarget',

@@ -14,6 +14,7 @@ export const SETTINGS_FIELDS = [
   'accessibility',
   'countdownS',
   'requireLabels',
+  'replayDisplay',
   'hotkeys.startStop',
   'hotkeys.pause',
   'uploadTarget',
@@ -34,6 +35,8 @@ export type SettingsDraft = {
   countdownS: string;
   /** Checks before submit: every step needs a label (docs/quality.md §1). */
   requireLabels: boolean;
+  /** X display replays from the review UI run on; empty: replay off (docs/replay.md §6). */
+  replayDisplay: string;
   hotkeyStartStop: string;
   hotkeyPause: string;
   uploadTarget: string;
@@ -69,6 +72,7 @@ export function draftFrom(s: SettingsDto): SettingsDraft {
     accessibility: s.accessibility,
     countdownS: String(s.countdownS),
     requireLabels: s.requireLabels,
+    replayDisplay: s.replayDisplay,
     hotkeyStartStop: s.hotkeys.startStop,
     hotkeyPause: s.hotkeys.pause,
     uploadTarget: s.uploadTarget ?? '',
@@ -92,6 +96,7 @@ export function initialSettingsState(): SettingsState {
       accessibility: true,
       countdownS: '',
       requireLabels: false,
+      replayDisplay: '',
       hotkeyStartStop: '',
       hotkeyPause: '',
       uploadTarget: '',

@@ -48,6 +48,10 @@ export function buildSettingsPatch(saved: SettingsDto, draft: SettingsDraft): Pa
   if (draft.requireLabels !== saved.requireLabels) {
     patch.requireLabels = draft.requireLabels;
   }
+  const replayDisplay = draft.replayDisplay.trim();
+  if (replayDisplay !== saved.replayDisplay) {
+    patch.replayDisplay = replayDisplay;
+  }
   const countdownS = wholeNumber(draft.countdownS, 0, 10);
   if (countdownS === null) {
     errors.countdownS = 'must be a whole number of seconds from 0 to 10';
