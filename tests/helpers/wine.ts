@@ -18,7 +18,7 @@
 //
 // Nothing is skipped: without wine64 the tests fail with the fix (.ci/run installs it).
 import { execFile, spawn } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
+import { existsSync, readFileSync, constants as fsConstants } from 'node:fs';
 import {
   access,
   copyFile,
@@ -366,6 +366,51 @@ async function assertFresh(bundle: string): Promise<void> {
       );
     }
   }
+}
+
+/**
+ * The top-level node_modules packages `name` needs at run time (itself, its dependencies and
+ * optional dependencies, transitively, resolved the way Node resolves them: a nested copy inside
+ * a package's own node_modules travels with that package), for {@link windowsApp}'s `packages`.
+ */
+export function packageClosure(name: string): string[] {
+  const top = path.join(REPO_ROOT, 'node_modules');
+  const topName = (dir: string): string => {
+    const [first, second] = path.relative(top, dir).split(path.sep);
+    return first!.startsWith('@') ? `${first}/${second}` : first!;
+  };
+  const resolveDir = (from: string, dep: string): string | null => {
+    for (let dir = from; dir.startsWith(top); dir = path.dirname(dir)) {
+      const candidate = path.join(dir, 'node_modules', dep);
+      if (existsSync(path.join(candidate, 'package.json'))) {
+        return candidate;
+      }
+    }
+    const candidate = path.join(top, dep);
+    return existsSync(path.join(candidate, 'package.json')) ? candidate : null;
+  };
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const queue = [path.join(top, name)];
+  while (queue.length > 0) {
+    const dir = queue.shift()!;
+    if (seen.has(dir)) {
+      continue;
+    }
+    seen.add(dir);
+    names.add(topName(dir));
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+      const found = resolveDir(dir, dep);
+      if (found !== null) {
+        queue.push(found); // an optional dependency of another OS (not installed) is skipped
+      }
+    }
+  }
+  return [...names].sort();
 }
 
 /**

@@ -14,14 +14,23 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
 import { NativeHelperAdapter } from '../../src/axtree/platform/native-helper';
+import { decodePng } from '../../src/pipeline/media/png';
 import { NativeHelperProcess } from '../../src/recorder/accessibility/native-helper-process';
 import { parseHookLine, UIOHOOK_EVENT_TYPES } from '../../src/recorder/input/hook-protocol';
 import { buildCaptureArgs, buildInputArgs } from '../../src/recorder/screen/ffmpeg-args';
 import type { Desktop } from '../helpers/desktop';
 import { startDesktop } from '../helpers/desktop';
 import type { WindowsApp, WineSession } from '../helpers/wine';
-import { startWine, WINDOWS_PACKAGES, windowsApp, windowsPackage, WINE } from '../helpers/wine';
+import {
+  packageClosure,
+  startWine,
+  WINDOWS_PACKAGES,
+  windowsApp,
+  windowsPackage,
+  WINE,
+} from '../helpers/wine';
 
 /** Xvfb's screen (tests/setup/desktop-up.sh). */
 const SCREEN = { width: 1280, height: 800 };
@@ -116,8 +125,13 @@ beforeAll(async () => {
   wine = await startWine({ env: desktop.env });
   [app, ffmpegExe] = await Promise.all([
     windowsApp(wine, {
-      bundles: ['ax-helper-win32', 'hook-child'],
-      packages: ['koffi', 'uiohook-napi', 'node-gyp-build'],
+      bundles: ['ax-helper-win32', 'hook-child', 'replay-driver'],
+      packages: [
+        'koffi',
+        'uiohook-napi',
+        'node-gyp-build',
+        ...packageClosure('@nut-tree-fork/nut-js'),
+      ],
       windowsPackages: [WINDOWS_PACKAGES.koffiWin32],
     }),
     (async () => path.join(await windowsPackage(WINDOWS_PACKAGES.ffmpeg), 'ffmpeg.exe'))(),
@@ -318,6 +332,45 @@ describe("uiohook-napi's win32-x64 prebuild under Wine (the recorder's hook chil
       expect(parsed().some((l) => l.type === 'heartbeat')).toBe(true);
       hook.child.stdin.end();
       expect(await hook.exit).toBe(0);
+    },
+    TEST_MS,
+  );
+});
+
+describe("nut-js's libnut win32 under Wine (the replay driver child)", () => {
+  it(
+    'reports the screen, moves the real pointer, types into Notepad (the screen changes), saves a PNG',
+    async () => {
+      const driver = startScript('replay-driver.js');
+      const ask = async (id: number, body: object): Promise<Record<string, unknown>> => {
+        driver.child.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
+        const reply = JSON.parse(await driver.line(response(id))) as Record<string, unknown>;
+        expect(reply.ok, JSON.stringify(reply)).toBe(true);
+        return reply.value as Record<string, unknown>;
+      };
+      const hello = await ask(1, { op: 'hello' });
+      expect(hello).toMatchObject({ width: SCREEN.width, height: SCREEN.height, version: 1 });
+      await ask(2, { op: 'move', x: 300, y: 310 });
+      expect(await ask(3, { op: 'pointer' })).toEqual({ x: 300, y: 310 });
+      // the X server's pointer moved too: SendInput reached Wine's X11 driver
+      expect(await desktop.run('xdotool', ['getmouselocation'])).toMatch(/^x:300 y:310 /);
+      await desktop.run('xdotool', ['windowactivate', '--sync', notepadWindow], 10_000);
+      const before = (await ask(4, { op: 'grab', thumbnailWidth: 160 })) as {
+        thumbnail: { width: number; height: number; data: string };
+      };
+      expect([before.thumbnail.width, before.thumbnail.height]).toEqual([160, 100]);
+      await ask(5, { op: 'type', text: 'WWWW MMMM WWWW MMMM' });
+      await ask(6, { op: 'keys', keys: ['Enter'], down: true });
+      await ask(7, { op: 'keys', keys: ['Enter'], down: false });
+      await new Promise((r) => setTimeout(r, 500));
+      const after = (await ask(8, { op: 'grab', thumbnailWidth: 160 })) as typeof before;
+      expect(after.thumbnail.data).not.toBe(before.thumbnail.data);
+      const png = path.join(wine.tempDir, 'replay-grab.png');
+      await ask(9, { op: 'save', path: png });
+      const decoded = decodePng(await readFile(png));
+      expect([decoded.width, decoded.height]).toEqual([SCREEN.width, SCREEN.height]);
+      await ask(10, { op: 'quit' });
+      expect(await driver.exit).toBe(0);
     },
     TEST_MS,
   );
