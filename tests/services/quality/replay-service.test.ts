@@ -138,8 +138,8 @@ describe('replayRecording on the example recording (fake driver)', () => {
     screen = { width: rec.screen.width, height: rec.screen.height };
     const { steps, rows } = keyframeStaleness(lib, rec.seq);
     stepCount = steps.length;
-    const thumb = (file: string | undefined) => {
-      if (file === undefined) {
+    const thumb = (file: string | null | undefined) => {
+      if (file === undefined || file === null) {
         return null;
       }
       const png = decodePng(fs.readFileSync(lib.resolve(file)));
