@@ -14,7 +14,7 @@ import { scalePoint, type Point } from '../../pipeline/replay/scale';
 import { grayThumbnail, type Thumbnail } from '../../pipeline/replay/screen-diff';
 import { elementTarget } from '../../pipeline/agentnet/accessibility';
 import type { RoleSystem } from '../../pipeline/agentnet/role-map';
-import { createAccessibilityAdapter } from '../../recorder/accessibility/create-adapter';
+import { createPlatform } from '../../recorder/platform';
 import { InputHook } from '../../recorder/input/hook-process';
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import type { AccessibilityAdapter } from '../../axtree/adapter';
@@ -288,10 +288,10 @@ export async function replayRecording(
     const platform = options.platform ?? process.platform;
     if (options.elements !== false && steps.some((s) => recordedElement(s.target) !== null)) {
       try {
-        const a = createAccessibilityAdapter({
+        // the recorder's adapter of the OS: AT-SPI on Linux, the AX / UIA helper child elsewhere
+        const a = createPlatform(platform).accessibility({
           now: () => performance.now(),
           env: childEnv,
-          platform,
         });
         await a.start();
         adapter = a;
