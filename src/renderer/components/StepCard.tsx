@@ -18,6 +18,11 @@ export type StepCardProps = {
   /** A label typed but not yet saved (shown instead of the step's label). */
   labelDraft: string | undefined;
   onSelect: (stepId: string) => void;
+  /** The step's result in the last replay (docs/replay.md §6): true ok, false diverges;
+   * undefined when it was not replayed. */
+  replayOk?: boolean;
+  /** What the replay badge's tooltip says (screen difference, element). */
+  replayTitle?: string;
 };
 
 // The element under the pointer as `role "name"` (innermost first).
@@ -41,6 +46,8 @@ function StepCardImpl({
   isSelected,
   labelDraft,
   onSelect,
+  replayOk,
+  replayTitle,
 }: StepCardProps) {
   const label = labelDraft ?? step.label;
   const element = elementText(step.element);
@@ -72,6 +79,16 @@ function StepCardImpl({
           {step.isEdited && (
             <span className="chip chip-edited" title="Changed by an edit">
               edited
+            </span>
+          )}
+          {replayOk !== undefined && (
+            <span
+              className={`chip step-replay-badge ${replayOk ? 'replay-ok' : 'replay-diverges'}`}
+              title={replayTitle}
+              data-testid="step-replay-badge"
+              data-ok={replayOk}
+            >
+              {replayOk ? 'replay ok' : 'diverges'}
             </span>
           )}
           <span className="step-time">{formatClockSec(videoSec)}</span>

@@ -8,6 +8,13 @@ import type { RecordingDto } from '../../shared/contract';
 import { useElementSize } from '../hooks/use-element-size';
 import { stepVideoTimeSec } from '../lib/time';
 import { rowOffsets, variableRange } from '../lib/virtual';
+import {
+  elementText,
+  replaySelectors,
+  screenDiffText,
+  useReplayStore,
+  type ReplayResultDto,
+} from '../store/replay';
 import { StepCard } from './StepCard';
 
 /** Props of {@link StepList}. */
@@ -31,6 +38,16 @@ const OVERSCAN_PX = 900;
  * e.g. by the browser's find-in-page); longer ones only those near the viewport. */
 const RENDER_ALL_UP_TO = 150;
 
+const NO_REPLAY: ReadonlyMap<string, ReplayResultDto> = new Map();
+
+// The tooltip of a step's replay badge.
+function replayTitle(r: ReplayResultDto): string {
+  return (
+    `Replay: ${r.ok ? 'ok' : 'diverges'}; screen difference ${screenDiffText(r.screenDiff)}; ` +
+    `element ${elementText(r)}${r.note ? `; ${r.note}` : ''}`
+  );
+}
+
 // The list of steps of a recording.
 export function StepList({
   recording,
@@ -45,6 +62,10 @@ export function StepList({
   const height = recording.video?.height ?? recording.screen.height;
   const image = useMemo(() => ({ width, height }), [width, height]);
   const steps = recording.steps;
+  // each step's result in the replay under way or the last one (docs/replay.md §6)
+  const replayed = useReplayStore((s) =>
+    replaySelectors.isFor(s, recording.id) ? replaySelectors.byStep(s) : NO_REPLAY,
+  );
 
   // measured card heights by step id, and the scroller's position and size
   const [measured, setMeasured] = useState<ReadonlyMap<string, number>>(() => new Map());
@@ -185,6 +206,8 @@ export function StepList({
           isSelected={step.id === selectedStepId}
           labelDraft={labelDrafts[step.id]}
           onSelect={onSelect}
+          replayOk={replayed.get(step.id)?.ok}
+          replayTitle={replayed.has(step.id) ? replayTitle(replayed.get(step.id)!) : undefined}
         />
       ))}
     </ol>

@@ -7,6 +7,7 @@ import { AxTreeViewer } from '../components/AxTreeViewer';
 import { ExportDialog } from '../components/ExportDialog';
 import { LabelsPanel } from '../components/LabelsPanel';
 import { PrivacyPanel } from '../components/PrivacyPanel';
+import { ReplayPanel } from '../components/ReplayPanel';
 import { ReviewLockDialog } from '../components/ReviewLockDialog';
 import { ReviewPanel } from '../components/ReviewPanel';
 import { SaveIndicator } from '../components/SaveIndicator';
@@ -23,9 +24,10 @@ import { findingTarget } from '../lib/privacy-target';
 import { SHORTCUT_HELP, shortcutFor } from '../lib/shortcuts';
 import { formatDurationMs, stepIndexAtVideoTime, stepVideoTimeSec } from '../lib/time';
 import { useExportStore } from '../store/export';
+import { useReplayStore } from '../store/replay';
 import { reviewSelectors, useReviewStore } from '../store/review';
 
-type SideTab = 'task' | 'review' | 'ax' | 'privacy';
+type SideTab = 'task' | 'review' | 'ax' | 'privacy' | 'replay';
 
 function isEditable(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) {
@@ -74,6 +76,12 @@ export function RecordingPage({ id }: { id: string }) {
       void s.open(id);
     }
     return () => useReviewStore.getState().flushDrafts();
+  }, [id]);
+
+  // the last replay's results show as badges in the step list from the start (docs/replay.md §6)
+  useEffect(() => {
+    void useReplayStore.getState().load(id);
+    return () => useReplayStore.getState().clear();
   }, [id]);
 
   usePageExitFlush();
@@ -352,6 +360,7 @@ export function RecordingPage({ id }: { id: string }) {
                 ['review', 'Review'],
                 ['ax', 'Accessibility'],
                 ['privacy', 'Privacy'],
+                ['replay', 'Replay'],
               ] as const
             ).map(([key, text]) => (
               <button
@@ -400,6 +409,7 @@ export function RecordingPage({ id }: { id: string }) {
                 <p className="muted">Select a step.</p>
               ))}
             {tab === 'privacy' && <PrivacyPanel recording={recording} onJump={jumpToFinding} />}
+            {tab === 'replay' && <ReplayPanel recording={recording} onSelectStep={selectAndSeek} />}
           </div>
         </aside>
       </div>

@@ -6,6 +6,7 @@ import { resetLibraryStore } from './library';
 import { resetPrivacyStore } from './privacy';
 import { resetRecorderStore } from './recorder';
 import { resetRedactionStore } from './redaction';
+import { resetReplayStore } from './replay';
 import { resetReviewStore } from './review';
 import { resetSettingsStore } from './settings';
 import { resetUploadsStore } from './uploads';
@@ -22,4 +23,5 @@ export function resetAllStores(): void {
   resetPrivacyStore();
   resetRedactionStore();
   resetCheckGateStore();
+  resetReplayStore();
 }
