@@ -18,6 +18,7 @@ import { createPlatform } from '../../recorder/platform';
 import { InputHook } from '../../recorder/input/hook-process';
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import type { AccessibilityAdapter } from '../../axtree/adapter';
+import { isProcessAlive } from '../../infra/process-alive';
 import { startDriverProcess, type ReplayDriver } from '../../replay/driver-process';
 import {
   runReplay,
@@ -160,6 +161,22 @@ async function writeAtomic(file: string, text: string): Promise<void> {
   }
 }
 
+/** Removes the work folders of runs whose process is gone (killed); a running one is kept. */
+async function removeStaleRuns(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^\..+\.(\d+)\.tmp$/.exec(name)?.[1];
+    if (pid !== undefined && !isProcessAlive(Number(pid))) {
+      await fs.rm(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
+}
+
 /**
  * Replays one recording (id or unique prefix) on a display and returns the report, also stored
  * as `<recording>/replay/<run id>/report.json` with the screenshots of divergent results.
@@ -235,7 +252,12 @@ export async function replayRecording(
   const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
   const runDirRel = `${REPLAY_DIR}/${runId}`;
   const runDir = path.join(lib.resolve(rec.dir), REPLAY_DIR, runId);
-  await fs.mkdir(runDir, { recursive: true });
+  // the run is written in a hidden folder and renamed when its report is complete: a run that
+  // fails or is killed leaves no half-written folder (a killed one leaves a `.…tmp` folder that
+  // lastReplayReport ignores and the next run removes)
+  const workDir = path.join(lib.resolve(rec.dir), REPLAY_DIR, `.${runId}.${process.pid}.tmp`);
+  await removeStaleRuns(path.dirname(runDir));
+  let isDone = false;
 
   const startDriver =
     options.startDriver ??
@@ -244,7 +266,14 @@ export async function replayRecording(
   const childEnv = { ...env, DISPLAY: display };
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const driver = await startDriver(display, childEnv);
+  await fs.mkdir(workDir, { recursive: true });
+  let driver: ReplayDriver;
+  try {
+    driver = await startDriver(display, childEnv);
+  } catch (error) {
+    await fs.rm(workDir, { recursive: true, force: true });
+    throw error;
+  }
   let adapter: AccessibilityAdapter | null = null;
   let hook: InputHook | null = null;
   const warnings: string[] = [];
@@ -327,7 +356,7 @@ export async function replayRecording(
       elementAt,
       saveScreenshot: async ({ index, kind }) => {
         const name = kind === 'end' ? 'end.png' : `step-${String(index).padStart(3, '0')}.png`;
-        await driver.saveLastGrab(path.join(runDir, name));
+        await driver.saveLastGrab(path.join(workDir, name));
         return `${runDirRel}/${name}`;
       },
       signal: controller.signal,
@@ -361,11 +390,16 @@ export async function replayRecording(
       warnings,
     };
     await writeAtomic(
-      path.join(runDir, REPLAY_REPORT_FILE),
+      path.join(workDir, REPLAY_REPORT_FILE),
       `${JSON.stringify(report, null, 2)}\n`,
     );
+    await fs.rename(workDir, runDir);
+    isDone = true;
     return report;
   } finally {
+    if (!isDone) {
+      await fs.rm(workDir, { recursive: true, force: true });
+    }
     options.signal?.removeEventListener('abort', onAbort);
     await hook?.stop().catch(() => undefined);
     await adapter?.stop().catch(() => undefined);
@@ -386,7 +420,7 @@ export async function lastReplayReport(
   } catch {
     return null;
   }
-  for (const run of runs.reverse()) {
+  for (const run of runs.filter((name) => !name.startsWith('.')).reverse()) {
     try {
       return JSON.parse(
         await fs.readFile(path.join(dir, run, REPLAY_REPORT_FILE), 'utf8'),
