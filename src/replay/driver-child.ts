@@ -30,6 +30,81 @@ const BUTTONS: Readonly<Record<DriverButton, Button>> = {
 /** The last grabbed screen, packed RGB24 (for `save`). */
 let lastGrab: { rgb: Buffer; width: number; height: number } | null = null;
 
+// libnut on X11 types a character as the key of its keysym and adds Shift only to upper-case
+// letters: '!' (Shift+1) came out as '1'. There the characters that need Shift on a US keyboard
+// (the layout the driver's key names assume, keys.ts) are typed as Shift + their key; on
+// Windows and macOS libnut types Unicode and needs no help.
+const US_SHIFTED: ReadonlyMap<string, Key> = new Map([
+  ['~', Key.Grave],
+  ['!', Key.Num1],
+  ['@', Key.Num2],
+  ['#', Key.Num3],
+  ['$', Key.Num4],
+  ['%', Key.Num5],
+  ['^', Key.Num6],
+  ['&', Key.Num7],
+  ['*', Key.Num8],
+  ['(', Key.Num9],
+  [')', Key.Num0],
+  ['_', Key.Minus],
+  ['+', Key.Equal],
+  ['{', Key.LeftBracket],
+  ['}', Key.RightBracket],
+  ['|', Key.Backslash],
+  [':', Key.Semicolon],
+  ['"', Key.Quote],
+  ['<', Key.Comma],
+  ['>', Key.Period],
+  ['?', Key.Slash],
+]);
+
+// Control characters in text are keys, as pyautogui's write() presses them.
+const TEXT_KEYS: ReadonlyMap<string, Key> = new Map([
+  ['\n', Key.Return],
+  ['\r', Key.Return],
+  ['\t', Key.Tab],
+  ['\b', Key.Backspace],
+]);
+
+/**
+ * Presses keys in order or releases them in reverse, one by one: nut-js's pressKey/releaseKey
+ * with several keys take all but the last as modifier flags, so releasing ctrl+c left C down
+ * and releasing alt+f4 failed ("Invalid key flag specified").
+ */
+async function toggleKeys(keys: readonly Key[], down: boolean): Promise<void> {
+  if (down) {
+    for (const key of keys) {
+      await keyboard.pressKey(key);
+    }
+  } else {
+    for (const key of [...keys].reverse()) {
+      await keyboard.releaseKey(key);
+    }
+  }
+}
+
+async function typeText(text: string): Promise<void> {
+  let run = '';
+  for (const char of text) {
+    const key = TEXT_KEYS.get(char);
+    const shifted = process.platform === 'linux' ? US_SHIFTED.get(char) : undefined;
+    if (key === undefined && shifted === undefined) {
+      run += char;
+      continue;
+    }
+    if (run !== '') {
+      await keyboard.type(run);
+      run = '';
+    }
+    const keys = key !== undefined ? [key] : [Key.LeftShift, shifted!];
+    await toggleKeys(keys, true);
+    await toggleKeys(keys, false);
+  }
+  if (run !== '') {
+    await keyboard.type(run);
+  }
+}
+
 function keyOf(name: string): Key {
   const key = (Key as unknown as Record<string, Key | undefined>)[name];
   if (key === undefined) {
@@ -134,17 +209,11 @@ async function handle(request: DriverRequest): Promise<unknown> {
       }
       return null;
     case 'type':
-      await keyboard.type(request.text);
+      await typeText(request.text);
       return null;
-    case 'keys': {
-      const keys = request.keys.map(keyOf);
-      if (request.down) {
-        await keyboard.pressKey(...keys);
-      } else {
-        await keyboard.releaseKey(...keys.reverse());
-      }
+    case 'keys':
+      await toggleKeys(request.keys.map(keyOf), request.down);
       return null;
-    }
     case 'quit':
       return null;
     default:

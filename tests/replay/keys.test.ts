@@ -47,9 +47,9 @@ const RAW_NAMES = [
 
 describe('driverKey', () => {
   it('maps named keys (any case) and their pyautogui aliases', () => {
-    expect(driverKey('enter')).toEqual({ key: 'Enter' });
-    expect(driverKey('Return')).toEqual({ key: 'Enter' });
-    expect(driverKey('\n')).toEqual({ key: 'Enter' });
+    expect(driverKey('enter')).toEqual({ key: 'Return' });
+    expect(driverKey('Return')).toEqual({ key: 'Return' });
+    expect(driverKey('\n')).toEqual({ key: 'Return' });
     expect(driverKey('ESC')).toEqual({ key: 'Escape' });
     expect(driverKey('ctrl')).toEqual({ key: 'LeftControl' });
     expect(driverKey('ctrlright')).toEqual({ key: 'RightControl' });

@@ -493,8 +493,8 @@ describe('runReplay: what cannot be driven', () => {
       [true, null],
     ]);
     expect(d.driven.filter((c) => c[0] === 'keys')).toEqual([
-      ['keys', ['Enter'], true],
-      ['keys', ['Enter'], false],
+      ['keys', ['Return'], true],
+      ['keys', ['Return'], false],
     ]);
   });
 
