@@ -195,6 +195,8 @@ describe('replay driver child on Xvfb', () => {
     await driver.type('Hello, World!?');
     await driver.keys(['Backspace'], true);
     await driver.keys(['Backspace'], false);
+    // a tab in the text is the Tab key: the focus leaves the entry before the 'x'
+    await driver.type('\tx');
     await sleep(300);
     const { stdout } = await run(SYSTEM_PYTHON, [VALUES_SCRIPT], { env: desktop.env });
     expect((JSON.parse(stdout) as { name: string }).name).toBe('Hello, World!');

@@ -4,6 +4,7 @@
 // speed, screenshots of divergent results. The clock is fake: sleeps advance it at once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ActionCall } from '../../src/shared/domain';
+import { AppError } from '../../src/shared/errors';
 import { planReplay, type PlanStep, type StepPlan } from '../../src/pipeline/replay/plan';
 import { grayThumbnail, type Thumbnail } from '../../src/pipeline/replay/screen-diff';
 import { scoreOf } from '../../src/pipeline/replay/score';
@@ -496,6 +497,15 @@ describe('runReplay: what cannot be driven', () => {
       ['keys', ['Return'], true],
       ['keys', ['Return'], false],
     ]);
+  });
+
+  it('a driver failure (the child died) ends the run with that error, not a stop', async () => {
+    const d = new FakeDriver();
+    d.click = () => Promise.reject(new AppError('REPLAY_DRIVER_FAILED', 'replay driver exited'));
+    await expect(
+      run(d, plan([call('click', { x: f(0.5), y: f(0.5) })], [call('write', { message: 'x' })])),
+    ).rejects.toMatchObject({ code: 'REPLAY_DRIVER_FAILED' });
+    expect(d.driven.filter((c) => c[0] === 'type')).toEqual([]);
   });
 
   it('a speed ≤ 0 is a usage error before anything is driven', async () => {
