@@ -342,6 +342,11 @@ export async function runReplay(input: RunReplayInput): Promise<RunReplayOutput>
         result.ok = false;
         result.note = driveError;
       }
+      // an unsupported step or key makes the result divergent after its measure: the live screen
+      // of that measure is still the driver's last grab (driving grabs nothing)
+      if (!result.ok && result.screenshot === null && input.saveScreenshot) {
+        result.screenshot = await input.saveScreenshot({ index: result.index, kind: 'step' });
+      }
       input.onResult?.(result, input.plan.length + 1);
       const gap = exp.gapAfterMs ?? t.minSettleMs;
       await wait(Math.max(t.minSettleMs, Math.min(t.maxSettleMs, gap) / t.speed));
@@ -358,6 +363,10 @@ export async function runReplay(input: RunReplayInput): Promise<RunReplayOutput>
   } catch (error) {
     if (error instanceof Stop) {
       return { results, stopped: error.stop };
+    }
+    // the driver died (an X error, the display gone): what was measured is kept in the report
+    if (error instanceof AppError && error.code === 'REPLAY_DRIVER_FAILED') {
+      return { results, stopped: { reason: 'error', stepIndex, message: error.message } };
     }
     throw error;
   }

@@ -499,13 +499,35 @@ describe('runReplay: what cannot be driven', () => {
     ]);
   });
 
-  it('a driver failure (the child died) ends the run with that error, not a stop', async () => {
+  it('a step found divergent only while driving (unsupported key) gets its screenshot too', async () => {
+    const d = new FakeDriver();
+    const saved: number[] = [];
+    const out = await run(d, plan([call('press', { keys: ['hyper'] })]), {
+      saveScreenshot: (r) => {
+        saved.push(r.index);
+        return Promise.resolve(`replay/run/step-${r.index}.png`);
+      },
+    });
+    expect(saved).toEqual([0]);
+    expect(out.results[0]).toMatchObject({ ok: false, screenshot: 'replay/run/step-0.png' });
+  });
+
+  it('a driver failure (the child died) stops the run with reason error, keeping what was measured', async () => {
     const d = new FakeDriver();
     d.click = () => Promise.reject(new AppError('REPLAY_DRIVER_FAILED', 'replay driver exited'));
-    await expect(
-      run(d, plan([call('click', { x: f(0.5), y: f(0.5) })], [call('write', { message: 'x' })])),
-    ).rejects.toMatchObject({ code: 'REPLAY_DRIVER_FAILED' });
+    const out = await run(
+      d,
+      plan([call('click', { x: f(0.5), y: f(0.5) })], [call('write', { message: 'x' })]),
+    );
+    expect(out.stopped).toEqual({ reason: 'error', stepIndex: 0, message: 'replay driver exited' });
+    expect(out.results.map((r) => r.index)).toEqual([0]);
     expect(d.driven.filter((c) => c[0] === 'type')).toEqual([]);
+  });
+
+  it('any other error still rejects the run', async () => {
+    const d = new FakeDriver();
+    d.click = () => Promise.reject(new Error('bug'));
+    await expect(run(d, plan([call('click', { x: f(0.5), y: f(0.5) })]))).rejects.toThrow('bug');
   });
 
   it('a speed ≤ 0 is a usage error before anything is driven', async () => {

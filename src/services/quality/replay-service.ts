@@ -71,10 +71,22 @@ export type ReplayOptions = {
 /** The chord that stops a replay: the recorder's stop hotkey. */
 export const REPLAY_STOP_HOTKEY = DEFAULT_HOTKEYS.stop;
 
-/** `:99` and `:99.0` are the same display (host part kept). */
+/** The X server of a display name (`[host]:N[.S]`): local hosts (`''`, `unix`, `localhost`,
+ * 127.0.0.1, ::1) are one; the screen number does not matter (one pointer per server). */
+function displayServer(d: string): string {
+  const m = /^(.*):(\d+)(?:\.\d+)?$/.exec(d.trim());
+  if (!m) {
+    return d.trim();
+  }
+  const host = m[1]!.replace(/^\[|\]$/g, '').toLowerCase();
+  const local = ['', 'unix', 'localhost', '127.0.0.1', '::1'].includes(host);
+  return `${local ? '' : host}:${m[2]}`;
+}
+
+/** True when two display names name the same X server (`:5`, `:5.0`, `:5.1`, `localhost:5`,
+ * `unix:5` are one). */
 export function sameDisplay(a: string, b: string): boolean {
-  const norm = (d: string) => d.trim().replace(/\.0$/, '');
-  return norm(a) === norm(b);
+  return displayServer(a) === displayServer(b);
 }
 
 /** The display to drive, or a clear error: none known, or the user's own without `live`. */
@@ -211,7 +223,22 @@ export async function replayRecording(
   }
   const events = readEvents(lib.db, rec.seq);
   const redactions = pixelRedactions(lib, rec.seq);
-  const rects = redactions.flatMap((r) => (r.box === null ? [] : [r.box]));
+  // the keyframes' pixels are the video's, which may be scaled from the recorded screen's
+  // (e.g. 1366×768 recorded into a 1276×718 video): masks are given in the keyframe's pixels
+  const video = rec.videos[0];
+  const frame = {
+    width: video?.width ?? rec.screen.width,
+    height: video?.height ?? rec.screen.height,
+  };
+  const toFrame = (p: Point): Point => ({
+    x: (p.x * frame.width) / rec.screen.width,
+    y: (p.y * frame.height) / rec.screen.height,
+  });
+  /** The redaction boxes (video pixels) over the frame shown at `tMs`, or all without a time. */
+  const rectsAt = (tMs: number | null) =>
+    redactions.flatMap((r) =>
+      r.box !== null && (tMs === null || (r.startMs <= tMs && tMs <= r.endMs)) ? [r.box] : [],
+    );
   const expectation = async (
     file: string | null,
     tMs: number | null,
@@ -222,16 +249,16 @@ export async function replayRecording(
     const pointers: Point[] = [];
     const at = tMs === null ? null : pointerAt(events, tMs);
     if (at) {
-      pointers.push(at);
+      pointers.push(toFrame(at));
     }
     if (step?.coordinate) {
-      pointers.push(step.coordinate);
+      pointers.push(toFrame(step.coordinate));
     }
     return {
       keyframe: thumbnail,
       keyframeFile: file === null ? null : path.relative(rec.dir, file).split(path.sep).join('/'),
       pointers,
-      rects,
+      rects: rectsAt(tMs),
       element: step ? recordedElement(step.target) : null,
       gapAfterMs: step && next ? Math.max(0, next.startMs - step.endMs) : null,
       note,
@@ -351,8 +378,8 @@ export async function replayRecording(
       driver,
       plan,
       expectations,
-      toRecorded: (p) =>
-        scalePoint(p, live, { width: rec.screen.width, height: rec.screen.height }),
+      // the live pointer in the keyframe's pixels (masked on both frames)
+      toRecorded: (p) => scalePoint(p, live, frame),
       elementAt,
       saveScreenshot: async ({ index, kind }) => {
         const name = kind === 'end' ? 'end.png' : `step-${String(index).padStart(3, '0')}.png`;

@@ -65,6 +65,16 @@ describe('chooseReplayDisplay', () => {
     expect(chooseReplayDisplay({ display: ':50' }, { DISPLAY: ':5' })).toBe(':50');
     expect(chooseReplayDisplay({ display: ':5.1' }, {})).toBe(':5.1');
     expect(sameDisplay(':5', ':50')).toBe(false);
+    expect(sameDisplay('otherhost:5', ':5')).toBe(false);
+  });
+
+  it('every spelling of the same local X server is the same display', () => {
+    for (const spelling of [':5', ':5.0', ':5.1', 'localhost:5', 'unix:5', '127.0.0.1:5.0']) {
+      expect(sameDisplay(spelling, ':5'), spelling).toBe(true);
+      expect(() => chooseReplayDisplay({ display: spelling }, { DISPLAY: 'unix:5' })).toThrow(
+        /refusing to replay/,
+      );
+    }
   });
 });
 
@@ -337,6 +347,44 @@ describe('replayRecording on the example recording (fake driver)', () => {
     ).rejects.toMatchObject({ code: 'REPLAY_NOTHING', fix: expect.stringMatching(/reduce/) });
     expect(started).toBe(false);
     expect(await lastReplayReport(lib, empty.id)).toBeNull();
+  });
+
+  it("masks the pointers in the keyframe's pixels (the video is scaled from the recorded screen)", async () => {
+    const rec = getRecording(lib.db, id);
+    const video = rec.videos[0]!;
+    // the example: 1366×768 recorded into a 1276×718 video
+    expect([video.width, video.height]).not.toEqual([rec.screen.width, rec.screen.height]);
+    const { steps, rows } = keyframeStaleness(lib, rec.seq);
+    // the pointer step furthest right: there the two pixel spaces differ most
+    const k = steps.reduce(
+      (best, s, i) => ((s.coordinate?.x ?? -1) > (steps[best]!.coordinate?.x ?? -1) ? i : best),
+      0,
+    );
+    const c = steps[k]!.coordinate!;
+    expect(c.x).toBeGreaterThan(900);
+    const png = decodePng(fs.readFileSync(lib.resolve(rows.get(steps[k]!.id)!.path!)));
+    /** The keyframe with a dark 24×36 "cursor" whose hotspot is at (x, y), video pixels. */
+    const withCursor = (x: number, y: number) => {
+      const rgb = Buffer.from(png.rgb);
+      for (let yy = Math.round(y); yy < Math.round(y) + 36 && yy < png.height; yy++) {
+        for (let xx = Math.round(x); xx < Math.round(x) + 24 && xx < png.width; xx++) {
+          rgb.fill(0, (yy * png.width + xx) * 3, (yy * png.width + xx) * 3 + 3);
+        }
+      }
+      return grayThumbnail(rgb, png.width, png.height);
+    };
+    const at = {
+      x: (c.x * video.width) / rec.screen.width,
+      y: (c.y * video.height) / rec.screen.height,
+    };
+    const screens = faithful();
+    screens[k] = withCursor(at.x, at.y);
+    const masked = await replay(new ScreenDriver(screen, screens));
+    expect(masked.steps[k]!.screenDiff).toBe(0);
+    // the same cursor away from every pointer is seen
+    screens[k] = withCursor(at.x - 400, at.y);
+    const seen = await replay(new ScreenDriver(screen, screens));
+    expect(seen.steps[k]!.screenDiff).toBeGreaterThan(0);
   });
 
   it('an unknown id: an AppError, no driver started', async () => {
