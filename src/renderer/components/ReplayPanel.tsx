@@ -4,7 +4,7 @@
 // the first divergent step; a result chosen shows the step's keyframe and the live screen side by
 // side with its note and the recorded and live elements. Off (a hint and a link to Settings) while
 // the settings name no display. Opening the panel shows the last stored report.
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import type { RecordingDto } from '../../shared/contract';
 import {
   elementText,
@@ -14,6 +14,7 @@ import {
   useReplayStore,
   type ReplayResultDto,
 } from '../store/replay';
+import { useReviewStore } from '../store/review';
 import { ErrorNotice } from './ErrorNotice';
 import './replay-panel.css';
 
@@ -46,7 +47,7 @@ function elementLabel(e: ReplayResultDto['recordedElement']): string {
 }
 
 // The keyframe and the live screen of one result, side by side.
-function Comparison({ result }: { result: ReplayResultDto }) {
+function Comparison({ result, isRunning }: { result: ReplayResultDto; isRunning: boolean }) {
   return (
     <section
       className="replay-compare"
@@ -78,7 +79,11 @@ function Comparison({ result }: { result: ReplayResultDto }) {
             </a>
           ) : (
             <div className="replay-noimage">
-              {result.ok ? 'Matches (not saved)' : 'No screenshot'}
+              {result.ok
+                ? 'Matches (not saved)'
+                : isRunning
+                  ? 'Shown when the replay ends'
+                  : 'No screenshot'}
             </div>
           )}
           <figcaption>Live</figcaption>
@@ -116,13 +121,28 @@ export function ReplayPanel({ recording, onSelectStep }: ReplayPanelProps) {
   const error = useReplayStore((s) => (isOurs ? s.error : null));
   const speed = useReplayStore((s) => s.speed);
   const results = useReplayStore((s) => (isOurs ? replaySelectors.results(s) : EMPTY));
-  const progress = useReplayStore(replaySelectors.progress);
   const selected = useReplayStore((s) => (isOurs ? replaySelectors.selected(s) : null));
   const store = useReplayStore.getState;
 
   useEffect(() => {
     void useReplayStore.getState().load(id);
   }, [id]);
+
+  // a step chosen in the list (after the panel opened) shows its result side by side
+  const selectedStepId = useReviewStore((s) => s.selectedStepId);
+  const shownStep = useRef(selectedStepId);
+  useEffect(() => {
+    if (selectedStepId === shownStep.current) {
+      return;
+    }
+    shownStep.current = selectedStepId;
+    const r = replaySelectors
+      .results(useReplayStore.getState())
+      .find((x) => x.stepId !== null && x.stepId === selectedStepId);
+    if (r) {
+      useReplayStore.getState().select(r.index);
+    }
+  }, [selectedStepId]);
 
   if (!status) {
     return (
@@ -137,6 +157,7 @@ export function ReplayPanel({ recording, onSelectStep }: ReplayPanelProps) {
   }
   const report = status.report;
   const running = status.running;
+  const progress = replaySelectors.progress({ status });
   const shownError = error ?? status.error;
   const first = report?.firstDivergent ?? null;
   return (
@@ -241,6 +262,7 @@ export function ReplayPanel({ recording, onSelectStep }: ReplayPanelProps) {
           </div>
         </div>
       )}
+      {selected && <Comparison result={selected} isRunning={running} />}
       {results.length > 0 && (
         <ol className="replay-results" aria-label="Replay results">
           {results.map((r) => (
@@ -277,7 +299,6 @@ export function ReplayPanel({ recording, onSelectStep }: ReplayPanelProps) {
           ))}
         </ol>
       )}
-      {selected && <Comparison result={selected} />}
     </div>
   );
 }

@@ -152,7 +152,9 @@ export class ReplayJobs {
       display: readReplayDisplay(this.ctx.lib),
       running,
       busyWith: job !== null && !running ? job.id : null,
-      results: results.map((r) => this.resultDto(id, r)),
+      // a run under way writes in a hidden work folder, renamed to `replay/<run id>/` with its
+      // report (replay-service.ts): its screenshots are served once it has ended
+      results: results.map((r) => this.resultDto(id, r, running)),
       total: running ? job.total : 0,
       report: report === null ? null : this.reportDto(id, report),
       error: running ? null : (ended?.error ?? null),
@@ -185,8 +187,8 @@ export class ReplayJobs {
   }
 
   // A result with its images as media URLs (screenshot `replay/<run>/<file>`, keyframe
-  // `keyframes/<file>`, both relative to the recording's folder).
-  private resultDto(id: string, r: ReplayStepResult): ReplayResultDto {
+  // `keyframes/<file>`, both relative to the recording's folder); no screenshot while running.
+  private resultDto(id: string, r: ReplayStepResult, isRunning = false): ReplayResultDto {
     const screenshot = /^replay\/([^/]+)\/([^/]+\.png)$/.exec(r.screenshot ?? '');
     const keyframe = /^keyframes\/([^/]+\.png)$/.exec(r.keyframe ?? '');
     return {
@@ -199,9 +201,10 @@ export class ReplayJobs {
       recordedElement: r.recordedElement,
       liveElement: r.liveElement,
       note: r.note,
-      screenshotUrl: screenshot
-        ? this.ctx.mediaUrl(id, 'replay', `${screenshot[1]}/${screenshot[2]}`)
-        : null,
+      screenshotUrl:
+        screenshot && !isRunning
+          ? this.ctx.mediaUrl(id, 'replay', `${screenshot[1]}/${screenshot[2]}`)
+          : null,
       keyframeUrl: keyframe ? this.ctx.mediaUrl(id, 'keyframe', keyframe[1]) : null,
     };
   }

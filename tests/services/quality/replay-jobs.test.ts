@@ -67,13 +67,12 @@ function report(id: string, steps: ReplayStepResult[], extra: Partial<ReplayRepo
 }
 
 /** A fake replay the test releases step by step: `results` one at a time, then the report. */
-function controlledReplay() {
+function controlledReplay(steps = [result(0, true), result(1, false)]) {
   const calls: Call[] = [];
   const gates: (() => void)[] = [];
   const next = () => new Promise<void>((resolve) => gates.push(resolve));
   const replay = async (_lib: unknown, id: string, options: ReplayOptions) => {
     calls.push({ id, options });
-    const steps = [result(0, true), result(1, false)];
     for (const s of steps) {
       await Promise.race([
         next(),
@@ -196,6 +195,22 @@ describe('replay jobs', () => {
     expect(st.report!.steps[0]!.screenshotUrl).toBeNull();
     // another may start now
     expect((await call(s, 'replay:start', { id: b.id })).ok).toBe(true);
+  });
+
+  it("a run's screenshots are linked once it has ended (its folder is renamed then)", async () => {
+    const fake = controlledReplay([result(0, false), result(1, true)]);
+    const s = start({ replay: fake.replay });
+    await setDisplay(s, ':99');
+    await call(s, 'replay:start', { id: a.id });
+    await fake.release();
+    const during = await status(s, a.id);
+    expect(during.running).toBe(true);
+    expect(during.results[0]).toMatchObject({ ok: false, screenshotUrl: null });
+    expect(during.results[0]!.keyframeUrl).toBe(`/media/${a.id}/keyframe/step-000.png`);
+    await fake.release();
+    await s.context.replay.cancel(a.id); // waits for the end
+    const after = await status(s, a.id);
+    expect(after.results[0]!.screenshotUrl).toBe(`/media/${a.id}/replay/run-1/step-000.png`);
   });
 
   it('cancel stops the run and answers its report', async () => {

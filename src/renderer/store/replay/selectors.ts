@@ -41,8 +41,8 @@ export const replaySelectors = {
   byStep,
   /** The result of one step, for its badge in the step list (undefined: none). */
   ofStep: (s: ReplayState, stepId: string): ReplayResultDto | undefined => byStep(s).get(stepId),
-  /** `done / total` of the run under way, else null. */
-  progress: (s: ReplayState): { done: number; total: number } | null =>
+  /** `done / total` of the run under way, else null (a new object: not a hook selector). */
+  progress: (s: Pick<ReplayState, 'status'>): { done: number; total: number } | null =>
     s.status?.running ? { done: s.status.results.length, total: s.status.total } : null,
   /** The result shown side by side: the one selected, else the first divergent one. */
   selected: (s: ReplayState): ReplayResultDto | null => {
