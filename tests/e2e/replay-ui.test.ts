@@ -16,6 +16,9 @@ import { exampleLibrary } from '../helpers/example-library';
 import { launchChromium } from './chromium';
 import { callApi, rendererHolding, startServer, stop, type Served } from './serve';
 
+/** The bit of HTMLImageElement the page-side callbacks read. */
+type ImageLike = { naturalWidth: number };
+
 describe('replay in the review UI (Chromium + cua-annotator serve + a real replay on Xvfb)', () => {
   let lib: Awaited<ReturnType<typeof exampleLibrary>>;
   let desktop: Desktop | null = null;
@@ -157,12 +160,14 @@ describe('replay in the review UI (Chromium + cua-annotator serve + a real repla
     for (const testId of ['replay-keyframe', 'replay-screenshot']) {
       const img = compare.getByTestId(testId);
       await expect
-        .poll(() => img.evaluate((e) => (e as HTMLImageElement).naturalWidth), { timeout: 10_000 })
+        .poll(() => img.evaluate((e) => (e as unknown as ImageLike).naturalWidth), {
+          timeout: 10_000,
+        })
         .toBeGreaterThan(0);
     }
     const sizes = await compare
       .locator('img')
-      .evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth));
+      .evaluateAll((imgs) => imgs.map((i) => (i as unknown as ImageLike).naturalWidth));
     // the keyframe is a frame of the recording's video, the live screen the desktop's 1280×800
     expect(sizes[1]).toBe(1280);
     expect(sizes[0]).not.toBe(1280);
