@@ -26,6 +26,7 @@ import type { RecordOptions, RecordResult } from './recording/record-service';
 import { deleteRecording, listLibrary, showRecording, type RecordingView } from './recordings';
 import type { reduceRecording } from './reduce-service';
 import type { scanRecording } from './privacy/scan-service';
+import type { replayRecording } from './quality/replay-service';
 import type { redactAllFindings, redactFindings, RedactedFinding } from './privacy/text-redaction';
 import type { listBoxRedactions, undoBoxRedaction, BoxRedaction } from './edits/redactions';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
@@ -139,6 +140,10 @@ export type Services = {
   scanRecording(
     ...args: Parameters<Bound<typeof scanRecording>>
   ): Promise<ReturnType<typeof scanRecording>>;
+  /** Replays a recording on a display and scores it (`replay`, docs/replay.md §5). */
+  replayRecording(
+    ...args: Parameters<Bound<typeof replayRecording>>
+  ): ReturnType<typeof replayRecording>;
   /** Redacts findings' text by finding id (`scan --redact`): `redact-text` edits. */
   redactFindings(...args: Parameters<Bound<typeof redactFindings>>): Promise<RedactedFinding[]>;
   /** Redacts every unresolved finding's text (`scan --redact-all`). */
@@ -269,6 +274,10 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     scanRecording: async (...args) => {
       guard();
       return (await import('./privacy/scan-service')).scanRecording(lib, ...args);
+    },
+    replayRecording: async (...args) => {
+      guard();
+      return await (await import('./quality/replay-service')).replayRecording(lib, ...args);
     },
     redactFindings: async (...args) => {
       guard();

@@ -2,7 +2,6 @@
 // the nut-js driver and scores them against the recording (docs/replay.md). Exit 0 when every
 // result matches, 1 when one diverges, 3 when the replay stopped early (user input, Ctrl+C).
 import type { ReplayReport, ReplayStepResult } from '../../shared/domain';
-import { replayRecording } from '../../services/quality/replay-service';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
@@ -101,16 +100,18 @@ export const replayCommand: Command = {
           view.steps.length + 1,
           !values.json && process.stderr.isTTY,
         );
-        return await replayRecording(services.lib, view.id, {
-          display: values.display,
-          live: values.live === true,
-          speed,
-          elements: values['no-elements'] !== true,
-          signal: controller.signal,
-          onResult: (r, total) => {
-            progress.update(Math.min(total, r.index + 1), r.ok ? '' : `step ${r.index} diverges`);
-          },
-        }).finally(() => progress.finish());
+        return await services
+          .replayRecording(view.id, {
+            display: values.display,
+            live: values.live === true,
+            speed,
+            elements: values['no-elements'] !== true,
+            signal: controller.signal,
+            onResult: (r, total) => {
+              progress.update(Math.min(total, r.index + 1), r.ok ? '' : `step ${r.index} diverges`);
+            },
+          })
+          .finally(() => progress.finish());
       });
     } finally {
       process.off('SIGINT', onSigint);
