@@ -71,6 +71,18 @@ describe('replay driver child on Xvfb', () => {
   let driver: ReplayDriver;
   let hello: Awaited<ReturnType<typeof startDriverProcess>>['hello'];
   const children: ChildProcess[] = [];
+  /** A driver whose child process the test holds (killed by afterAll if a test fails). */
+  const startKept = async () => {
+    const mine: ChildProcess[] = [];
+    const started = await startDriverProcess({
+      display: desktop.display,
+      env: desktop.env,
+      launcher: keepingLauncher(mine),
+    });
+    const child = mine[0]!;
+    children.push(child);
+    return { started, child };
+  };
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-driver-'));
   let form: GtkForm | null = null;
 
@@ -225,14 +237,7 @@ describe('replay driver child on Xvfb', () => {
   });
 
   it('the child killed under a pending request: it rejects at once, later ones too; close() resolves', async () => {
-    const mine: ChildProcess[] = [];
-    const started = await startDriverProcess({
-      display: desktop.display,
-      env: desktop.env,
-      launcher: keepingLauncher(mine),
-    });
-    const child = mine[0]!;
-    children.push(child);
+    const { started, child } = await startKept();
     // stopped, the child cannot answer: the request is surely pending when it dies
     child.kill('SIGSTOP');
     const pending = started.driver.pointer().catch((e: unknown) => e);
@@ -251,14 +256,7 @@ describe('replay driver child on Xvfb', () => {
   });
 
   it('a request written to a child that just died rejects (no unhandled EPIPE)', async () => {
-    const mine: ChildProcess[] = [];
-    const started = await startDriverProcess({
-      display: desktop.display,
-      env: desktop.env,
-      launcher: keepingLauncher(mine),
-    });
-    const child = mine[0]!;
-    children.push(child);
+    const { started, child } = await startKept();
     // between the child's exit and its 'close' the parent does not know yet: the write fails
     const late = new Promise<unknown>((resolve) =>
       child.once('exit', () => {
@@ -274,14 +272,7 @@ describe('replay driver child on Xvfb', () => {
   });
 
   it('close() asks the child to quit and it exits 0', async () => {
-    const mine: ChildProcess[] = [];
-    const started = await startDriverProcess({
-      display: desktop.display,
-      env: desktop.env,
-      launcher: keepingLauncher(mine),
-    });
-    const child = mine[0]!;
-    children.push(child);
+    const { started, child } = await startKept();
     const closed = new Promise<[number | null, string | null]>((resolve) =>
       child.once('close', (code, signal) => resolve([code, signal])),
     );
