@@ -65,6 +65,10 @@ export type ActiveWindowTrackerOptions = {
 export const DEFAULT_ACTIVE_WINDOW_START_TIMEOUT_MS = 3000;
 /** Default limit per window query, ms. */
 export const DEFAULT_ACTIVE_WINDOW_QUERY_TIMEOUT_MS = 2000;
+/** Readings of the title after the spy's first output, when one fails or times out. */
+const REREAD_ATTEMPTS = 3;
+/** Pause between those readings (ms). */
+const REREAD_RETRY_MS = 100;
 
 const X11_UTILS_FIX = 'apt-get install x11-utils (provides xprop and xwininfo)';
 
@@ -338,7 +342,18 @@ export class ActiveWindowTracker {
     const reread = async (): Promise<void> => {
       const seen = lineCount;
       const args = ['-id', windowId, '_NET_WM_NAME', 'WM_NAME'];
-      const text = await this.run(this.options.xpropPath ?? 'xprop', args);
+      // a reading that fails or times out (a loaded machine) is tried again: losing it loses
+      // the title set in the gap for good
+      let text: string | null = null;
+      for (let attempt = 0; attempt < REREAD_ATTEMPTS && text === null; attempt += 1) {
+        if (attempt > 0) {
+          await new Promise((resolve) => setTimeout(resolve, REREAD_RETRY_MS));
+        }
+        if (lineCount !== seen || !this.isLive()) {
+          return;
+        }
+        text = await this.run(this.options.xpropPath ?? 'xprop', args);
+      }
       if (text === null || lineCount !== seen || !this.isLive()) {
         return;
       }
