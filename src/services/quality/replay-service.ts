@@ -163,16 +163,6 @@ function roleSystem(platform: NodeJS.Platform): RoleSystem {
   return platform === 'darwin' ? 'ax' : platform === 'win32' ? 'uia' : 'atspi';
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fs.writeFile(tmp, text);
-    await fs.rename(tmp, file);
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-}
-
 /** Removes the work folders of runs whose process is gone (killed); a running one is kept. */
 async function removeStaleRuns(dir: string): Promise<void> {
   let names: string[];
@@ -416,7 +406,8 @@ export async function replayRecording(
       durationMs: Math.round(performance.now() - started),
       warnings,
     };
-    await writeAtomic(
+    // the work folder's rename below is what makes the run appear whole
+    await fs.writeFile(
       path.join(workDir, REPLAY_REPORT_FILE),
       `${JSON.stringify(report, null, 2)}\n`,
     );
