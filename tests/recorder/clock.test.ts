@@ -43,7 +43,11 @@ describe('sampleWallClockOffset', () => {
     const predictedMs = monoMs + offset.offsetMs;
     expect(predictedMs).toBeGreaterThanOrEqual(wallMs - offset.uncertaintyMs - 0.05);
     expect(predictedMs).toBeLessThan(wallMs + 1 + offset.uncertaintyMs + 0.5);
-    // two samples agree (no clock step during the test)
-    expect(Math.abs(sampleWallClockOffset().offsetMs - offset.offsetMs)).toBeLessThan(2);
+    // two samples agree within their stated uncertainties (no clock step during the test; a
+    // sample taken while the machine is loaded states a wider one: 11 ms was seen in CI)
+    const again = sampleWallClockOffset();
+    expect(Math.abs(again.offsetMs - offset.offsetMs)).toBeLessThan(
+      offset.uncertaintyMs + again.uncertaintyMs + 2,
+    );
   });
 });
