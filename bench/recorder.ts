@@ -1,6 +1,8 @@
 // Whole-recorder benchmark on a private Xvfb desktop (1280×800, 30 fps, synthetic activity):
 // BENCH_RUNS rounds (default 5), each of ffmpeg alone with the recorder's arguments, the recorder
-// with accessibility (AT-SPI) on and the recorder with --no-a11y, over the same scripted activity.
+// with accessibility (AT-SPI) on, the recorder with --no-a11y, and the recorder with AT-SPI on and
+// uiohook-napi as its input hook instead of the X RECORD hook (CUA_INPUT_HOOK=uiohook, the
+// baseline of that change), over the same scripted activity.
 // Per round: CPU of every recorder process (the CLI, the input-hook child, ffmpeg, X helpers)
 // divided by CPU of ffmpeg alone in that round; frames vs. the wall duration; completeness of a
 // 5,000-move burst; stamp error of injected input; video and database MB per minute. Prints the
@@ -162,6 +164,7 @@ async function recorderRun(
   desktop: Desktop,
   dir: string,
   extraArgs: string[],
+  env: NodeJS.ProcessEnv = {},
 ): Promise<RecorderRun> {
   const lib = fs.mkdtempSync(path.join(dir, 'lib-'));
   const cli = process.env.BENCH_CLI ?? path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
@@ -181,7 +184,7 @@ async function recorderRun(
       ...extraArgs,
       ...(process.env.BENCH_RECORD_ARGS ?? '').split(' ').filter(Boolean),
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
   );
   let stdout = '';
   let stderr = '';
@@ -288,10 +291,11 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-bench-rec-'));
   const load0 = os.loadavg();
   console.log(
-    `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity per phase (moves at 50 Hz, a key every 0.5 s), ${runs} rounds of ffmpeg alone / recorder with AT-SPI / recorder --no-a11y`,
+    `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity per phase (moves at 50 Hz, a key every 0.5 s), ${runs} rounds of ffmpeg alone / recorder with AT-SPI / recorder --no-a11y / recorder with AT-SPI and uiohook-napi`,
   );
   const ratiosOn: number[] = [];
   const ratiosOff: number[] = [];
+  const ratiosUiohook: number[] = [];
   const alones: number[] = [];
   try {
     await launchGtkForm(desktop);
@@ -300,14 +304,17 @@ async function main(): Promise<void> {
       const aloneShare = alone.cpu / alone.seconds;
       const on = await recorderRun(desktop, dir, []);
       const off = await recorderRun(desktop, dir, ['--no-a11y']);
+      const uiohook = await recorderRun(desktop, dir, [], { CUA_INPUT_HOOK: 'uiohook' });
       alones.push(aloneShare);
       ratiosOn.push(on.share / aloneShare);
       ratiosOff.push(off.share / aloneShare);
+      ratiosUiohook.push(uiohook.share / aloneShare);
       console.log(
         `round ${round}: ffmpeg alone ${pc(aloneShare)} of a core (load ${os.loadavg()[0]!.toFixed(2)})`,
       );
       describeRun('AT-SPI on ', on, aloneShare);
       describeRun('--no-a11y ', off, aloneShare);
+      describeRun('uiohook   ', uiohook, aloneShare);
     }
   } finally {
     await desktop.stop();
@@ -321,6 +328,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `ratio recorder / ffmpeg alone, --no-a11y:  median ${median(ratiosOff).toFixed(3)}  (${list(ratiosOff)})`,
+  );
+  console.log(
+    `ratio recorder / ffmpeg alone, AT-SPI on, uiohook-napi hook:  median ${median(ratiosUiohook).toFixed(3)}  (${list(ratiosUiohook)})`,
   );
   console.log(
     `load average (1/5/15 min) before ${load0.map((l) => l.toFixed(2)).join('/')}, after ${load1.map((l) => l.toFixed(2)).join('/')}; ${os.cpus().length} cores`,

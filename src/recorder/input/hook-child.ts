@@ -1,10 +1,12 @@
 // The input-hook child process: the only module that loads uiohook-napi (docs/platform-linux.md §3).
-// uiohook aborts the whole process (SIGABRT, uncatchable) without a display or without the X
-// RECORD extension, so it never runs inside the recorder; hook-supervisor.ts starts it through
-// the child launcher (src/infra/child-launcher.ts: this file through tsx from the sources, or its
-// bundle out/node/hook-child.js; then `--heartbeat-ms N`) and hook-channel.ts reads the
-// JSON-lines protocol of hook-protocol.ts from its stdout. Logs go to stderr only.
-import { EventType, uIOhook } from 'uiohook-napi';
+// On Linux it reads the X RECORD extension itself, in plain Node (x11/record-hook.ts, §3a): the
+// same events, one thread and one wake-up per batch of the server instead of two per event, and
+// one write per HOOK_DEFERRED_FLUSH_MS for all of them; CUA_INPUT_HOOK=uiohook
+// brings uiohook-napi back there. uiohook aborts the whole process (SIGABRT, uncatchable) without
+// a display or without RECORD, so no hook ever runs inside the recorder; hook-supervisor.ts starts
+// it through the child launcher (src/infra/child-launcher.ts: this file through tsx from the
+// sources, or its bundle out/node/hook-child.js; then `--heartbeat-ms N`) and hook-channel.ts
+// reads the JSON-lines protocol of hook-protocol.ts from its stdout. Logs go to stderr only.
 import { monotonicNowMs } from '../clock';
 import {
   encodeEventLine,
@@ -12,7 +14,10 @@ import {
   HOOK_DEFERRED_FLUSH_MS,
   HOOK_PROTOCOL_VERSION,
 } from './hook-protocol';
-import type { HookRequest } from './hook-protocol';
+import type { HookInputEvent, HookRequest } from './hook-protocol';
+import type * as UiohookApi from 'uiohook-napi';
+import { startX11RecordHook } from './x11/record-hook';
+import type { X11RecordHook } from './x11/record-hook';
 
 const DEFAULT_HEARTBEAT_MS = 250;
 /** After a shutdown, give stdout this long to drain before exiting anyway (ms). */
@@ -68,33 +73,63 @@ function enqueue(line: string, canWait = false): void {
   }
 }
 
+/** The X RECORD hook (Linux), unless CUA_INPUT_HOOK=uiohook asks for uiohook-napi. */
+const isX11Record = process.platform === 'linux' && process.env.CUA_INPUT_HOOK !== 'uiohook';
+const heartbeatMs = msArgument(process.argv, '--heartbeat-ms', DEFAULT_HEARTBEAT_MS, 10);
+let lastHeartbeatMs = -Infinity;
+let uiohook: typeof UiohookApi.uIOhook | null = null;
+let x11Hook: X11RecordHook | null = null;
+
 // liveness for the parent's watchdog, in order with the events (`sent` = event lines before it)
-const heartbeatTimer = setInterval(
-  () => {
-    enqueue(
-      encodeLine({ type: 'heartbeat', t: monotonicNowMs(), seq: heartbeatSeq, sent: sentEvents }),
-    );
-    heartbeatSeq += 1;
-  },
-  msArgument(process.argv, '--heartbeat-ms', DEFAULT_HEARTBEAT_MS, 10),
-);
+function heartbeatLine(): string {
+  lastHeartbeatMs = monotonicNowMs();
+  const line = encodeLine({
+    type: 'heartbeat',
+    t: lastHeartbeatMs,
+    seq: heartbeatSeq,
+    sent: sentEvents,
+  });
+  heartbeatSeq += 1;
+  return line;
+}
+// uiohook: a timer of its own; the X11 hook writes heartbeats with its flushes (no extra wake-up)
+const heartbeatTimer = isX11Record
+  ? null
+  : setInterval(() => enqueue(heartbeatLine()), heartbeatMs);
 
 function logError(message: string): void {
   process.stderr.write(`hook-child: ${message}\n`);
 }
 
+let isHookStopping = false;
+
 function shutdown(exitCode: number, requestId?: number | string): void {
-  if (isStopping) {
+  if (isStopping || isHookStopping) {
     return;
   }
   isStopping = true;
-  clearInterval(heartbeatTimer);
+  if (heartbeatTimer !== null) {
+    clearInterval(heartbeatTimer);
+  }
   if (deferredTimer !== null) {
     clearTimeout(deferredTimer);
     deferredTimer = null;
   }
+  if (x11Hook !== null) {
+    // what the server still holds arrives (onEvents) before the reply is written
+    const hook = x11Hook;
+    x11Hook = null;
+    isStopping = false;
+    isHookStopping = true;
+    void hook.stop().finally(() => {
+      isHookStopping = false;
+      isStopping = false;
+      shutdown(exitCode, requestId);
+    });
+    return;
+  }
   try {
-    uIOhook.stop();
+    uiohook?.stop();
   } catch (error) {
     logError(`uIOhook.stop failed: ${String(error)}`);
   }
@@ -139,19 +174,6 @@ function handleRequest(text: string): void {
   }
 }
 
-uIOhook.on('input', (event) => {
-  // stamp first: the session clock at the callback, before any other work
-  const tMs = monotonicNowMs();
-  // EVENT_MOUSE_CLICKED is derived from press/release: not forwarded
-  if (isStopping || event.type === EventType.EVENT_MOUSE_CLICKED) {
-    return;
-  }
-  sentEvents += 1;
-  const canWait =
-    event.type === EventType.EVENT_MOUSE_MOVED || event.type === EventType.EVENT_MOUSE_WHEEL;
-  enqueue(encodeEventLine(tMs, event), canWait);
-});
-
 // a parent that went away (EPIPE) cannot read anything more: stop quietly
 process.stdout.on('error', () => shutdown(0));
 
@@ -193,18 +215,75 @@ if (parentPort) {
 process.on('SIGTERM', () => shutdown(0));
 process.on('SIGINT', () => shutdown(0));
 
-try {
+/** X11: events of one flush interval, stamped now (their own `time` is the server's). */
+function onX11Events(events: HookInputEvent[]): void {
+  const tMs = monotonicNowMs();
+  for (const event of events) {
+    sentEvents += 1;
+    pending.push(encodeEventLine(tMs, event));
+  }
+}
+
+function onX11Flushed(): void {
+  if (monotonicNowMs() - lastHeartbeatMs >= heartbeatMs) {
+    pending.push(heartbeatLine());
+  }
+  if (!isStopping && !isHookStopping) {
+    flush();
+  }
+}
+
+async function startHook(): Promise<string> {
+  if (isX11Record) {
+    x11Hook = await startX11RecordHook({
+      display: process.env.DISPLAY ?? '',
+      flushIntervalMs: Math.max(deferredFlushMs, 1),
+      onEvents: onX11Events,
+      onFlushed: onX11Flushed,
+      onFailure: (error) => {
+        logError(`the X connection failed: ${error.message}`);
+        x11Hook = null;
+        flush();
+        setTimeout(() => process.exit(2), 100).unref();
+      },
+    });
+    return 'x11-record';
+  }
+  const { EventType, uIOhook } = await import('uiohook-napi');
+  uiohook = uIOhook;
+  uIOhook.on('input', (event) => {
+    // stamp first: the session clock at the callback, before any other work
+    const tMs = monotonicNowMs();
+    // EVENT_MOUSE_CLICKED is derived from press/release: not forwarded
+    if (isStopping || event.type === EventType.EVENT_MOUSE_CLICKED) {
+      return;
+    }
+    sentEvents += 1;
+    const canWait =
+      event.type === EventType.EVENT_MOUSE_MOVED || event.type === EventType.EVENT_MOUSE_WHEEL;
+    enqueue(encodeEventLine(tMs, event), canWait);
+  });
   uIOhook.start();
+  return 'uiohook';
+}
+
+try {
+  const source = await startHook();
+  enqueue(
+    encodeLine({
+      type: 'hello',
+      protocol: HOOK_PROTOCOL_VERSION,
+      capabilities: ['mouse', 'wheel', 'keyboard', 'server-time', 'heartbeat', `source:${source}`],
+      t: monotonicNowMs(),
+      pid: process.pid,
+    }),
+  );
+  if (isX11Record) {
+    onX11Flushed();
+  }
 } catch (error) {
-  logError(`uIOhook.start failed: ${error instanceof Error ? error.message : String(error)}`);
+  logError(
+    `the input hook failed to start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(2);
 }
-enqueue(
-  encodeLine({
-    type: 'hello',
-    protocol: HOOK_PROTOCOL_VERSION,
-    capabilities: ['mouse', 'wheel', 'keyboard', 'server-time', 'heartbeat'],
-    t: monotonicNowMs(),
-    pid: process.pid,
-  }),
-);

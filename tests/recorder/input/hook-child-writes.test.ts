@@ -1,8 +1,10 @@
-// How the input-hook child writes to its parent (real child, real Xvfb, xdotool injection):
-// pointer moves are held (HOOK_DEFERRED_FLUSH_MS; widened here with --defer-ms) and go out
-// together, so a moving mouse costs both processes a few writes and reads instead of one per
-// event (bench/recorder.ts); a key goes out at once and takes the held moves with it, in order;
-// nothing is lost at shutdown.
+// How the input-hook child writes to its parent (real child, real Xvfb, xdotool injection).
+// uiohook-napi (CUA_INPUT_HOOK=uiohook): pointer moves are held (HOOK_DEFERRED_FLUSH_MS; widened
+// here with --defer-ms) and go out together, so a moving mouse costs both processes a few writes
+// and reads instead of one per event (bench/recorder.ts); a key goes out at once and takes the
+// held moves with it, in order. The X RECORD hook (Linux's default): everything read in an
+// interval goes out in one write, with a heartbeat when one is due. Both: nothing is lost at
+// shutdown.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceLauncher } from '../../../src/infra/child-launcher';
@@ -12,7 +14,12 @@ import { startXvfb, xdotool, type XServer } from './x-server';
 
 type Chunk = {
   atMs: number;
-  lines: { type: string; t: number; e?: { type: number; x?: number; y?: number } }[];
+  lines: {
+    type: string;
+    t: number;
+    e?: { type: number; x?: number; y?: number };
+    capabilities?: string[];
+  }[];
 };
 
 type Child = { proc: ChildProcess; chunks: Chunk[] };
@@ -40,10 +47,14 @@ async function until(predicate: () => boolean, what: string, timeoutMs = 10_000)
 }
 
 // Starts the child from its sources and records every stdout chunk with its arrival time.
-async function startChild(extraArgs: string[]): Promise<Child> {
+async function startChild(
+  extraArgs: string[],
+  env: NodeJS.ProcessEnv = { CUA_INPUT_HOOK: 'uiohook' },
+  heartbeatMs = 5000,
+): Promise<Child> {
   const { file, args } = sourceLauncher().command('hook-child');
-  const proc = spawn(file, [...args, '--heartbeat-ms', '5000', ...extraArgs], {
-    env: server.env,
+  const proc = spawn(file, [...args, '--heartbeat-ms', String(heartbeatMs), ...extraArgs], {
+    env: { ...server.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.push(proc);
@@ -132,6 +143,54 @@ describe('hook child writes', () => {
     };
     expect(lines.filter((l) => l.type === 'event')).toHaveLength(reply.result.sent);
     const last = lines.filter((l) => l.type === 'event').at(-1);
+    expect([last?.e?.x, last?.e?.y]).toEqual([400, 400]);
+  });
+
+  it('X RECORD hook: one write per interval, in order, losing nothing', async () => {
+    const child = await startChild(['--defer-ms', String(DEFER_MS)], {}, 2000);
+    const hello = child.chunks.flatMap((c) => c.lines).find((l) => l.type === 'hello');
+    expect(hello?.capabilities).toContain('source:x11-record');
+    const first = child.chunks.length;
+    const moves = Array.from({ length: 40 }, (_, i) => [
+      'mousemove',
+      String(100 + i),
+      '200',
+      'sleep',
+      '0.003',
+    ]).flat();
+    await xdotool(server, ...moves, 'key', 'a');
+    await until(
+      () => eventLines(child.chunks.slice(first)).some((l) => l.line.e?.type === KEY_PRESSED),
+      'the moves and the key',
+    );
+    const lines = eventLines(child.chunks.slice(first));
+    // 41 events in at most two writes (an interval may end inside the xdotool run), each at
+    // least the interval after the previous write, the moves in order and the key after them
+    const writes = [...new Set(lines.map((l) => l.chunk))];
+    expect(writes.length).toBeLessThanOrEqual(2);
+    expect(lines.slice(0, 40).map((l) => l.line.e?.x)).toEqual(
+      Array.from({ length: 40 }, (_, i) => 100 + i),
+    );
+    expect(lines[40]?.line.e?.type).toBe(KEY_PRESSED);
+    for (const write of writes) {
+      const at = child.chunks[first + write]!.atMs;
+      const previous = child.chunks[first + write - 1]!.atMs;
+      expect(at - previous).toBeGreaterThanOrEqual(DEFER_MS - 50);
+    }
+    // heartbeats ride on the writes (one due every 2 s, writes every 1.5 s)
+    expect(child.chunks.flatMap((c) => c.lines).some((l) => l.type === 'heartbeat')).toBe(true);
+
+    // what the server still holds at shutdown arrives before the reply
+    await xdotool(server, 'mousemove', '400', '400');
+    const closed = new Promise((r) => child.proc.once('close', r));
+    child.proc.stdin?.end('{"id":1,"method":"shutdown"}\n');
+    await closed;
+    const all = child.chunks.flatMap((c) => c.lines);
+    const reply = all.find((l) => (l as { id?: number }).id === 1) as unknown as {
+      result: { sent: number };
+    };
+    expect(all.filter((l) => l.type === 'event')).toHaveLength(reply.result.sent);
+    const last = all.filter((l) => l.type === 'event').at(-1);
     expect([last?.e?.x, last?.e?.y]).toEqual([400, 400]);
   });
 });

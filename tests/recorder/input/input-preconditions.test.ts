@@ -117,9 +117,9 @@ describe('InputHook without a usable display', () => {
     expect(error.message).toMatch(/RECORD/);
   });
 
-  it('survives the child aborting without RECORD when the check is skipped', async () => {
+  it('survives uiohook aborting without RECORD when the check is skipped', async () => {
     const hook = new InputHook({
-      env: withoutRecord.env,
+      env: { ...withoutRecord.env, CUA_INPUT_HOOK: 'uiohook' },
       onEvents: noop,
       shouldCheckPreconditions: false,
     });
@@ -130,9 +130,9 @@ describe('InputHook without a usable display', () => {
     expect(hook.state).toBe('failed');
   });
 
-  it('survives the child aborting without DISPLAY when the check is skipped', async () => {
+  it('survives uiohook aborting without DISPLAY when the check is skipped', async () => {
     const hook = new InputHook({
-      env: envWithout('DISPLAY'),
+      env: { ...envWithout('DISPLAY'), CUA_INPUT_HOOK: 'uiohook' },
       onEvents: noop,
       shouldCheckPreconditions: false,
     });
@@ -141,6 +141,32 @@ describe('InputHook without a usable display', () => {
     expect(error.code).toBe('INPUT_HOOK_UNAVAILABLE');
     expect(error.message).toMatch(/XOpenDisplay failure/);
     expect(['SIGABRT', 'SIGKILL']).toContain(error.details?.signal);
+    expect(hook.state).toBe('failed');
+  });
+
+  it('gets a clear exit from the X RECORD hook without RECORD when the check is skipped', async () => {
+    const hook = new InputHook({
+      env: withoutRecord.env,
+      onEvents: noop,
+      shouldCheckPreconditions: false,
+    });
+    const error = await rejection(hook.start());
+    expect(error.code).toBe('INPUT_HOOK_UNAVAILABLE');
+    expect(error.message).toMatch(/the X server has no RECORD extension/);
+    expect(error.details?.exitCode).toBe(2);
+    expect(hook.state).toBe('failed');
+  });
+
+  it('gets a clear exit from the X RECORD hook without DISPLAY when the check is skipped', async () => {
+    const hook = new InputHook({
+      env: envWithout('DISPLAY'),
+      onEvents: noop,
+      shouldCheckPreconditions: false,
+    });
+    const error = await rejection(hook.start());
+    expect(error.code).toBe('INPUT_HOOK_UNAVAILABLE');
+    expect(error.message).toMatch(/DISPLAY is not set/);
+    expect(error.details?.exitCode).toBe(2);
     expect(hook.state).toBe('failed');
   });
 });

@@ -1,0 +1,255 @@
+// The input hook on X11 without native code (docs/platform-linux.md §3a): two plain-Node X
+// connections (x11-connection.ts) — a control one that creates a RECORD context for the core
+// device events (KeyPress…MotionNotify) of all clients, and a data one that enables it and then
+// receives the server's batches as they come (a socket left unread drops events in the server:
+// x11-connection.ts) — and hands them on in one batch per interval. One thread and one wake-up per
+// batch of the server, where uiohook-napi wakes its hook thread and then the JS thread for every
+// event (bench/recorder.ts). Events keep the X server's own time stamps. Stopping disables the
+// context and waits for the server's EndOfData, so every event the server recorded is delivered.
+import type { HookInputEvent } from '../hook-protocol';
+import { vcOfKeycode, RecordTranslator } from './record-translator';
+import { X11Connection } from './x11-connection';
+
+/** Options of {@link startX11RecordHook}. */
+export type X11RecordHookOptions = {
+  /** DISPLAY value. */
+  display: string;
+  env?: NodeJS.ProcessEnv;
+  /** How often the events read are handed on, ms. */
+  flushIntervalMs: number;
+  /** The events read since the last flush, in order (called once per flush that has some). */
+  onEvents: (events: HookInputEvent[]) => void;
+  /** After each flush, events or not (the child writes its lines and heartbeats here). */
+  onFlushed?: () => void;
+  /** The X server went away or refused the RECORD context (not called after `stop`). */
+  onFailure: (error: Error) => void;
+};
+
+/** A running hook. */
+export type X11RecordHook = {
+  /** Disables the context, delivers what the server still held, closes both connections. */
+  stop(timeoutMs?: number): Promise<void>;
+};
+
+const X_QUERY_EXTENSION = 98;
+const X_GET_PROPERTY = 20;
+const X_QUERY_KEYMAP = 44;
+const X_GET_POINTER_MAPPING = 117;
+const X_GET_MODIFIER_MAPPING = 119;
+const RECORD_QUERY_VERSION = 0;
+const RECORD_CREATE_CONTEXT = 1;
+const RECORD_ENABLE_CONTEXT = 5;
+const RECORD_DISABLE_CONTEXT = 6;
+const RECORD_FREE_CONTEXT = 7;
+const RECORD_ALL_CLIENTS = 3;
+const CATEGORY_FROM_SERVER = 0;
+const CATEGORY_END_OF_DATA = 5;
+const ATOM_RESOURCE_MANAGER = 23;
+const ATOM_STRING = 31;
+const MAPPING_MODIFIER = 0;
+const MAPPING_POINTER = 2;
+const MAPPING_NOTIFY = 34;
+const DEFAULT_MULTI_CLICK_MS = 200;
+const DEFAULT_NUM_LOCK_MASK = 0x10;
+
+/** The major opcode of RECORD; throws a clear error when the server lacks it. */
+async function recordOpcode(connection: X11Connection): Promise<number> {
+  const name = Buffer.from('RECORD', 'latin1');
+  const body = Buffer.alloc(4 + name.length);
+  body.writeUInt16LE(name.length, 0);
+  name.copy(body, 4);
+  const reply = await connection.request(X_QUERY_EXTENSION, 0, body, true);
+  if (reply[8] !== 1) {
+    throw new Error('the X server has no RECORD extension (Xorg and Xvfb load it by default)');
+  }
+  return reply[9]!;
+}
+
+async function pointerMap(connection: X11Connection): Promise<number[]> {
+  const reply = await connection.request(X_GET_POINTER_MAPPING, 0, Buffer.alloc(0), true);
+  return [...reply.subarray(32, 32 + reply[1]!)];
+}
+
+// the modifier bit holding the Num Lock key (keycode found through its VC code)
+async function numLockMask(connection: X11Connection): Promise<number> {
+  const reply = await connection.request(X_GET_MODIFIER_MAPPING, 0, Buffer.alloc(0), true);
+  const perModifier = reply[1]!;
+  for (let modifier = 0; modifier < 8; modifier += 1) {
+    for (let i = 0; i < perModifier; i += 1) {
+      const keycode = reply[32 + modifier * perModifier + i]!;
+      if (keycode !== 0 && vcOfKeycode(keycode) === 0x0045) {
+        return 1 << modifier;
+      }
+    }
+  }
+  return DEFAULT_NUM_LOCK_MASK;
+}
+
+/** `*multiClickTime` from the root window's RESOURCE_MANAGER, as Xt reads it; else 200 ms. */
+export function multiClickFromResources(resources: string): number {
+  const match = /^\*\.?multiClickTime:\s*(\d+)/im.exec(resources);
+  const value = match ? Number(match[1]) : NaN;
+  return Number.isFinite(value) && value >= 0 ? value : DEFAULT_MULTI_CLICK_MS;
+}
+
+async function multiClickMs(connection: X11Connection): Promise<number> {
+  const body = Buffer.alloc(20);
+  body.writeUInt32LE(connection.info.root, 0);
+  body.writeUInt32LE(ATOM_RESOURCE_MANAGER, 4);
+  body.writeUInt32LE(ATOM_STRING, 8);
+  body.writeUInt32LE(0, 12);
+  body.writeUInt32LE(16384, 16);
+  const reply = await connection.request(X_GET_PROPERTY, 0, body, true);
+  const length = reply.readUInt32LE(16);
+  return multiClickFromResources(reply.subarray(32, 32 + length).toString('latin1'));
+}
+
+function createContextBody(context: number): Buffer {
+  const body = Buffer.alloc(44);
+  body.writeUInt32LE(context, 0);
+  body.writeUInt8(0, 4); // element header: no per-element times or sequence numbers
+  body.writeUInt32LE(1, 8); // one client spec
+  body.writeUInt32LE(1, 12); // one range
+  body.writeUInt32LE(RECORD_ALL_CLIENTS, 16);
+  // RECORDRANGE (24 bytes) at 20: device-events at offset 18 of the range
+  body.writeUInt8(2, 20 + 18); // KeyPress
+  body.writeUInt8(6, 20 + 19); // MotionNotify
+  return body;
+}
+
+/** Connects twice, creates and enables the RECORD context; resolves once events flow. */
+export async function startX11RecordHook(options: X11RecordHookOptions): Promise<X11RecordHook> {
+  const env = options.env ?? process.env;
+  if (options.display.trim() === '') {
+    throw new Error('DISPLAY is not set: input capture needs an X11 display');
+  }
+  const control = await X11Connection.open(options.display, env);
+  let data: X11Connection | null = null;
+  try {
+    const opcode = await recordOpcode(control);
+    const version = Buffer.alloc(4);
+    version.writeUInt16LE(1, 0);
+    version.writeUInt16LE(13, 2);
+    await control.request(opcode, RECORD_QUERY_VERSION, version, true);
+    const [map, numLock, multiClick, keymap] = await Promise.all([
+      pointerMap(control),
+      numLockMask(control),
+      multiClickMs(control).catch(() => DEFAULT_MULTI_CLICK_MS),
+      control.request(X_QUERY_KEYMAP, 0, Buffer.alloc(0), true),
+    ]);
+    const translator = new RecordTranslator({
+      pointerMap: map,
+      numLockMask: numLock,
+      multiClickMs: multiClick,
+    });
+    translator.seedHeldKeys(keymap.subarray(8, 40));
+    const context = control.newId(1);
+    control.request(opcode, RECORD_CREATE_CONTEXT, createContextBody(context), false);
+    // a round trip: the context exists (or the error arrived) before the data side enables it
+    await control.request(opcode, RECORD_QUERY_VERSION, version, true);
+
+    // a remapped pointer or keyboard reaches every client as MappingNotify
+    const refresh = async (which: number): Promise<void> => {
+      try {
+        if (which === MAPPING_POINTER) {
+          translator.update({ pointerMap: await pointerMap(control) });
+        } else if (which === MAPPING_MODIFIER) {
+          translator.update({ numLockMask: await numLockMask(control) });
+        }
+      } catch {
+        // the connection is going away: its close is reported on its own
+      }
+    };
+    control.onEvent((event) => {
+      if ((event[0]! & 0x7f) === MAPPING_NOTIFY) {
+        void refresh(event[4]!);
+      }
+    });
+
+    const dataConnection = await X11Connection.open(options.display, env);
+    data = dataConnection;
+    let isStopping = false;
+    let hasFailed = false;
+    // both connections end when the server does: one report
+    const failed = (error: Error | null): void => {
+      if (!isStopping && !hasFailed) {
+        hasFailed = true;
+        options.onFailure(error ?? new Error('the X server closed the connection'));
+      }
+    };
+    let endOfData: (() => void) | null = null;
+    let batch: HookInputEvent[] = [];
+    const started = new Promise<void>((resolve, reject) => {
+      const enable = Buffer.alloc(4);
+      enable.writeUInt32LE(context, 0);
+      let isStarted = false;
+      dataConnection.stream(opcode, RECORD_ENABLE_CONTEXT, enable, (reply) => {
+        if (!isStarted) {
+          // the first reply is StartOfData
+          isStarted = true;
+          resolve();
+        }
+        const category = reply[1]!;
+        if (category === CATEGORY_FROM_SERVER) {
+          for (let at = 32; at + 32 <= reply.length; at += 32) {
+            const event = translator.translate(reply, at);
+            if (event) {
+              batch.push(event);
+            }
+          }
+        } else if (category === CATEGORY_END_OF_DATA) {
+          endOfData?.();
+        }
+      });
+      dataConnection.onClose((error) => {
+        if (!isStarted) {
+          reject(error ?? new Error('the X server closed the connection'));
+        } else {
+          failed(error);
+        }
+      });
+    });
+    control.onClose(failed);
+    await started;
+
+    const deliver = (): void => {
+      if (batch.length > 0) {
+        const events = batch;
+        batch = [];
+        options.onEvents(events);
+      }
+      options.onFlushed?.();
+    };
+    const timer = setInterval(deliver, options.flushIntervalMs);
+
+    return {
+      async stop(timeoutMs = 2000): Promise<void> {
+        if (isStopping) {
+          return;
+        }
+        isStopping = true;
+        clearInterval(timer);
+        const ended = new Promise<void>((resolve) => {
+          endOfData = resolve;
+          setTimeout(resolve, timeoutMs).unref();
+        });
+        try {
+          const body = Buffer.alloc(4);
+          body.writeUInt32LE(context, 0);
+          control.request(opcode, RECORD_DISABLE_CONTEXT, body, false);
+          await ended;
+          control.request(opcode, RECORD_FREE_CONTEXT, body, false);
+        } catch {
+          // the server is gone: nothing more can arrive
+        }
+        deliver();
+        dataConnection.close();
+        control.close();
+      },
+    };
+  } catch (error) {
+    data?.close();
+    control.close();
+    throw error;
+  }
+}

@@ -1,0 +1,144 @@
+// The X RECORD hook in this process (it is plain Node: nothing here can abort the process) against
+// real Xvfb servers: a server that demands a MIT-MAGIC-COOKIE-1 (accepted with XAUTHORITY,
+// refused with a clear reason without), a burst of synthetic input read completely (the socket is
+// read as data comes: left unread for 100 ms at a time, Xvfb dropped moves and button presses),
+// and a server that dies under it.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { HookInputEvent } from '../../../src/recorder/input/hook-protocol';
+import { startX11RecordHook } from '../../../src/recorder/input/x11/record-hook';
+import { startXvfb, xdotool, type XServer } from './x-server';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-x11-hook-'));
+const servers: XServer[] = [];
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+// an Xauthority entry valid for any display (FamilyWild)
+function wildCookie(data: Buffer): Buffer {
+  const field = (value: Buffer): Buffer => {
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(value.length, 0);
+    return Buffer.concat([length, value]);
+  };
+  const family = Buffer.alloc(2);
+  family.writeUInt16BE(65535, 0);
+  return Buffer.concat([
+    family,
+    field(Buffer.alloc(0)),
+    field(Buffer.alloc(0)),
+    field(Buffer.from('MIT-MAGIC-COOKIE-1')),
+    field(data),
+  ]);
+}
+
+describe('X RECORD hook against real servers', () => {
+  it('connects to a server that demands a cookie with XAUTHORITY, and says why it cannot without', async () => {
+    const authFile = path.join(dir, 'xauth');
+    fs.writeFileSync(authFile, wildCookie(Buffer.from('0123456789abcdef')));
+    const server = await startXvfb(['-auth', authFile]);
+    servers.push(server);
+    const env = { ...server.env, XAUTHORITY: authFile };
+    const events: HookInputEvent[] = [];
+    const hook = await startX11RecordHook({
+      display: server.display,
+      env,
+      flushIntervalMs: 50,
+      onEvents: (batch) => events.push(...batch),
+      onFailure: () => undefined,
+    });
+    await xdotool({ ...server, env }, 'mousemove', '321', '123');
+    await until(() => events.some((e) => e.type === 9), 'a move');
+    await hook.stop();
+    expect(events.at(-1)).toMatchObject({ type: 9, x: 321, y: 123 });
+
+    const wrong = path.join(dir, 'other');
+    fs.writeFileSync(wrong, wildCookie(Buffer.from('not-the-cookie!!')));
+    await expect(
+      startX11RecordHook({
+        display: server.display,
+        env: { ...server.env, XAUTHORITY: wrong },
+        flushIntervalMs: 50,
+        onEvents: () => undefined,
+        onFailure: () => undefined,
+      }),
+    ).rejects.toThrow(
+      /the X server refused the connection: (Invalid MIT-MAGIC-COOKIE-1 key|Authorization)/,
+    );
+  });
+
+  it('reads a burst of 3,000 synthetic moves and 1,000 clicks completely', async () => {
+    const server = await startXvfb();
+    servers.push(server);
+    const seen = new Set<string>();
+    let presses = 0;
+    let releases = 0;
+    const hook = await startX11RecordHook({
+      display: server.display,
+      env: server.env,
+      flushIntervalMs: 50,
+      onEvents: (batch) => {
+        for (const e of batch) {
+          if (e.type === 9) {
+            seen.add(`${e.x},${e.y}`);
+          }
+          presses += e.type === 7 ? 1 : 0;
+          releases += e.type === 8 ? 1 : 0;
+        }
+      },
+      onFailure: () => undefined,
+    });
+    const code = [
+      'from Xlib import display, X',
+      'from Xlib.ext import xtest',
+      'd = display.Display()',
+      'for i in range(3000):',
+      '    xtest.fake_input(d, X.MotionNotify, x=5 + i % 1000, y=5 + i // 1000); d.sync()',
+      '    if i % 3 == 0:',
+      '        xtest.fake_input(d, X.ButtonPress, 10); xtest.fake_input(d, X.ButtonRelease, 10)',
+      '        d.sync()',
+    ].join('\n');
+    const burst = spawn('/usr/bin/python3', ['-c', code], { env: server.env, stdio: 'inherit' });
+    expect(await new Promise((r) => burst.once('close', r))).toBe(0);
+    await hook.stop();
+    const missing = Array.from(
+      { length: 3000 },
+      (_, i) => `${5 + (i % 1000)},${5 + Math.floor(i / 1000)}`,
+    ).filter((k) => !seen.has(k));
+    expect(missing).toEqual([]);
+    expect([presses, releases]).toEqual([1000, 1000]);
+  });
+
+  it('reports a server that dies under it once', async () => {
+    const server = await startXvfb();
+    const failures: Error[] = [];
+    await startX11RecordHook({
+      display: server.display,
+      env: server.env,
+      flushIntervalMs: 50,
+      onEvents: () => undefined,
+      onFailure: (error) => failures.push(error),
+    });
+    await server.stop();
+    await until(() => failures.length > 0, 'the failure');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.message).toMatch(/X connection|closed/);
+  });
+});

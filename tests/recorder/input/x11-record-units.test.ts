@@ -1,0 +1,148 @@
+// Pure parts of the X RECORD hook: DISPLAY parsing, Xauthority entries and cookie choice, the
+// multi-click resource, and the translator's state rules that the live parity test
+// (x11-hook-parity.test.ts) cannot reach on Xvfb: 32-bit time wrap, a Num Lock on another
+// modifier bit, modifiers held before capture, unknown keycodes and buttons.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { multiClickFromResources } from '../../../src/recorder/input/x11/record-hook';
+import { RecordTranslator, X_EVENT } from '../../../src/recorder/input/x11/record-translator';
+import {
+  findCookie,
+  parseDisplay,
+  parseXauthority,
+} from '../../../src/recorder/input/x11/x11-connection';
+
+function xauthEntry(family: number, address: string, number: string, data: Buffer): Buffer {
+  const field = (value: Buffer): Buffer => {
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(value.length, 0);
+    return Buffer.concat([length, value]);
+  };
+  const head = Buffer.alloc(2);
+  head.writeUInt16BE(family, 0);
+  return Buffer.concat([
+    head,
+    field(Buffer.from(address)),
+    field(Buffer.from(number)),
+    field(Buffer.from('MIT-MAGIC-COOKIE-1')),
+    field(data),
+  ]);
+}
+
+function xEvent(type: number, detail: number, time: number, x = 0, y = 0, state = 0): Buffer {
+  const b = Buffer.alloc(32);
+  b[0] = type;
+  b[1] = detail;
+  b.writeUInt32LE(time >>> 0, 4);
+  b.writeInt16LE(x, 20);
+  b.writeInt16LE(y, 22);
+  b.writeUInt16LE(state, 28);
+  return b;
+}
+
+describe('parseDisplay', () => {
+  it('maps local displays to their socket and remote ones to TCP', () => {
+    expect(parseDisplay(':99')).toMatchObject({ socketPath: '/tmp/.X11-unix/X99', number: 99 });
+    expect(parseDisplay('unix:3.0')).toMatchObject({ socketPath: '/tmp/.X11-unix/X3', number: 3 });
+    expect(parseDisplay('example.org:1')).toEqual({
+      socketPath: null,
+      host: 'example.org',
+      number: 1,
+    });
+  });
+
+  it('refuses what is not a display', () => {
+    expect(() => parseDisplay('')).toThrow(/not of the form/);
+    expect(() => parseDisplay('wayland-0')).toThrow(/not of the form/);
+  });
+});
+
+describe('Xauthority', () => {
+  it('parses entries and picks the cookie of this host and display', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-xauth-'));
+    const file = path.join(dir, 'auth');
+    const mine = Buffer.alloc(16, 7);
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        xauthEntry(256, os.hostname(), '5', Buffer.alloc(16, 1)),
+        xauthEntry(256, 'another-host', '7', Buffer.alloc(16, 2)),
+        xauthEntry(256, os.hostname(), '7', mine),
+      ]),
+    );
+    expect(parseXauthority(fs.readFileSync(file))).toHaveLength(3);
+    expect(findCookie(parseDisplay(':7'), { XAUTHORITY: file })?.data).toEqual(mine);
+    expect(findCookie(parseDisplay(':8'), { XAUTHORITY: file })).toBeNull();
+    expect(findCookie(parseDisplay(':7'), { XAUTHORITY: path.join(dir, 'missing') })).toBeNull();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops at a truncated entry instead of reading past it', () => {
+    const whole = xauthEntry(256, 'h', '1', Buffer.alloc(16));
+    expect(parseXauthority(Buffer.concat([whole, whole.subarray(0, 9)]))).toHaveLength(1);
+  });
+});
+
+describe('multiClickFromResources', () => {
+  it('reads *multiClickTime as Xt does and defaults to 200 ms', () => {
+    expect(multiClickFromResources('Xft.dpi:\t96\n*multiClickTime:\t400\n')).toBe(400);
+    expect(multiClickFromResources('*.multiClickTime: 350')).toBe(350);
+    expect(multiClickFromResources('Xft.dpi:\t96\n')).toBe(200);
+  });
+});
+
+describe('RecordTranslator', () => {
+  const options = { pointerMap: [1, 2, 3, 4, 5, 6, 7, 8, 9], numLockMask: 0x10, multiClickMs: 200 };
+
+  it('counts clicks across the 32-bit wrap of X time', () => {
+    const t = new RecordTranslator(options);
+    const near = 0xffffffa0;
+    t.translate(xEvent(X_EVENT.buttonPress, 1, near));
+    t.translate(xEvent(X_EVENT.buttonRelease, 1, near + 10));
+    const second = t.translate(xEvent(X_EVENT.buttonPress, 1, near + 150)); // wraps to 54
+    expect(second).toMatchObject({ type: 7, button: 1, clicks: 2 });
+    const late = t.translate(xEvent(X_EVENT.buttonPress, 1, near + 900));
+    expect(late).toMatchObject({ clicks: 1 });
+  });
+
+  it('takes Num Lock from the modifier bit the server names', () => {
+    const t = new RecordTranslator({ ...options, numLockMask: 0x20 });
+    // keypad 7 is keycode 79; Mod2 (0x10) set but Num Lock lives on Mod3 (0x20) here
+    expect(t.translate(xEvent(X_EVENT.keyPress, 79, 1, 0, 0, 0x10))).toMatchObject({
+      keycode: 0xee47,
+    });
+    expect(t.translate(xEvent(X_EVENT.keyPress, 79, 2, 0, 0, 0x20))).toMatchObject({
+      keycode: 0x0047,
+    });
+  });
+
+  it('knows modifiers held before capture and clears them on release', () => {
+    const t = new RecordTranslator(options);
+    const keymap = new Uint8Array(32);
+    keymap[37 >> 3]! |= 1 << (37 & 7); // Control_L
+    t.seedHeldKeys(keymap);
+    expect(t.translate(xEvent(X_EVENT.keyPress, 38, 1))).toMatchObject({ ctrlKey: true });
+    expect(t.translate(xEvent(X_EVENT.keyRelease, 37, 2))).toMatchObject({
+      keycode: 0x001d,
+      ctrlKey: false,
+    });
+  });
+
+  it('reports unknown keys as 0 and buttons past 9 as 0, and drops wheel releases', () => {
+    const t = new RecordTranslator(options);
+    expect(t.translate(xEvent(X_EVENT.keyPress, 254, 1))).toMatchObject({ keycode: 0 });
+    expect(t.translate(xEvent(X_EVENT.buttonPress, 12, 2))).toMatchObject({ button: 0 });
+    expect(t.translate(xEvent(X_EVENT.buttonRelease, 4, 3))).toBeNull();
+    expect(t.translate(xEvent(X_EVENT.buttonPress, 7, 4, -5, 9))).toMatchObject({
+      type: 11,
+      x: -5,
+      y: 9,
+      direction: 4,
+      rotation: 1,
+      amount: 3,
+    });
+    expect(t.translate(xEvent(33, 0, 5))).toBeNull();
+  });
+});
