@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceLauncher } from '../../../src/infra/child-launcher';
 import { monotonicNowMs } from '../../../src/recorder/clock';
 import { HOOK_DEFERRED_FLUSH_MS } from '../../../src/recorder/input/hook-protocol';
-import { startXvfb, xdotool, type XServer } from './x-server';
+import { startXvfb, until, xdotool, type XServer } from './x-server';
 
 type Chunk = {
   atMs: number;
@@ -35,16 +35,6 @@ afterAll(async () => {
   children.forEach((proc) => proc.kill('SIGKILL'));
   await server.stop();
 });
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 // Starts the child from its sources and records every stdout chunk with its arrival time.
 async function startChild(
@@ -82,6 +72,30 @@ const eventLines = (chunks: Chunk[]): { chunk: number; line: Chunk['lines'][numb
     c.lines.filter((l) => l.type === 'event').map((line) => ({ chunk, line })),
   );
 
+// Asks the child to shut down; every event it counted as sent must have reached us, the last at
+// `lastPoint`.
+async function expectShutdownDeliversAll(child: Child, lastPoint: [number, number]): Promise<void> {
+  const closed = new Promise((r) => child.proc.once('close', r));
+  child.proc.stdin?.end('{"id":1,"method":"shutdown"}\n');
+  await closed;
+  const lines = child.chunks.flatMap((c) => c.lines);
+  const reply = lines.find((l) => (l as { id?: number }).id === 1) as unknown as {
+    result: { sent: number };
+  };
+  expect(lines.filter((l) => l.type === 'event')).toHaveLength(reply.result.sent);
+  const last = lines.filter((l) => l.type === 'event').at(-1);
+  expect([last?.e?.x, last?.e?.y]).toEqual(lastPoint);
+}
+
+/** xdotool arguments: 40 moves about 3 ms apart along y = 200 from x = 100, in one run. */
+const FORTY_MOVES = Array.from({ length: 40 }, (_, i) => [
+  'mousemove',
+  String(100 + i),
+  '200',
+  'sleep',
+  '0.003',
+]).flat();
+
 const MOVED = 9;
 const KEY_PRESSED = 4;
 /** The deferral under test, widened from HOOK_DEFERRED_FLUSH_MS so timing cannot blur it. */
@@ -96,15 +110,7 @@ describe('hook child writes', () => {
   it('holds moves for one shared write and sends keys at once, in order, losing nothing', async () => {
     const child = await startChild(['--defer-ms', String(DEFER_MS)]);
     const first = child.chunks.length;
-    // 40 moves about 3 ms apart in one xdotool run
-    const moves = Array.from({ length: 40 }, (_, i) => [
-      'mousemove',
-      String(100 + i),
-      '200',
-      'sleep',
-      '0.003',
-    ]).flat();
-    await xdotool(server, ...moves);
+    await xdotool(server, ...FORTY_MOVES);
     await until(() => eventLines(child.chunks.slice(first)).length >= 40, '40 moves');
     const moveLines = eventLines(child.chunks.slice(first));
     expect(moveLines.map((l) => l.line.e?.type)).toEqual(Array(40).fill(MOVED));
@@ -134,16 +140,7 @@ describe('hook child writes', () => {
     // as sent reaches the parent
     await xdotool(server, 'mousemove', '400', '400');
     await new Promise((r) => setTimeout(r, 200));
-    const closed = new Promise((r) => child.proc.once('close', r));
-    child.proc.stdin?.end('{"id":1,"method":"shutdown"}\n');
-    await closed;
-    const lines = child.chunks.flatMap((c) => c.lines);
-    const reply = lines.find((l) => (l as { id?: number }).id === 1) as unknown as {
-      result: { sent: number };
-    };
-    expect(lines.filter((l) => l.type === 'event')).toHaveLength(reply.result.sent);
-    const last = lines.filter((l) => l.type === 'event').at(-1);
-    expect([last?.e?.x, last?.e?.y]).toEqual([400, 400]);
+    await expectShutdownDeliversAll(child, [400, 400]);
   });
 
   it('X RECORD hook: one write per interval, in order, losing nothing', async () => {
@@ -151,14 +148,7 @@ describe('hook child writes', () => {
     const hello = child.chunks.flatMap((c) => c.lines).find((l) => l.type === 'hello');
     expect(hello?.capabilities).toContain('source:x11-record');
     const first = child.chunks.length;
-    const moves = Array.from({ length: 40 }, (_, i) => [
-      'mousemove',
-      String(100 + i),
-      '200',
-      'sleep',
-      '0.003',
-    ]).flat();
-    await xdotool(server, ...moves, 'key', 'a');
+    await xdotool(server, ...FORTY_MOVES, 'key', 'a');
     await until(
       () => eventLines(child.chunks.slice(first)).some((l) => l.line.e?.type === KEY_PRESSED),
       'the moves and the key',
@@ -182,15 +172,6 @@ describe('hook child writes', () => {
 
     // what the server still holds at shutdown arrives before the reply
     await xdotool(server, 'mousemove', '400', '400');
-    const closed = new Promise((r) => child.proc.once('close', r));
-    child.proc.stdin?.end('{"id":1,"method":"shutdown"}\n');
-    await closed;
-    const all = child.chunks.flatMap((c) => c.lines);
-    const reply = all.find((l) => (l as { id?: number }).id === 1) as unknown as {
-      result: { sent: number };
-    };
-    expect(all.filter((l) => l.type === 'event')).toHaveLength(reply.result.sent);
-    const last = all.filter((l) => l.type === 'event').at(-1);
-    expect([last?.e?.x, last?.e?.y]).toEqual([400, 400]);
+    await expectShutdownDeliversAll(child, [400, 400]);
   });
 });

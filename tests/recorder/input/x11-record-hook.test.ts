@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HookInputEvent } from '../../../src/recorder/input/hook-protocol';
 import { startX11RecordHook } from '../../../src/recorder/input/x11/record-hook';
-import { startXvfb, xdotool, type XServer } from './x-server';
+import { startXvfb, until, xdotool, type XServer } from './x-server';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-x11-hook-'));
 const servers: XServer[] = [];
@@ -19,16 +19,6 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 // an Xauthority entry valid for any display (FamilyWild)
 function wildCookie(data: Buffer): Buffer {
