@@ -101,10 +101,10 @@ function logError(message: string): void {
   process.stderr.write(`hook-child: ${message}\n`);
 }
 
-let isHookStopping = false;
-
+// Stops the hook (the X RECORD hook delivers what the server still holds through onX11Events
+// first), then writes everything pending and the reply, and exits.
 function shutdown(exitCode: number, requestId?: number | string): void {
-  if (isStopping || isHookStopping) {
+  if (isStopping) {
     return;
   }
   isStopping = true;
@@ -115,17 +115,23 @@ function shutdown(exitCode: number, requestId?: number | string): void {
     clearTimeout(deferredTimer);
     deferredTimer = null;
   }
-  if (x11Hook !== null) {
-    // what the server still holds arrives (onEvents) before the reply is written
-    const hook = x11Hook;
-    x11Hook = null;
-    isStopping = false;
-    isHookStopping = true;
-    void hook.stop().finally(() => {
-      isHookStopping = false;
-      isStopping = false;
-      shutdown(exitCode, requestId);
-    });
+  void stopHook().finally(() => {
+    if (requestId !== undefined) {
+      pending.push(encodeLine({ id: requestId, ok: true, result: { sent: sentEvents } }));
+    }
+    const chunk = pending.join('');
+    pending = [];
+    const exit = (): void => process.exit(exitCode);
+    setTimeout(exit, EXIT_DRAIN_LIMIT_MS).unref();
+    process.stdout.write(chunk, exit);
+  });
+}
+
+async function stopHook(): Promise<void> {
+  const hook = x11Hook;
+  x11Hook = null;
+  if (hook !== null) {
+    await hook.stop();
     return;
   }
   try {
@@ -133,14 +139,6 @@ function shutdown(exitCode: number, requestId?: number | string): void {
   } catch (error) {
     logError(`uIOhook.stop failed: ${String(error)}`);
   }
-  if (requestId !== undefined) {
-    pending.push(encodeLine({ id: requestId, ok: true, result: { sent: sentEvents } }));
-  }
-  const chunk = pending.join('');
-  pending = [];
-  const exit = (): void => process.exit(exitCode);
-  setTimeout(exit, EXIT_DRAIN_LIMIT_MS).unref();
-  process.stdout.write(chunk, exit);
 }
 
 function handleRequest(text: string): void {
@@ -228,7 +226,7 @@ function onX11Flushed(): void {
   if (monotonicNowMs() - lastHeartbeatMs >= heartbeatMs) {
     pending.push(heartbeatLine());
   }
-  if (!isStopping && !isHookStopping) {
+  if (!isStopping) {
     flush();
   }
 }

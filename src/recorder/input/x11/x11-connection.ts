@@ -26,9 +26,6 @@ export type X11SetupInfo = {
   resourceIdMask: number;
   /** Root window of the first screen. */
   root: number;
-  minKeycode: number;
-  maxKeycode: number;
-  vendor: string;
 };
 
 /** An X protocol error reply to a request. */
@@ -153,7 +150,6 @@ export class X11Connection {
   info!: X11SetupInfo;
   private socket: net.Socket | null = null;
   private chunks: Buffer[] = [];
-  private buffered = 0;
   private sequence = 0;
   private pending: Pending[] = [];
   private setupWaiter: { resolve: (b: Buffer) => void; reject: (e: Error) => void } | null = null;
@@ -296,7 +292,6 @@ export class X11Connection {
 
   private receive(chunk: Buffer): void {
     this.chunks.push(chunk);
-    this.buffered += chunk.length;
     let data = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     let at = 0;
     for (;;) {
@@ -338,7 +333,6 @@ export class X11Connection {
     }
     data = data.subarray(at);
     this.chunks = data.length > 0 ? [Buffer.from(data)] : [];
-    this.buffered = data.length;
   }
 
   private dispatch(message: Buffer): void {
@@ -404,14 +398,10 @@ export class X11Connection {
 function parseSetup(reply: Buffer): X11SetupInfo {
   const vendorLength = reply.readUInt16LE(24);
   const formats = reply[29]!;
-  const vendor = reply.subarray(40, 40 + vendorLength).toString('latin1');
   const screenAt = 40 + vendorLength + pad4(vendorLength) + 8 * formats;
   return {
     resourceIdBase: reply.readUInt32LE(12),
     resourceIdMask: reply.readUInt32LE(16),
     root: reply.readUInt32LE(screenAt),
-    minKeycode: reply[34]!,
-    maxKeycode: reply[35]!,
-    vendor,
   };
 }
