@@ -10,7 +10,8 @@
 // usage: npx tsx bench/recorder.ts   (BENCH_SECONDS per phase, default 20; BENCH_RUNS, default 5;
 //   BENCH_CLI: the CLI entry, default bin/cua-annotator.mjs, i.e. the build in out/node;
 //   BENCH_RECORD_ARGS: extra `record` arguments; BENCH_NODE_ARGS: node flags of the recorder,
-//   e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
+//   e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; BENCH_PHASES: which recorder phases to run,
+//   comma-separated from on,off,uiohook, default all three)
 import { openDatabase } from '../src/store';
 import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -287,11 +288,19 @@ function describeRun(label: string, run: RecorderRun, alone: number): void {
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'on,off,uiohook').split(','));
   const desktop = await startDesktop();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-bench-rec-'));
   const load0 = os.loadavg();
   console.log(
-    `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity per phase (moves at 50 Hz, a key every 0.5 s), ${runs} rounds of ffmpeg alone / recorder with AT-SPI / recorder --no-a11y / recorder with AT-SPI and uiohook-napi`,
+    `recorder benchmark: 1280×800 @ ${FPS} fps, ${SECONDS} s of synthetic activity per phase (moves at 50 Hz, a key every 0.5 s), ${runs} rounds of ffmpeg alone / ${[
+      ['on', 'recorder with AT-SPI'],
+      ['off', 'recorder --no-a11y'],
+      ['uiohook', 'recorder with AT-SPI and uiohook-napi'],
+    ]
+      .filter(([phase]) => phases.has(phase!))
+      .map(([, label]) => label)
+      .join(' / ')}`,
   );
   const ratiosOn: number[] = [];
   const ratiosOff: number[] = [];
@@ -302,19 +311,25 @@ async function main(): Promise<void> {
     for (let round = 1; round <= runs; round += 1) {
       const alone = await ffmpegAlone(desktop, dir);
       const aloneShare = alone.cpu / alone.seconds;
-      const on = await recorderRun(desktop, dir, []);
-      const off = await recorderRun(desktop, dir, ['--no-a11y']);
-      const uiohook = await recorderRun(desktop, dir, [], { CUA_INPUT_HOOK: 'uiohook' });
       alones.push(aloneShare);
-      ratiosOn.push(on.share / aloneShare);
-      ratiosOff.push(off.share / aloneShare);
-      ratiosUiohook.push(uiohook.share / aloneShare);
       console.log(
         `round ${round}: ffmpeg alone ${pc(aloneShare)} of a core (load ${os.loadavg()[0]!.toFixed(2)})`,
       );
-      describeRun('AT-SPI on ', on, aloneShare);
-      describeRun('--no-a11y ', off, aloneShare);
-      describeRun('uiohook   ', uiohook, aloneShare);
+      if (phases.has('on')) {
+        const on = await recorderRun(desktop, dir, []);
+        ratiosOn.push(on.share / aloneShare);
+        describeRun('AT-SPI on ', on, aloneShare);
+      }
+      if (phases.has('off')) {
+        const off = await recorderRun(desktop, dir, ['--no-a11y']);
+        ratiosOff.push(off.share / aloneShare);
+        describeRun('--no-a11y ', off, aloneShare);
+      }
+      if (phases.has('uiohook')) {
+        const uiohook = await recorderRun(desktop, dir, [], { CUA_INPUT_HOOK: 'uiohook' });
+        ratiosUiohook.push(uiohook.share / aloneShare);
+        describeRun('uiohook   ', uiohook, aloneShare);
+      }
     }
   } finally {
     await desktop.stop();
@@ -323,15 +338,16 @@ async function main(): Promise<void> {
   const load1 = os.loadavg();
   const list = (xs: number[]): string => xs.map((x) => x.toFixed(3)).join(', ');
   console.log(`ffmpeg alone, median: ${pc(median(alones))} of a core`);
-  console.log(
-    `ratio recorder / ffmpeg alone, AT-SPI on:  median ${median(ratiosOn).toFixed(3)}  (${list(ratiosOn)})  aim ≤ 1.15`,
-  );
-  console.log(
-    `ratio recorder / ffmpeg alone, --no-a11y:  median ${median(ratiosOff).toFixed(3)}  (${list(ratiosOff)})`,
-  );
-  console.log(
-    `ratio recorder / ffmpeg alone, AT-SPI on, uiohook-napi hook:  median ${median(ratiosUiohook).toFixed(3)}  (${list(ratiosUiohook)})`,
-  );
+  const report = (label: string, xs: number[], aim = ''): void => {
+    if (xs.length > 0) {
+      console.log(
+        `ratio recorder / ffmpeg alone, ${label}  median ${median(xs).toFixed(3)}  (${list(xs)})${aim}`,
+      );
+    }
+  };
+  report('AT-SPI on: ', ratiosOn, '  aim ≤ 1.15');
+  report('--no-a11y: ', ratiosOff);
+  report('AT-SPI on, uiohook-napi hook: ', ratiosUiohook);
   console.log(
     `load average (1/5/15 min) before ${load0.map((l) => l.toFixed(2)).join('/')}, after ${load1.map((l) => l.toFixed(2)).join('/')}; ${os.cpus().length} cores`,
   );

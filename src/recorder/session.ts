@@ -174,6 +174,9 @@ function isOutsideTermination(error: AppError): boolean {
 
 /** Default pointer rest before the hover lookup, ms. */
 export const DEFAULT_HOVER_SETTLE_MS = 80;
+/** What a batch of moves may take beyond the child's deferral to reach the session (its timer
+ * firing late, the pipe, a busy event loop), ms. */
+const HOVER_SLACK_MS = 70;
 
 /** Title of the toplevel window of an element record (the node just below the application). */
 function windowNameOf(record: AxElementRecord): string | null {
@@ -255,6 +258,14 @@ export class RecordingSession {
   private readonly exclusion: CaptureExclusion | null;
   private inputChain: Promise<void> = Promise.resolve();
   private hoverTimer: NodeJS.Timeout | null = null;
+  /** The pointer's last resting place to look up once it stays there (scheduleHover). */
+  private hoverRest: {
+    ax: AccessibilityAdapter;
+    x: number;
+    y: number;
+    serial: number;
+    dueAtMs: number;
+  } | null = null;
   /** Incremented by every pointer move: a hover lookup from an older move is stale. */
   private moveSerial = 0;
   /**
@@ -391,9 +402,9 @@ export class RecordingSession {
             ),
           );
         },
-        // one SQLite transaction per 100 ms at most (the cadence) and a calmer heartbeat
-        // keep the recorder's own CPU small next to ffmpeg's (bench/recorder.ts)
-        flushIntervalMs: 100,
+        // a batch per read of the child's output (moves held there for up to
+        // HOOK_DEFERRED_FLUSH_MS, so one SQLite transaction per 100 ms of motion) and a calmer
+        // heartbeat keep the recorder's own CPU small next to ffmpeg's (bench/recorder.ts)
         heartbeatIntervalMs: 500,
         ...o.inputHookOptions,
       });
@@ -830,6 +841,7 @@ export class RecordingSession {
       clearTimeout(this.hoverTimer);
       this.hoverTimer = null;
     }
+    this.hoverRest = null;
     if (this.liveWarningTimer) {
       clearInterval(this.liveWarningTimer);
       this.liveWarningTimer = null;
@@ -953,17 +965,35 @@ export class RecordingSession {
 
   // Looks up the element under a pointer that came to rest, so a click that closes its window
   // still gets the element it landed on (the lookup after the click may find the window behind).
+  // One timer, not one per batch: a batch moves the rest's due time on and the timer, when it
+  // fires early, waits for what is left (a cleared and re-set timer still wakes the process at
+  // its old time: one wake-up per batch under steady motion).
   private scheduleHover(ax: AccessibilityAdapter, x: number, y: number): void {
     this.hover = null;
-    if (this.hoverTimer) {
-      clearTimeout(this.hoverTimer);
+    const delayMs = this.hoverDelayMs();
+    this.hoverRest = { ax, x, y, serial: this.moveSerial, dueAtMs: monotonicNowMs() + delayMs };
+    if (this.hoverTimer === null) {
+      this.armHover(delayMs);
     }
-    const serial = this.moveSerial;
+  }
+
+  private armHover(delayMs: number): void {
     this.hoverTimer = setTimeout(() => {
       this.hoverTimer = null;
+      const rest = this.hoverRest;
+      if (rest === null) {
+        return;
+      }
+      const waitMs = rest.dueAtMs - monotonicNowMs();
+      if (waitMs > 1) {
+        this.armHover(waitMs);
+        return;
+      }
+      this.hoverRest = null;
       if (this.stateValue !== 'recording' || this.exclusion?.isFocusedExcluded) {
         return;
       }
+      const { ax, x, y, serial } = rest;
       this.track(
         (async () => {
           try {
@@ -976,18 +1006,18 @@ export class RecordingSession {
           }
         })(),
       );
-    }, this.hoverDelayMs());
+    }, delayMs);
   }
 
   // The rest before a hover lookup: longer than the settle time and than the longest a move can
-  // take to arrive (the child's deferral plus one input flush), so a pointer still moving (its
-  // next batch due within that) cancels the lookup instead of paying for one per batch
-  // (bench/recorder.ts: 10 lookups/s under steady motion otherwise).
+  // take to arrive (the child's deferral, the parent hands a read on at once, plus timer and
+  // scheduling slack), so a pointer still moving (its next batch due within that) cancels the
+  // lookup instead of paying for one per batch (bench/recorder.ts: with 20 ms of slack, a few
+  // lookups a second under steady motion; 10 a second with none).
   private hoverDelayMs(): number {
-    const flushMs = Math.min(this.options.inputHookOptions?.flushIntervalMs ?? 100, 100);
     return Math.max(
       this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS,
-      HOOK_DEFERRED_FLUSH_MS + flushMs + 20,
+      HOOK_DEFERRED_FLUSH_MS + HOVER_SLACK_MS,
     );
   }
 

@@ -1,8 +1,8 @@
 // The input-hook child process: the only module that loads uiohook-napi (docs/platform-linux.md §3).
 // On Linux it reads the X RECORD extension itself, in plain Node (x11/record-hook.ts, §3a): the
-// same events, one thread and one wake-up per batch of the server instead of two per event, and
-// one write per HOOK_DEFERRED_FLUSH_MS for all of them; CUA_INPUT_HOOK=uiohook
-// brings uiohook-napi back there. uiohook aborts the whole process (SIGABRT, uncatchable) without
+// same events, one thread and one wake-up per batch of the server instead of two per event;
+// CUA_INPUT_HOOK=uiohook brings uiohook-napi back there. Both hooks hand their events on the same
+// way (enqueue below). uiohook aborts the whole process (SIGABRT, uncatchable) without
 // a display or without RECORD, so no hook ever runs inside the recorder; hook-supervisor.ts starts
 // it through the child launcher (src/infra/child-launcher.ts: this file through tsx from the
 // sources, or its bundle out/node/hook-child.js; then `--heartbeat-ms N`) and hook-channel.ts
@@ -13,6 +13,7 @@ import {
   encodeLine,
   HOOK_DEFERRED_FLUSH_MS,
   HOOK_PROTOCOL_VERSION,
+  UIOHOOK_EVENT_TYPES,
 } from './hook-protocol';
 import type { HookInputEvent, HookRequest } from './hook-protocol';
 import type * as UiohookApi from 'uiohook-napi';
@@ -41,11 +42,11 @@ let heartbeatSeq = 0;
 let isStopping = false;
 
 // Lines are queued and written once per event-loop turn: a burst of thousands of uiohook
-// callbacks becomes a few large writes instead of one syscall per event. Pointer moves and wheel
-// steps (stamped already, and most of the traffic) wait up to HOOK_DEFERRED_FLUSH_MS for
-// company, so a moving mouse costs both processes about twenty writes and reads a second instead
-// of one per event (bench/recorder.ts); anything else (buttons, keys, heartbeats, replies) is
-// written at once, behind them.
+// callbacks becomes a few large writes instead of one syscall per event. Pointer moves, wheel
+// steps and releases (stamped already, and most of the traffic) wait up to
+// HOOK_DEFERRED_FLUSH_MS for company, so a moving mouse costs both processes about ten writes and
+// reads a second instead of one per event (bench/recorder.ts); presses and replies are written at
+// once, behind them; a heartbeat goes with moves already waiting, else at once.
 function flush(): void {
   isFlushScheduled = false;
   if (deferredTimer !== null) {
@@ -76,26 +77,28 @@ function enqueue(line: string, canWait = false): void {
 /** The X RECORD hook (Linux), unless CUA_INPUT_HOOK=uiohook asks for uiohook-napi. */
 const isX11Record = process.platform === 'linux' && process.env.CUA_INPUT_HOOK !== 'uiohook';
 const heartbeatMs = msArgument(process.argv, '--heartbeat-ms', DEFAULT_HEARTBEAT_MS, 10);
-let lastHeartbeatMs = -Infinity;
 let uiohook: typeof UiohookApi.uIOhook | null = null;
 let x11Hook: X11RecordHook | null = null;
 
 // liveness for the parent's watchdog, in order with the events (`sent` = event lines before it)
 function heartbeatLine(): string {
-  lastHeartbeatMs = monotonicNowMs();
   const line = encodeLine({
     type: 'heartbeat',
-    t: lastHeartbeatMs,
+    t: monotonicNowMs(),
     seq: heartbeatSeq,
     sent: sentEvents,
   });
   heartbeatSeq += 1;
   return line;
 }
-// uiohook: a timer of its own; the X11 hook writes heartbeats with its flushes (no extra wake-up)
-const heartbeatTimer = isX11Record
-  ? null
-  : setInterval(() => enqueue(heartbeatLine()), heartbeatMs);
+// a heartbeat rides with moves already waiting for their write rather than writing them early
+const heartbeatTimer = setInterval(() => {
+  if (deferredTimer !== null) {
+    pending.push(heartbeatLine());
+  } else {
+    enqueue(heartbeatLine());
+  }
+}, heartbeatMs);
 
 function logError(message: string): void {
   process.stderr.write(`hook-child: ${message}\n`);
@@ -108,9 +111,7 @@ function shutdown(exitCode: number, requestId?: number | string): void {
     return;
   }
   isStopping = true;
-  if (heartbeatTimer !== null) {
-    clearInterval(heartbeatTimer);
-  }
+  clearInterval(heartbeatTimer);
   if (deferredTimer !== null) {
     clearTimeout(deferredTimer);
     deferredTimer = null;
@@ -213,21 +214,19 @@ if (parentPort) {
 process.on('SIGTERM', () => shutdown(0));
 process.on('SIGINT', () => shutdown(0));
 
-/** X11: events of one flush interval, stamped now (their own `time` is the server's). */
+/** Pointer moves, wheel steps and releases may wait for company (enqueue); presses may not (the
+ * parent looks up the element under a click and reacts to hotkeys when they come). */
+function canWait(type: number): boolean {
+  return type !== UIOHOOK_EVENT_TYPES.keyPressed && type !== UIOHOOK_EVENT_TYPES.mousePressed;
+}
+
+/** X11: the events one read of the server's stream brought, stamped now (their own `time` is
+ * the server's). */
 function onX11Events(events: HookInputEvent[]): void {
   const tMs = monotonicNowMs();
   for (const event of events) {
     sentEvents += 1;
-    pending.push(encodeEventLine(tMs, event));
-  }
-}
-
-function onX11Flushed(): void {
-  if (monotonicNowMs() - lastHeartbeatMs >= heartbeatMs) {
-    pending.push(heartbeatLine());
-  }
-  if (!isStopping) {
-    flush();
+    enqueue(encodeEventLine(tMs, event), canWait(event.type));
   }
 }
 
@@ -235,9 +234,7 @@ async function startHook(): Promise<string> {
   if (isX11Record) {
     x11Hook = await startX11RecordHook({
       display: process.env.DISPLAY ?? '',
-      flushIntervalMs: Math.max(deferredFlushMs, 1),
       onEvents: onX11Events,
-      onFlushed: onX11Flushed,
       onFailure: (error) => {
         logError(`the X connection failed: ${error.message}`);
         x11Hook = null;
@@ -257,9 +254,7 @@ async function startHook(): Promise<string> {
       return;
     }
     sentEvents += 1;
-    const canWait =
-      event.type === EventType.EVENT_MOUSE_MOVED || event.type === EventType.EVENT_MOUSE_WHEEL;
-    enqueue(encodeEventLine(tMs, event), canWait);
+    enqueue(encodeEventLine(tMs, event), canWait(event.type));
   });
   uIOhook.start();
   return 'uiohook';
@@ -276,9 +271,6 @@ try {
       pid: process.pid,
     }),
   );
-  if (isX11Record) {
-    onX11Flushed();
-  }
 } catch (error) {
   logError(
     `the input hook failed to start: ${error instanceof Error ? error.message : String(error)}`,

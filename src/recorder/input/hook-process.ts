@@ -2,8 +2,12 @@
 // preconditions and reads the keymap, lets the HookSupervisor (hook-supervisor.ts) run
 // hook-child.ts as a child process through the child launcher, runs the child's events through
 // the InputPipeline (input-pipeline.ts: normalise, remove the recorder's own hotkeys, mask
-// secure-field typing, batch) and hands the batches on. A watchdog turns a silent or dead child
-// into a reported gap and a restarted child.
+// secure-field typing, batch) and hands on what each read of the child's output brought as one
+// batch: the child already holds pointer moves for up to HOOK_DEFERRED_FLUSH_MS and writes
+// anything else at once, so a batch is never older than that, and the parent needs no timer of
+// its own to deliver (one wake-up fewer per batch: bench/recorder.ts). A slower tick releases
+// events the hotkey filter held past its limit and runs the watchdog, which turns a silent or dead
+// child into a reported gap and a restarted child.
 import type { ChildLauncher } from '../../infra/child-launcher';
 import type { AppError } from '../../shared/errors';
 import { monotonicNowMs } from '../clock';
@@ -28,7 +32,8 @@ export type {
 
 /** Options of {@link InputHook}. */
 export type InputHookOptions = {
-  /** Receives normalised, filtered, masked events in order; at most every `flushIntervalMs`. */
+  /** Receives normalised, filtered, masked events in order, a batch per read of the child's
+   * output (and held events the tick releases). */
   onEvents: (batch: InputEvent[]) => void;
   /** A gap in capture (child died or stalled); called when capture resumes or is given up. */
   onGap?: (gap: InputGap) => void;
@@ -59,8 +64,9 @@ export type InputHookOptions = {
   heartbeatIntervalMs?: number;
   /** Silence (no line at all) after which the child counts as stalled, ms; default 3000. */
   stallTimeoutMs?: number;
-  /** Longest delay between an event's arrival and its delivery, ms; default 50 (≤ 100). */
-  flushIntervalMs?: number;
+  /** How often events the hotkey filter held past its limit are released and the watchdog
+   * looks for a silent child, ms; default 250. */
+  tickIntervalMs?: number;
   /** A batch this large is delivered at once; default 500 events. */
   maxBatchSize?: number;
   /** Restarts allowed within `restartWindowMs` before giving up; default 5. */
@@ -105,7 +111,7 @@ export type InputHookStopResult = {
   protocolErrorCount: number;
 };
 
-const DEFAULT_FLUSH_INTERVAL_MS = 50;
+const DEFAULT_TICK_INTERVAL_MS = 250;
 
 /** Global input capture in a child process, with watchdog, hotkey filter and masking. */
 export class InputHook {
@@ -137,10 +143,12 @@ export class InputHook {
       {
         onEvent: (tMs, event) => this.emit(this.pipeline.push(tMs, event)),
         onLinesRead: () => {
-          // tick() delivers on the cadence; a stopping hook delivers as lines come
-          if (this.supervisor.state === 'stopping') {
-            this.emit(this.pipeline.flush());
-          }
+          // what this read brought, at once (a stopping hook keeps held events for flushAll)
+          this.emit(
+            this.supervisor.state === 'stopping'
+              ? this.pipeline.flush()
+              : this.pipeline.flushDue(monotonicNowMs()),
+          );
         },
         onChildLost: () => this.emit(this.pipeline.resetAfterGap()),
         onGap: (gap) => this.options.onGap?.(gap),
@@ -177,7 +185,7 @@ export class InputHook {
       return layout;
     });
     this.lastTickAtMs = monotonicNowMs();
-    this.tickTimer = setInterval(() => this.tick(), this.flushIntervalMs());
+    this.tickTimer = setInterval(() => this.tick(), this.tickIntervalMs());
     this.tickTimer.unref();
     return {
       pid: hello.pid,
@@ -236,7 +244,7 @@ export class InputHook {
     const nowMs = monotonicNowMs();
     // a late tick means this process was blocked: the child's lines may be waiting unread in
     // the pipe, so its silence proves nothing until the pipe has been read again
-    const wasBlocked = nowMs - this.lastTickAtMs > 4 * this.flushIntervalMs();
+    const wasBlocked = nowMs - this.lastTickAtMs > 4 * this.tickIntervalMs();
     this.lastTickAtMs = nowMs;
     this.emit(this.pipeline.flushDue(nowMs));
     if (!wasBlocked) {
@@ -265,8 +273,8 @@ export class InputHook {
     }
   }
 
-  private flushIntervalMs(): number {
-    return Math.min(this.options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS, 100);
+  private tickIntervalMs(): number {
+    return Math.max(this.options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS, 1);
   }
 
   private async readLayout(): Promise<KeyboardLayout> {

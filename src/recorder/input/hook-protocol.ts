@@ -16,7 +16,7 @@ export const HOOK_PROTOCOL_VERSION = 1;
  * events go out at once. The parent adds it to its own flush interval wherever it reasons about
  * when a move can have arrived (the hover rest in session.ts).
  */
-export const HOOK_DEFERRED_FLUSH_MS = 50;
+export const HOOK_DEFERRED_FLUSH_MS = 100;
 
 /** uiohook-napi `EventType` values the child forwards (EVENT_MOUSE_CLICKED is dropped). */
 export const UIOHOOK_EVENT_TYPES = {

@@ -1,10 +1,9 @@
-// How the input-hook child writes to its parent (real child, real Xvfb, xdotool injection).
-// uiohook-napi (CUA_INPUT_HOOK=uiohook): pointer moves are held (HOOK_DEFERRED_FLUSH_MS; widened
-// here with --defer-ms) and go out together, so a moving mouse costs both processes a few writes
-// and reads instead of one per event (bench/recorder.ts); a key goes out at once and takes the
-// held moves with it, in order. The X RECORD hook (Linux's default): everything read in an
-// interval goes out in one write, with a heartbeat when one is due. Both: nothing is lost at
-// shutdown.
+// How the input-hook child writes to its parent (real child, real Xvfb, xdotool injection), the
+// same with either hook (uiohook-napi with CUA_INPUT_HOOK=uiohook; the X RECORD hook, Linux's
+// default): pointer moves are held (HOOK_DEFERRED_FLUSH_MS; widened here with --defer-ms) and go
+// out together, so a moving mouse costs both processes a few writes and reads instead of one per
+// event (bench/recorder.ts); a key goes out at once and takes the held moves with it, in order;
+// nothing is lost at shutdown.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceLauncher } from '../../../src/infra/child-launcher';
@@ -107,71 +106,47 @@ describe('hook child writes', () => {
     expect(HOOK_DEFERRED_FLUSH_MS).toBeLessThanOrEqual(100);
   });
 
-  it('holds moves for one shared write and sends keys at once, in order, losing nothing', async () => {
-    const child = await startChild(['--defer-ms', String(DEFER_MS)]);
-    const first = child.chunks.length;
-    await xdotool(server, ...FORTY_MOVES);
-    await until(() => eventLines(child.chunks.slice(first)).length >= 40, '40 moves');
-    const moveLines = eventLines(child.chunks.slice(first));
-    expect(moveLines.map((l) => l.line.e?.type)).toEqual(Array(40).fill(MOVED));
-    // one write for all of them, no sooner than the deferral after the first was stamped
-    expect(new Set(moveLines.map((l) => l.chunk)).size).toBe(1);
-    const chunk = child.chunks[first + (moveLines[0]?.chunk ?? 0)] as Chunk;
-    expect(chunk.atMs - (moveLines[0]?.line.t ?? 0)).toBeGreaterThanOrEqual(DEFER_MS - 20);
+  it.each([
+    { hook: 'uiohook-napi', env: { CUA_INPUT_HOOK: 'uiohook' }, source: 'source:uiohook' },
+    { hook: 'the X RECORD hook', env: {}, source: 'source:x11-record' },
+  ])(
+    '$hook: holds moves for one shared write and sends keys at once, in order, losing nothing',
+    async ({ env, source }) => {
+      const child = await startChild(['--defer-ms', String(DEFER_MS)], env);
+      const hello = child.chunks.flatMap((c) => c.lines).find((l) => l.type === 'hello');
+      expect(hello?.capabilities).toContain(source);
+      const first = child.chunks.length;
+      await xdotool(server, ...FORTY_MOVES);
+      await until(() => eventLines(child.chunks.slice(first)).length >= 40, '40 moves');
+      const moveLines = eventLines(child.chunks.slice(first));
+      expect(moveLines.map((l) => l.line.e?.type)).toEqual(Array(40).fill(MOVED));
+      // one write for all of them, no sooner than the deferral after the first was stamped
+      expect(new Set(moveLines.map((l) => l.chunk)).size).toBe(1);
+      const chunk = child.chunks[first + (moveLines[0]?.chunk ?? 0)] as Chunk;
+      expect(chunk.atMs - (moveLines[0]?.line.t ?? 0)).toBeGreaterThanOrEqual(DEFER_MS - 20);
 
-    // a move then at once a key: the key goes out at once, in the same write as the held move,
-    // after it
-    const before = child.chunks.length;
-    await xdotool(server, 'mousemove', '300', '300', 'key', 'a');
-    await until(
-      () => eventLines(child.chunks.slice(before)).some((l) => l.line.e?.type === KEY_PRESSED),
-      'the key',
-    );
-    const after = eventLines(child.chunks.slice(before));
-    const keyAt = after.findIndex((l) => l.line.e?.type === KEY_PRESSED);
-    const moveAt = after.findIndex((l) => l.line.e?.type === MOVED);
-    expect(moveAt).toBeGreaterThanOrEqual(0);
-    expect(moveAt).toBeLessThan(keyAt);
-    expect(after[moveAt]?.chunk).toBe(after[keyAt]?.chunk);
-    const keyChunk = child.chunks[before + (after[keyAt]?.chunk ?? 0)] as Chunk;
-    expect(keyChunk.atMs - (after[moveAt]?.line.t ?? 0)).toBeLessThan(DEFER_MS - 500);
+      // a move then at once a key: the key goes out at once, in the same write as the held move,
+      // after it
+      const before = child.chunks.length;
+      await xdotool(server, 'mousemove', '300', '300', 'key', 'a');
+      await until(
+        () => eventLines(child.chunks.slice(before)).some((l) => l.line.e?.type === KEY_PRESSED),
+        'the key',
+      );
+      const after = eventLines(child.chunks.slice(before));
+      const keyAt = after.findIndex((l) => l.line.e?.type === KEY_PRESSED);
+      const moveAt = after.findIndex((l) => l.line.e?.type === MOVED);
+      expect(moveAt).toBeGreaterThanOrEqual(0);
+      expect(moveAt).toBeLessThan(keyAt);
+      expect(after[moveAt]?.chunk).toBe(after[keyAt]?.chunk);
+      const keyChunk = child.chunks[before + (after[keyAt]?.chunk ?? 0)] as Chunk;
+      expect(keyChunk.atMs - (after[moveAt]?.line.t ?? 0)).toBeLessThan(DEFER_MS - 500);
 
-    // a move still held at shutdown is written before the child exits: every event it counted
-    // as sent reaches the parent
-    await xdotool(server, 'mousemove', '400', '400');
-    await new Promise((r) => setTimeout(r, 200));
-    await expectShutdownDeliversAll(child, [400, 400]);
-  });
-
-  it('X RECORD hook: one write per interval, in order, losing nothing', async () => {
-    const child = await startChild(['--defer-ms', String(DEFER_MS)], {}, 2000);
-    const hello = child.chunks.flatMap((c) => c.lines).find((l) => l.type === 'hello');
-    expect(hello?.capabilities).toContain('source:x11-record');
-    const first = child.chunks.length;
-    await xdotool(server, ...FORTY_MOVES, 'key', 'a');
-    await until(
-      () => eventLines(child.chunks.slice(first)).some((l) => l.line.e?.type === KEY_PRESSED),
-      'the moves and the key',
-    );
-    const lines = eventLines(child.chunks.slice(first));
-    // 41 events in at most two writes (an interval may end inside the xdotool run), each at
-    // least the interval after the previous write, the moves in order and the key after them
-    const writes = [...new Set(lines.map((l) => l.chunk))];
-    expect(writes.length).toBeLessThanOrEqual(2);
-    expect(lines.slice(0, 40).map((l) => l.line.e?.x)).toEqual(
-      Array.from({ length: 40 }, (_, i) => 100 + i),
-    );
-    expect(lines[40]?.line.e?.type).toBe(KEY_PRESSED);
-    for (const write of writes) {
-      const at = child.chunks[first + write]!.atMs;
-      const previous = child.chunks[first + write - 1]!.atMs;
-      expect(at - previous).toBeGreaterThanOrEqual(DEFER_MS - 50);
-    }
-    // heartbeats ride on the writes (one due every 2 s, writes every 1.5 s)
-    expect(child.chunks.flatMap((c) => c.lines).some((l) => l.type === 'heartbeat')).toBe(true);
-
-    // what the server still holds at shutdown arrives before the reply
-    await xdotool(server, 'mousemove', '400', '400');
-    await expectShutdownDeliversAll(child, [400, 400]);
-  });
+      // a move still held at shutdown is written before the child exits: every event it counted
+      // as sent reaches the parent
+      await xdotool(server, 'mousemove', '400', '400');
+      await new Promise((r) => setTimeout(r, 200));
+      await expectShutdownDeliversAll(child, [400, 400]);
+    },
+  );
 });

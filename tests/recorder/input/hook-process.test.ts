@@ -165,6 +165,19 @@ describe('InputHook on Xvfb', () => {
     expectOrdered(h.events);
   });
 
+  it('hands a click on as soon as the child writes it, not on its own tick', async () => {
+    // a tick far away: only the read of the child's output can deliver within the wait
+    const h = await startHook({ tickIntervalMs: 60_000 });
+    await xdotool(server, 'mousemove', '120', '220');
+    await xdotool(server, 'click', '1');
+    expect(await waitFor(() => nonMoves(h.events).length >= 2, 3000)).toBe(true);
+    expect(nonMoves(h.events).map((e) => e.kind)).toEqual(['down', 'up']);
+    // the move before it went out with it (held by the child, then taken along), in order
+    expect(h.events[0]).toMatchObject({ kind: 'move', x: 120, y: 220 });
+    expectOrdered(h.events);
+    await h.hook.stop();
+  });
+
   it('captures keys with names, keycodes, shift-resolved characters and chords', async () => {
     const h = await startHook();
     await xdotool(server, 'key', 'a');

@@ -49,7 +49,6 @@ describe('X RECORD hook against real servers', () => {
     const hook = await startX11RecordHook({
       display: server.display,
       env,
-      flushIntervalMs: 50,
       onEvents: (batch) => events.push(...batch),
       onFailure: () => undefined,
     });
@@ -64,7 +63,6 @@ describe('X RECORD hook against real servers', () => {
       startX11RecordHook({
         display: server.display,
         env: { ...server.env, XAUTHORITY: wrong },
-        flushIntervalMs: 50,
         onEvents: () => undefined,
         onFailure: () => undefined,
       }),
@@ -82,7 +80,6 @@ describe('X RECORD hook against real servers', () => {
     const hook = await startX11RecordHook({
       display: server.display,
       env: server.env,
-      flushIntervalMs: 50,
       onEvents: (batch) => {
         for (const e of batch) {
           if (e.type === 9) {
@@ -121,7 +118,6 @@ describe('X RECORD hook against real servers', () => {
     await startX11RecordHook({
       display: server.display,
       env: server.env,
-      flushIntervalMs: 50,
       onEvents: () => undefined,
       onFailure: (error) => failures.push(error),
     });

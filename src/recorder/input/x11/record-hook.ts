@@ -2,9 +2,10 @@
 // connections (x11-connection.ts) — a control one that creates a RECORD context for the core
 // device events (KeyPress…MotionNotify) of all clients, and a data one that enables it and then
 // receives the server's batches as they come (a socket left unread drops events in the server:
-// x11-connection.ts) — and hands them on in one batch per interval. One thread and one wake-up per
-// batch of the server, where uiohook-napi wakes its hook thread and then the JS thread for every
-// event (bench/recorder.ts). Events keep the X server's own time stamps. Stopping disables the
+// platform-linux.md §3a) — and hands on what each read of the socket brought, in one call. One
+// thread and one wake-up per batch of the server, where uiohook-napi wakes its hook thread and
+// then the JS thread for every event (bench/recorder.ts); when to write them on is the child's
+// choice (hook-child.ts). Events keep the X server's own time stamps. Stopping disables the
 // context and waits for the server's EndOfData, so every event the server recorded is delivered.
 import type { HookInputEvent } from '../hook-protocol';
 import { vcOfKeycode, RecordTranslator } from './record-translator';
@@ -15,12 +16,8 @@ export type X11RecordHookOptions = {
   /** DISPLAY value. */
   display: string;
   env?: NodeJS.ProcessEnv;
-  /** How often the events read are handed on, ms. */
-  flushIntervalMs: number;
-  /** The events read since the last flush, in order (called once per flush that has some). */
+  /** The events one read of the socket brought, in order (not called for a read without any). */
   onEvents: (events: HookInputEvent[]) => void;
-  /** After each flush, events or not (the child writes its lines and heartbeats here). */
-  onFlushed?: () => void;
   /** The X server went away or refused the RECORD context (not called after `stop`). */
   onFailure: (error: Error) => void;
 };
@@ -179,6 +176,13 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
     };
     let endOfData: (() => void) | null = null;
     let batch: HookInputEvent[] = [];
+    const deliver = (): void => {
+      if (batch.length > 0) {
+        const events = batch;
+        batch = [];
+        options.onEvents(events);
+      }
+    };
     const started = new Promise<void>((resolve, reject) => {
       const enable = Buffer.alloc(4);
       enable.writeUInt32LE(context, 0);
@@ -201,6 +205,7 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
           endOfData?.();
         }
       });
+      dataConnection.onReceived(deliver);
       dataConnection.onClose((error) => {
         if (!isStarted) {
           reject(error ?? new Error('the X server closed the connection'));
@@ -212,23 +217,12 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
     control.onClose(failed);
     await started;
 
-    const deliver = (): void => {
-      if (batch.length > 0) {
-        const events = batch;
-        batch = [];
-        options.onEvents(events);
-      }
-      options.onFlushed?.();
-    };
-    const timer = setInterval(deliver, options.flushIntervalMs);
-
     return {
       async stop(timeoutMs = 2000): Promise<void> {
         if (isStopping) {
           return;
         }
         isStopping = true;
-        clearInterval(timer);
         const ended = new Promise<void>((resolve) => {
           endOfData = resolve;
           setTimeout(resolve, timeoutMs).unref();

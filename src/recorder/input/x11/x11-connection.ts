@@ -157,6 +157,7 @@ export class X11Connection {
   private streamListener: ((reply: Buffer) => void) | null = null;
   private eventListener: ((event: Buffer) => void) | null = null;
   private closeListener: ((error: Error | null) => void) | null = null;
+  private receivedListener: (() => void) | null = null;
   private isClosed = false;
 
   /** Connects and completes the set-up; rejects with the server's reason when refused. */
@@ -173,6 +174,12 @@ export class X11Connection {
   /** Called with each event the server sends (32 bytes). */
   onEvent(listener: (event: Buffer) => void): void {
     this.eventListener = listener;
+  }
+
+  /** Called after everything one read of the socket brought was dispatched (the stream's
+   * replies of that read are then all out). */
+  onReceived(listener: () => void): void {
+    this.receivedListener = listener;
   }
 
   /** Called once when the connection ends (error null: closed by us or cleanly by the server). */
@@ -247,6 +254,7 @@ export class X11Connection {
       buffer: readBuffer,
       callback: (bytes: number, buffer: Uint8Array): boolean => {
         this.receive(Buffer.from(buffer.subarray(0, bytes)));
+        this.receivedListener?.();
         return true;
       },
     };
