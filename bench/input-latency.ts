@@ -2,7 +2,7 @@
 // `xtest.fake_input` + `display.sync()`, stamped with CLOCK_MONOTONIC right before sending) →
 // InputHook. Prints p50/p95/p99/max per scenario for
 //   callback  = the child's stamp − injection (uiohook-napi: its callback; the X RECORD hook: the
-//               50 ms hand-over, so this shows the batching; the stored time is the server's)
+//               read of its socket; the stored time is the server's)
 //   delivered = onEvents call in the parent − injection      (end to end, incl. the batch cadence)
 //   stamp     = stored tMs (X server time) − injection       (timestamp error of the stored event)
 // plus completeness/order of a 5,000-move burst, hook start-up and restart-gap figures.
@@ -161,6 +161,11 @@ async function runScenario(
       console.log(
         `  keys  ${label} ${percentiles(keyDowns.map((r, i) => stampOf(r, i, stamps.keys)))}`,
       );
+      if (!useServerTime) {
+        console.log(
+          `  keys  delivered ${percentiles(keyDowns.map((r, i) => deliveredOf(r, i, stamps.keys)))}`,
+        );
+      }
     }
   }
 }
