@@ -3,8 +3,8 @@
 // hook-child.ts as a child process through the child launcher, runs the child's events through
 // the InputPipeline (input-pipeline.ts: normalise, remove the recorder's own hotkeys, mask
 // secure-field typing, batch) and hands on what each read of the child's output brought as one
-// batch: the child already holds pointer moves for up to HOOK_DEFERRED_FLUSH_MS and writes
-// anything else at once, so a batch is never older than that, and the parent needs no timer of
+// batch: the child already holds moves, wheel steps and releases for up to HOOK_DEFERRED_FLUSH_MS
+// and writes presses at once, so a batch is never older than that, and the parent needs no timer of
 // its own to deliver (one wake-up fewer per batch: bench/recorder.ts). A slower tick releases
 // events the hotkey filter held past its limit and runs the watchdog, which turns a silent or dead
 // child into a reported gap and a restarted child.

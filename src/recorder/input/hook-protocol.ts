@@ -12,9 +12,9 @@
 export const HOOK_PROTOCOL_VERSION = 1;
 
 /**
- * Longest time the child holds pointer moves and wheel steps before writing them (ms); other
- * events go out at once. The parent adds it to its own flush interval wherever it reasons about
- * when a move can have arrived (the hover rest in session.ts).
+ * Longest time the child holds pointer moves, wheel steps and releases before writing them (ms);
+ * presses go out at once. The parent hands each read on at once, so this bounds how old a batch
+ * can be (the ≤ 100 ms cadence into SQLite); the hover rest in session.ts adds slack to it.
  */
 export const HOOK_DEFERRED_FLUSH_MS = 100;
 
