@@ -1,8 +1,8 @@
 // The X RECORD hook in this process (it is plain Node: nothing here can abort the process) against
 // real Xvfb servers: a server that demands a MIT-MAGIC-COOKIE-1 (accepted with XAUTHORITY,
-// refused with a clear reason without), a burst of synthetic input read completely (the socket is
+// refused with a clear reason without), a burst of synthetic input read completely (a flood is
 // read as data comes: left unread for 100 ms at a time, Xvfb dropped moves and button presses),
-// and a server that dies under it.
+// fast input read once per pace interval, and a server that dies under it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,6 +110,37 @@ describe('X RECORD hook against real servers', () => {
     ).filter((k) => !seen.has(k));
     expect(missing).toEqual([]);
     expect([presses, releases]).toEqual([1000, 1000]);
+  });
+
+  it('reads fast input once per pace interval instead of once per event, losing nothing', async () => {
+    const server = await startXvfb();
+    servers.push(server);
+    const moves: string[] = [];
+    let reads = 0;
+    const hook = await startX11RecordHook({
+      display: server.display,
+      env: server.env,
+      onEvents: (batch) => {
+        reads += 1;
+        moves.push(...batch.filter((e) => e.type === 9).map((e) => `${e.x},${e.y}`));
+      },
+      onFailure: () => undefined,
+    });
+    // 1,000 moves about 2 ms apart (a mouse polled at ~500 Hz): the server flushes each alone
+    const code = [
+      'import time',
+      'from Xlib import display, X',
+      'from Xlib.ext import xtest',
+      'd = display.Display()',
+      'for i in range(1000):',
+      '    xtest.fake_input(d, X.MotionNotify, x=5 + i, y=300); d.sync(); time.sleep(0.002)',
+    ].join('\n');
+    const paced = spawn('/usr/bin/python3', ['-c', code], { env: server.env, stdio: 'inherit' });
+    expect(await new Promise((r) => paced.once('close', r))).toBe(0);
+    await hook.stop();
+    expect(moves).toEqual(Array.from({ length: 1000 }, (_, i) => `${5 + i},300`));
+    // read as data came, that would be a read per move
+    expect(reads).toBeLessThan(400);
   });
 
   it('reports a server that dies under it once', async () => {

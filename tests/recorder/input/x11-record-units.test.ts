@@ -1,11 +1,17 @@
 // Pure parts of the X RECORD hook: DISPLAY parsing, Xauthority entries and cookie choice, the
-// multi-click resource, and the translator's state rules that the live parity test
+// multi-click resource, the read pacing, and the translator's state rules that the live parity test
 // (x11-hook-parity.test.ts) cannot reach on Xvfb: 32-bit time wrap, a Num Lock on another
 // modifier bit, modifiers held before capture, unknown keycodes and buttons.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  FLOOD_EVENTS,
+  FLOOD_HOLD_MS,
+  READ_PACE_MS,
+  ReadPacer,
+} from '../../../src/recorder/input/x11/read-pacer';
 import { multiClickFromResources } from '../../../src/recorder/input/x11/record-hook';
 import { RecordTranslator, X_EVENT } from '../../../src/recorder/input/x11/record-translator';
 import {
@@ -144,5 +150,74 @@ describe('RecordTranslator', () => {
       amount: 3,
     });
     expect(t.translate(xEvent(33, 0, 5))).toBeNull();
+  });
+});
+
+describe('ReadPacer', () => {
+  // reads at the given times with their event counts; the waits the pacer asks for
+  const waits = (pacer: ReadPacer, reads: [number, number][]): number[] =>
+    reads.map(([at, events]) => pacer.afterRead(at, events));
+
+  it('reads slow input as it comes', () => {
+    // 50 Hz: one event every 20 ms, never closer than the pace
+    const reads = Array.from({ length: 10 }, (_, i): [number, number] => [i * 20, 1]);
+    expect(waits(new ReadPacer(), reads)).toEqual(Array(10).fill(0));
+  });
+
+  it('reads fast input once per pace interval, and as it comes again once it slows down', () => {
+    const pacer = new ReadPacer();
+    // two reads 2 ms apart: fast; then every read after the pause brings several events
+    expect(
+      waits(pacer, [
+        [0, 1],
+        [2, 1],
+      ]),
+    ).toEqual([0, READ_PACE_MS]);
+    expect(
+      waits(pacer, [
+        [22, 8],
+        [42, 8],
+        [62, 7],
+      ]),
+    ).toEqual(Array(3).fill(READ_PACE_MS));
+    // a pause that gathered one event: slow again
+    expect(pacer.afterRead(82, 1)).toBe(0);
+    expect(pacer.afterRead(150, 1)).toBe(0);
+  });
+
+  it('reads a flood as it comes, for a while', () => {
+    const pacer = new ReadPacer();
+    expect(
+      waits(pacer, [
+        [0, 1],
+        [2, 1],
+      ]),
+    ).toEqual([0, READ_PACE_MS]);
+    // a read that brings more than a flood's worth: no more waiting, even for fast small reads
+    expect(pacer.afterRead(22, FLOOD_EVENTS + 1)).toBe(0);
+    expect(
+      waits(pacer, [
+        [23, 5],
+        [24, 5],
+        [FLOOD_HOLD_MS, 5],
+      ]),
+    ).toEqual([0, 0, 0]);
+    // the hold is over: fast input is paced again
+    expect(
+      waits(pacer, [
+        [FLOOD_HOLD_MS + 30, 2],
+        [FLOOD_HOLD_MS + 31, 2],
+      ]),
+    ).toEqual([0, READ_PACE_MS]);
+  });
+
+  it('does not pace reads without events', () => {
+    expect(
+      waits(new ReadPacer(), [
+        [0, 0],
+        [1, 0],
+        [2, 0],
+      ]),
+    ).toEqual([0, 0, 0]);
   });
 });

@@ -1,13 +1,16 @@
 // The input hook on X11 without native code (docs/platform-linux.md §3a): two plain-Node X
 // connections (x11-connection.ts) — a control one that creates a RECORD context for the core
 // device events (KeyPress…MotionNotify) of all clients, and a data one that enables it and then
-// receives the server's batches as they come (a socket left unread drops events in the server:
-// platform-linux.md §3a) — and hands on what each read of the socket brought, in one call. One
-// thread and one wake-up per batch of the server, where uiohook-napi wakes its hook thread and
-// then the JS thread for every event (bench/recorder.ts); when to write them on is the child's
-// choice (hook-child.ts). Events keep the X server's own time stamps. Stopping disables the
-// context and waits for the server's EndOfData, so every event the server recorded is delivered.
+// receives the server's batches as they come (a socket left unread while input floods in drops
+// events in the server: platform-linux.md §3a) — and hands on what each read of the socket
+// brought, in one call. One thread and one wake-up per batch of the server (or per READ_PACE_MS
+// while input comes faster: read-pacer.ts), where uiohook-napi wakes its hook thread and then the
+// JS thread for every event (bench/recorder.ts); when to write them on is the child's choice
+// (hook-child.ts). Events keep the X server's own time stamps. Stopping disables the context and
+// waits for the server's EndOfData, so every event the server recorded is delivered.
+import { monotonicNowMs } from '../../clock';
 import type { HookInputEvent } from '../hook-protocol';
+import { ReadPacer } from './read-pacer';
 import { vcOfKeycode, RecordTranslator } from './record-translator';
 import { X11Connection } from './x11-connection';
 
@@ -176,11 +179,23 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
     };
     let endOfData: (() => void) | null = null;
     let batch: HookInputEvent[] = [];
+    // fast input is read once per READ_PACE_MS instead of once per event (read-pacer.ts)
+    const pacer = new ReadPacer();
+    let resumeTimer: NodeJS.Timeout | null = null;
     const deliver = (): void => {
-      if (batch.length > 0) {
+      const count = batch.length;
+      if (count > 0) {
         const events = batch;
         batch = [];
         options.onEvents(events);
+      }
+      const waitMs = isStopping ? 0 : pacer.afterRead(monotonicNowMs(), count);
+      if (waitMs > 0 && resumeTimer === null) {
+        dataConnection.pauseReading();
+        resumeTimer = setTimeout(() => {
+          resumeTimer = null;
+          dataConnection.resumeReading();
+        }, waitMs);
       }
     };
     const started = new Promise<void>((resolve, reject) => {
@@ -223,6 +238,11 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
           return;
         }
         isStopping = true;
+        if (resumeTimer !== null) {
+          clearTimeout(resumeTimer);
+          resumeTimer = null;
+        }
+        dataConnection.resumeReading();
         const ended = new Promise<void>((resolve) => {
           endOfData = resolve;
           setTimeout(resolve, timeoutMs).unref();

@@ -182,6 +182,16 @@ export class X11Connection {
     this.receivedListener = listener;
   }
 
+  /** Stops reading the socket until {@link X11Connection.resumeReading} (data waits in it). */
+  pauseReading(): void {
+    this.socket?.pause();
+  }
+
+  /** Reads the socket again as data comes. */
+  resumeReading(): void {
+    this.socket?.resume();
+  }
+
   /** Called once when the connection ends (error null: closed by us or cleanly by the server). */
   onClose(listener: (error: Error | null) => void): void {
     this.closeListener = listener;
