@@ -122,7 +122,11 @@ describe('X RECORD hook against real servers', () => {
       env: server.env,
       onEvents: (batch) => {
         reads += 1;
-        moves.push(...batch.filter((e) => e.type === 9).map((e) => `${e.x},${e.y}`));
+        for (const e of batch) {
+          if (e.type === 9) {
+            moves.push(`${e.x},${e.y}`);
+          }
+        }
       },
       onFailure: () => undefined,
     });
