@@ -280,7 +280,18 @@ export class X11Connection {
       () => this.fail(new Error(`the X server did not answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    socket.on('error', (error) => this.fail(error));
+    socket.on('error', (error) => {
+      // a server that refuses the set-up may close before our request is written whole: say
+      // what that usually means instead of a bare EPIPE
+      const code = (error as NodeJS.ErrnoException).code;
+      this.fail(
+        this.setupWaiter && (code === 'EPIPE' || code === 'ECONNRESET')
+          ? new Error(
+              `the X server refused the connection: it closed it during the set-up (${code}); a missing or wrong MIT-MAGIC-COOKIE-1 (XAUTHORITY) is the usual cause`,
+            )
+          : error,
+      );
+    });
     socket.on('close', () => this.finish(null));
     socket.on('connect', () => {
       const name = Buffer.from(cookie?.name ?? '', 'latin1');
