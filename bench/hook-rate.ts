@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startDesktop } from '../tests/helpers/desktop';
 import { REPO_ROOT } from '../tests/helpers/paths';
+import { POINTER_ACTIVITY } from './activity';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 2));
@@ -18,20 +19,6 @@ const HOOKS = (process.env.BENCH_HOOKS ?? 'x11-record,uiohook').split(',');
 const PAUSES = [0.02, 0.004, 0.001];
 const CHILD = path.join(REPO_ROOT, 'out', 'node', 'hook-child.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const ACTIVITY = `
-import sys, time, math
-from Xlib import display, X
-from Xlib.ext import xtest
-d = display.Display(); end = time.time() + float(sys.argv[1]); pause = float(sys.argv[2]); i = 0
-while time.time() < end:
-    x = int(640 + 400 * math.cos(i / 20)); y = int(400 + 250 * math.sin(i / 13))
-    xtest.fake_input(d, X.MotionNotify, x=x, y=y)
-    if i % 25 == 0:
-        xtest.fake_input(d, X.KeyPress, 38); xtest.fake_input(d, X.KeyRelease, 38)
-    d.sync(); i += 1; time.sleep(pause)
-print(i)
-`;
 
 /** CPU seconds and voluntary context switches of every thread of `pid`. */
 function usage(pid: number): { cpu: number; wakes: number } {
@@ -68,7 +55,7 @@ async function main(): Promise<void> {
           await sleep(1500);
           const activity = desktop.spawn(
             '/usr/bin/python3',
-            ['-c', ACTIVITY, String(SECONDS), String(pause)],
+            ['-c', POINTER_ACTIVITY, String(SECONDS), String(pause)],
             { stdio: ['ignore', 'pipe', 'inherit'] },
           );
           let moved = '';

@@ -13,6 +13,7 @@
 //   e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; BENCH_PHASES: which recorder phases to run,
 //   comma-separated from on,off,uiohook, default all three)
 import { openDatabase } from '../src/store';
+import { POINTER_ACTIVITY } from './activity';
 import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -71,18 +72,8 @@ function treeCpuSeconds(root: number): number {
   return [...treeCpu(root).values()].reduce((a, b) => a + b, 0);
 }
 
-const ACTIVITY = `
-import sys, time, math
-from Xlib import display, X
-from Xlib.ext import xtest
-d = display.Display(); end = time.time() + float(sys.argv[1]); i = 0
-while time.time() < end:
-    x = int(640 + 400 * math.cos(i / 20)); y = int(400 + 250 * math.sin(i / 13))
-    xtest.fake_input(d, X.MotionNotify, x=x, y=y)
-    if i % 25 == 0:
-        xtest.fake_input(d, X.KeyPress, 38); xtest.fake_input(d, X.KeyRelease, 38)
-    d.sync(); i += 1; time.sleep(0.02)
-`;
+/** Pause between the activity's moves, s: about 50 moves a second. */
+const ACTIVITY_PAUSE_S = '0.02';
 
 const INJECT = `
 import json, sys, time
@@ -131,7 +122,7 @@ async function ffmpegAlone(
   if (child.exitCode !== null) {
     throw new Error(`ffmpeg alone exited at once (code ${child.exitCode})`);
   }
-  const activity = python(desktop, ACTIVITY, [String(SECONDS)]);
+  const activity = python(desktop, POINTER_ACTIVITY, [String(SECONDS), ACTIVITY_PAUSE_S]);
   const c0 = treeCpuSeconds(child.pid!);
   const t0 = now();
   await new Promise((r) => activity.once('close', r));
@@ -199,7 +190,7 @@ async function recorderRun(
   }
   const startedAt = now();
   await sleep(2000);
-  const activity = python(desktop, ACTIVITY, [String(SECONDS)]);
+  const activity = python(desktop, POINTER_ACTIVITY, [String(SECONDS), ACTIVITY_PAUSE_S]);
   const b0 = treeCpu(rec.pid!);
   const c0 = [...b0.values()].reduce((a, b) => a + b, 0);
   const t0 = now();

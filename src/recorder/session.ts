@@ -259,13 +259,7 @@ export class RecordingSession {
   private inputChain: Promise<void> = Promise.resolve();
   private hoverTimer: NodeJS.Timeout | null = null;
   /** The pointer's last resting place to look up once it stays there (scheduleHover). */
-  private hoverRest: {
-    ax: AccessibilityAdapter;
-    x: number;
-    y: number;
-    serial: number;
-    dueAtMs: number;
-  } | null = null;
+  private hoverRest: { x: number; y: number; serial: number; dueAtMs: number } | null = null;
   /** Incremented by every pointer move: a hover lookup from an older move is stale. */
   private moveSerial = 0;
   /**
@@ -956,7 +950,7 @@ export class RecordingSession {
       }
     }
     if (ax && rest) {
-      this.scheduleHover(ax, rest.x, rest.y);
+      this.scheduleHover(rest.x, rest.y);
     }
     if (ax && acted) {
       this.scheduleSnapshot(ax);
@@ -968,10 +962,10 @@ export class RecordingSession {
   // One timer, not one per batch: a batch moves the rest's due time on and the timer, when it
   // fires early, waits for what is left (a cleared and re-set timer still wakes the process at
   // its old time: one wake-up per batch under steady motion).
-  private scheduleHover(ax: AccessibilityAdapter, x: number, y: number): void {
+  private scheduleHover(x: number, y: number): void {
     this.hover = null;
     const delayMs = this.hoverDelayMs();
-    this.hoverRest = { ax, x, y, serial: this.moveSerial, dueAtMs: monotonicNowMs() + delayMs };
+    this.hoverRest = { x, y, serial: this.moveSerial, dueAtMs: monotonicNowMs() + delayMs };
     if (this.hoverTimer === null) {
       this.armHover(delayMs);
     }
@@ -990,10 +984,11 @@ export class RecordingSession {
         return;
       }
       this.hoverRest = null;
-      if (this.stateValue !== 'recording' || this.exclusion?.isFocusedExcluded) {
+      const ax = this.options.accessibility;
+      if (!ax || this.stateValue !== 'recording' || this.exclusion?.isFocusedExcluded) {
         return;
       }
-      const { ax, x, y, serial } = rest;
+      const { x, y, serial } = rest;
       this.track(
         (async () => {
           try {
@@ -1012,8 +1007,8 @@ export class RecordingSession {
   // The rest before a hover lookup: longer than the settle time and than the longest a move can
   // take to arrive (the child's deferral, the parent hands a read on at once, plus timer and
   // scheduling slack), so a pointer still moving (its next batch due within that) cancels the
-  // lookup instead of paying for one per batch (bench/recorder.ts: with 20 ms of slack, a few
-  // lookups a second under steady motion; 10 a second with none).
+  // lookup instead of paying for one per batch (bench/recorder.ts: with 20 ms of slack, a CPU
+  // profile still showed lookups under steady motion; with none, 10 a second).
   private hoverDelayMs(): number {
     return Math.max(
       this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS,

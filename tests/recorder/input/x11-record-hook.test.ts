@@ -38,6 +38,12 @@ function wildCookie(data: Buffer): Buffer {
   ]);
 }
 
+// Runs a python3-xlib script against the server; resolves with its exit code.
+async function runPython(server: XServer, code: string): Promise<number | null> {
+  const child = spawn('/usr/bin/python3', ['-c', code], { env: server.env, stdio: 'inherit' });
+  return await new Promise((r) => child.once('close', r));
+}
+
 describe('X RECORD hook against real servers', () => {
   it('connects to a server that demands a cookie with XAUTHORITY, and says why it cannot without', async () => {
     const authFile = path.join(dir, 'xauth');
@@ -101,8 +107,7 @@ describe('X RECORD hook against real servers', () => {
       '        xtest.fake_input(d, X.ButtonPress, 10); xtest.fake_input(d, X.ButtonRelease, 10)',
       '        d.sync()',
     ].join('\n');
-    const burst = spawn('/usr/bin/python3', ['-c', code], { env: server.env, stdio: 'inherit' });
-    expect(await new Promise((r) => burst.once('close', r))).toBe(0);
+    expect(await runPython(server, code)).toBe(0);
     await hook.stop();
     const missing = Array.from(
       { length: 3000 },
@@ -139,8 +144,7 @@ describe('X RECORD hook against real servers', () => {
       'for i in range(1000):',
       '    xtest.fake_input(d, X.MotionNotify, x=5 + i, y=300); d.sync(); time.sleep(0.002)',
     ].join('\n');
-    const paced = spawn('/usr/bin/python3', ['-c', code], { env: server.env, stdio: 'inherit' });
-    expect(await new Promise((r) => paced.once('close', r))).toBe(0);
+    expect(await runPython(server, code)).toBe(0);
     await hook.stop();
     expect(moves).toEqual(Array.from({ length: 1000 }, (_, i) => `${5 + i},300`));
     // read as data came, that would be a read per move

@@ -157,6 +157,17 @@ describe('ReadPacer', () => {
   // reads at the given times with their event counts; the waits the pacer asks for
   const waits = (pacer: ReadPacer, reads: [number, number][]): number[] =>
     reads.map(([at, events]) => pacer.afterRead(at, events));
+  // two reads 2 ms apart: input is fast, the second read is followed by a pause
+  const pacingPacer = (): ReadPacer => {
+    const pacer = new ReadPacer();
+    expect(
+      waits(pacer, [
+        [0, 1],
+        [2, 1],
+      ]),
+    ).toEqual([0, READ_PACE_MS]);
+    return pacer;
+  };
 
   it('reads slow input as it comes', () => {
     // 50 Hz: one event every 20 ms, never closer than the pace
@@ -165,14 +176,8 @@ describe('ReadPacer', () => {
   });
 
   it('reads fast input once per pace interval, and as it comes again once it slows down', () => {
-    const pacer = new ReadPacer();
-    // two reads 2 ms apart: fast; then every read after the pause brings several events
-    expect(
-      waits(pacer, [
-        [0, 1],
-        [2, 1],
-      ]),
-    ).toEqual([0, READ_PACE_MS]);
+    const pacer = pacingPacer();
+    // every read after the pause brings several events
     expect(
       waits(pacer, [
         [22, 8],
@@ -186,13 +191,7 @@ describe('ReadPacer', () => {
   });
 
   it('reads a flood as it comes, for a while', () => {
-    const pacer = new ReadPacer();
-    expect(
-      waits(pacer, [
-        [0, 1],
-        [2, 1],
-      ]),
-    ).toEqual([0, READ_PACE_MS]);
+    const pacer = pacingPacer();
     // a read that brings more than a flood's worth: no more waiting, even for fast small reads
     expect(pacer.afterRead(22, FLOOD_EVENTS + 1)).toBe(0);
     expect(
