@@ -70,6 +70,9 @@ const REREAD_ATTEMPTS = 3;
 /** Pause between those readings (ms). */
 const REREAD_RETRY_MS = 100;
 
+/** Properties the title spy follows, in the order xprop prints its first reading of them. */
+const TITLE_PROPERTIES = ['_NET_WM_NAME', 'WM_NAME'] as const;
+
 const X11_UTILS_FIX = 'apt-get install x11-utils (provides xprop and xwininfo)';
 
 type QueueItem =
@@ -248,11 +251,7 @@ export class ActiveWindowTracker {
     void this.stopTitleSpy();
   }
 
-  private spawnSpy(
-    args: string[],
-    onLine: (line: string) => void,
-    onFirstOutput?: () => void,
-  ): Spy {
+  private spawnSpy(args: string[], onLine: (line: string) => void): Spy {
     // parent-death signal and kill-on-exit registration come with spawnChild
     const child = spawnChild(this.options.xpropPath ?? 'xprop', args, {
       env: this.env,
@@ -263,11 +262,6 @@ export class ActiveWindowTracker {
     child.stdout?.on('data', (chunk: string) => {
       for (const line of lines.push(chunk)) {
         onLine(line);
-      }
-      if (onFirstOutput !== undefined) {
-        const once = onFirstOutput;
-        onFirstOutput = undefined;
-        once();
       }
     });
     // spawn errors are reported through 'error' and handled by the watcher; never crash here
@@ -320,28 +314,27 @@ export class ActiveWindowTracker {
     }
     this.push(entry);
     if (windowId !== null && this.isLive()) {
-      const handler = this.titleLineHandler(windowId);
       this.titleSpy = this.spawnSpy(
-        ['-id', windowId, '-spy', '_NET_WM_NAME', 'WM_NAME'],
-        handler.onLine,
-        handler.onFirstOutput,
+        ['-id', windowId, '-spy', ...TITLE_PROPERTIES],
+        this.titleLineHandler(windowId),
       );
     }
   }
 
-  // Title spy output: the first lines are the current values, later ones are changes.
-  // xprop reads the values before it subscribes to changes, so a title set in between would be
-  // lost: once the spy has printed (it subscribes just before it flushes), the title is read
-  // again, and that reading counts unless the spy has reported a newer change meanwhile.
-  private titleLineHandler(windowId: string): {
-    onLine: (line: string) => void;
-    onFirstOutput: () => void;
-  } {
+  // Title spy output: the first lines are the current values (one line per property), later
+  // ones are changes. xprop reads the values before it subscribes to changes, so a title set in
+  // between would be lost: once the spy has printed its reading (it subscribes just before it
+  // flushes), the title is read again, and that reading counts unless the spy has reported a
+  // newer title meanwhile. Only a change line that yields a title supersedes it: a WM_NAME
+  // change of a client that has _NET_WM_NAME is ignored and must not cancel the reading (GTK
+  // writes the two properties in turn, so one of them can land after the subscription).
+  private titleLineHandler(windowId: string): (line: string) => void {
     let hasNetName = false;
     let lineCount = 0;
+    let changeTitles = 0;
     const reread = async (): Promise<void> => {
-      const seen = lineCount;
-      const args = ['-id', windowId, '_NET_WM_NAME', 'WM_NAME'];
+      const seen = changeTitles;
+      const args = ['-id', windowId, ...TITLE_PROPERTIES];
       // a reading that fails or times out (a loaded machine) is tried again: losing it loses
       // the title set in the gap for good
       let text: string | null = null;
@@ -349,35 +342,43 @@ export class ActiveWindowTracker {
         if (attempt > 0) {
           await new Promise((resolve) => setTimeout(resolve, REREAD_RETRY_MS));
         }
-        if (lineCount !== seen || !this.isLive()) {
+        if (changeTitles !== seen || !this.isLive()) {
           return;
         }
         text = await this.run(this.options.xpropPath ?? 'xprop', args);
       }
-      if (text === null || lineCount !== seen || !this.isLive()) {
+      if (text === null || changeTitles !== seen || !this.isLive()) {
         return;
       }
       const props = parseXpropOutput(text);
       const title = xpropString(props, '_NET_WM_NAME') ?? xpropString(props, 'WM_NAME');
       this.enqueue({ kind: 'title', tMs: this.now(), windowId, title });
     };
-    const onFirstOutput = (): void => {
-      void reread();
-    };
     const onLine = (line: string): void => {
       lineCount += 1;
+      const isChange = lineCount > TITLE_PROPERTIES.length;
       const props = parseXpropOutput(line);
+      let title: string | null | undefined;
       if (props.has('_NET_WM_NAME')) {
         hasNetName = true;
-        const title = xpropString(props, '_NET_WM_NAME');
-        this.enqueue({ kind: 'title', tMs: this.now(), windowId, title });
+        title = xpropString(props, '_NET_WM_NAME');
       } else if (props.has('WM_NAME') && !hasNetName) {
         // legacy clients without _NET_WM_NAME (xmessage, old Xt apps)
-        const title = xpropString(props, 'WM_NAME');
+        title = xpropString(props, 'WM_NAME');
+      }
+      if (title !== undefined) {
+        if (isChange) {
+          changeTitles += 1;
+        }
         this.enqueue({ kind: 'title', tMs: this.now(), windowId, title });
       }
+      // the reading may reach us in pieces: read again once all of it is in, so that its own
+      // lines are never taken for newer changes
+      if (lineCount === TITLE_PROPERTIES.length) {
+        void reread();
+      }
     };
-    return { onLine, onFirstOutput };
+    return onLine;
   }
 
   private async handleTitle(tMs: number, windowId: string, title: string | null): Promise<void> {

@@ -45,6 +45,15 @@ async function waitForFile(file: string, timeoutMs = 5000): Promise<void> {
   throw new Error(`${file} did not appear within ${timeoutMs} ms`);
 }
 
+// Writes an xprop stand-in into `dir`: bash lines `body`, then the real xprop for anything else.
+async function xpropWrapper(dir: string, body: string[]): Promise<string> {
+  const file = path.join(dir, 'xprop');
+  await writeFile(file, ['#!/bin/bash', ...body, 'exec xprop "$@"', ''].join('\n'), {
+    mode: 0o755,
+  });
+  return file;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -161,40 +170,32 @@ describe('ActiveWindowTracker', () => {
   it('keeps a title set while the title spy is still subscribing (its first re-read failing)', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'aw-slow-spy-'));
     const gate = path.join(dir, 'gate');
-    const wrapper = path.join(dir, 'xprop');
-    await writeFile(
-      wrapper,
-      [
-        '#!/bin/bash',
-        'if [[ "$1" == -id && "$3" == -spy ]]; then',
-        '  values=$(xprop -id "$2" "${@:4}")',
-        `  touch ${JSON.stringify(`${gate}.open`)}`,
-        `  while [[ ! -e ${JSON.stringify(`${gate}.done`)} ]]; do sleep 0.02; done`,
-        '  printf "%s\\n" "$values"',
-        '  skip=$(printf "%s\\n" "$values" | wc -l)',
-        '  stdbuf -oL xprop "$@" 2>/dev/null | while IFS= read -r line; do',
-        '    if (( skip > 0 )); then',
-        '      skip=$(( skip - 1 ))',
-        // the inner spy has printed its own reading: it is subscribed from here on
-        `      (( skip == 0 )) && touch ${JSON.stringify(`${gate}.subscribed`)}`,
-        '    else printf "%s\\n" "$line"; fi',
-        '  done &',
-        // the pipeline holds the tracker's pipes: take it down with the wrapper
-        "  trap 'kill $(jobs -p) $! 2>/dev/null; exit 0' TERM",
-        '  wait',
-        '  exit 0',
-        'fi',
-        // the first plain reading after the gap fails (a loaded machine's time-out): the
-        // tracker must read again
-        `if [[ -e ${JSON.stringify(`${gate}.done`)} && ! -e ${JSON.stringify(`${gate}.failed`)} ]]; then`,
-        `  touch ${JSON.stringify(`${gate}.failed`)}`,
-        '  exit 1',
-        'fi',
-        'exec xprop "$@"',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
+    const wrapper = await xpropWrapper(dir, [
+      'if [[ "$1" == -id && "$3" == -spy ]]; then',
+      '  values=$(xprop -id "$2" "${@:4}")',
+      `  touch ${JSON.stringify(`${gate}.open`)}`,
+      `  while [[ ! -e ${JSON.stringify(`${gate}.done`)} ]]; do sleep 0.02; done`,
+      '  printf "%s\\n" "$values"',
+      '  skip=$(printf "%s\\n" "$values" | wc -l)',
+      '  stdbuf -oL xprop "$@" 2>/dev/null | while IFS= read -r line; do',
+      '    if (( skip > 0 )); then',
+      '      skip=$(( skip - 1 ))',
+      // the inner spy has printed its own reading: it is subscribed from here on
+      `      (( skip == 0 )) && touch ${JSON.stringify(`${gate}.subscribed`)}`,
+      '    else printf "%s\\n" "$line"; fi',
+      '  done &',
+      // the pipeline holds the tracker's pipes: take it down with the wrapper
+      "  trap 'kill $(jobs -p) $! 2>/dev/null; exit 0' TERM",
+      '  wait',
+      '  exit 0',
+      'fi',
+      // the first plain reading after the gap fails (a loaded machine's time-out): the
+      // tracker must read again
+      `if [[ -e ${JSON.stringify(`${gate}.done`)} && ! -e ${JSON.stringify(`${gate}.failed`)} ]]; then`,
+      `  touch ${JSON.stringify(`${gate}.failed`)}`,
+      '  exit 1',
+      'fi',
+    ]);
     const tracker = new ActiveWindowTracker({ env: desktop.env, now, xpropPath: wrapper });
     try {
       await form.setTitle('Before the spy');
@@ -223,6 +224,65 @@ describe('ActiveWindowTracker', () => {
         ).catch(() => null);
       }
       expect(seen).toMatchObject({ windowId: form.ready.xid, change: 'title' });
+    } finally {
+      await tracker.stop();
+      await form.setTitle('CUA Test Form');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // The spy's first reading may reach the tracker in pieces, and a WM_NAME change may follow it
+  // (GTK writes _NET_WM_NAME and WM_NAME in turn): neither is a newer title, so neither may
+  // cancel the second reading that recovers the title set in the gap. A wrapper plays the spy
+  // (its reading, then the extra line; it never subscribes) and holds the second reading until
+  // the spy has printed everything, so the order is fixed.
+  it.each([
+    ['its reading arrives in two pieces', 'split'],
+    ['a WM_NAME change arrives while the title is read again', 'late-wm-name'],
+  ])('keeps a title set in the gap when %s', async (_name, mode) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'aw-spy-lines-'));
+    const gate = path.join(dir, 'gate');
+    const q = (suffix: string): string => JSON.stringify(`${gate}.${suffix}`);
+    const wrapper = await xpropWrapper(dir, [
+      'if [[ "$1" == -id && "$3" == -spy ]]; then',
+      '  values=$(xprop -id "$2" "${@:4}")',
+      `  touch ${q('open')}`,
+      `  while [[ ! -e ${q('done')} ]]; do sleep 0.02; done`,
+      mode === 'split'
+        ? [
+            '  printf "%s\\n" "$(head -n 1 <<<"$values")"',
+            '  sleep 0.3',
+            '  printf "%s\\n" "$(tail -n +2 <<<"$values")"',
+          ].join('\n')
+        : [
+            '  printf "%s\\n" "$values"',
+            `  while [[ ! -e ${q('reading')} ]]; do sleep 0.02; done`,
+            '  printf \'WM_NAME(STRING) = "late"\\n\'',
+          ].join('\n'),
+      `  touch ${q('printed')}`,
+      '  exec sleep 600',
+      'fi',
+      // the second reading of the title (after the gap): waits until the spy has printed all
+      `if [[ $# -eq 4 && -e ${q('done')} ]]; then`,
+      `  touch ${q('reading')}`,
+      `  while [[ ! -e ${q('printed')} ]]; do sleep 0.02; done`,
+      'fi',
+    ]);
+    const tracker = new ActiveWindowTracker({ env: desktop.env, now, xpropPath: wrapper });
+    try {
+      await form.setTitle('Before the spy');
+      await desktop.run('xdotool', ['windowactivate', '--sync', form.ready.xid]);
+      await tracker.start();
+      await waitForEntry(tracker, (e) => e.windowId === form.ready.xid);
+      await waitForFile(`${gate}.open`);
+      const title = `Set in the gap (${mode})`;
+      await form.setTitle(title);
+      await writeFile(`${gate}.done`, '');
+      const retitled = await waitForEntry(tracker, (e) => e.change === 'title', 10_000);
+      expect(existsSync(`${gate}.reading`)).toBe(true);
+      expect(retitled).toMatchObject({ windowId: form.ready.xid, title, pid: form.ready.pid });
+      await tracker.settled();
+      expect(tracker.current()?.title).toBe(title);
     } finally {
       await tracker.stop();
       await form.setTitle('CUA Test Form');
