@@ -4,9 +4,11 @@
 // uiohook-napi as its input hook instead of the X RECORD hook (CUA_INPUT_HOOK=uiohook, the
 // baseline of that change), over the same scripted activity.
 // Per round: CPU of every recorder process (the CLI, the input-hook child, ffmpeg, X helpers)
-// divided by CPU of ffmpeg alone in that round; frames vs. the wall duration; completeness of a
-// 5,000-move burst; stamp error of injected input; video and database MB per minute. Prints the
-// median ratio of the rounds for accessibility on and off (issue 13 item 8: aim ≤ 1.15 with it on).
+// divided by CPU of ffmpeg alone in that round, with each process's wake-ups a second (voluntary
+// context switches of all its threads: on this VM a wake-up costs about 160 µs of CPU); frames
+// vs. the wall duration; completeness of a 5,000-move burst; stamp error of injected input; video
+// and database MB per minute. Prints the median ratio of the rounds for accessibility on and off
+// (issue 13 item 8: aim ≤ 1.15 with it on).
 // usage: npx tsx bench/recorder.ts   (BENCH_SECONDS per phase, default 20; BENCH_RUNS, default 5;
 //   BENCH_CLI: the CLI entry, default bin/cua-annotator.mjs, i.e. the build in out/node;
 //   BENCH_RECORD_ARGS: extra `record` arguments; BENCH_NODE_ARGS: node flags of the recorder,
@@ -29,8 +31,27 @@ const TICK = 100; // USER_HZ on Linux
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
-/** utime+stime (s) of `root` and all its live descendants, with a per-command breakdown. */
-function treeCpu(root: number): Map<string, number> {
+/** Voluntary context switches (wake-ups after sleeping) of every thread of `pid`. */
+function wakeups(pid: number): number {
+  let n = 0;
+  try {
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      n += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    }
+  } catch {
+    // the process ended while we read
+  }
+  return n;
+}
+
+type Usage = { cpu: number; wakes: number };
+
+/**
+ * utime+stime (s) and wake-ups of `root` and all its live descendants, with a per-command
+ * breakdown.
+ */
+function treeCpu(root: number): Map<string, Usage> {
   const children = new Map<number, number[]>();
   const cpu = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
@@ -47,7 +68,7 @@ function treeCpu(root: number): Map<string, number> {
       // the process ended while we read
     }
   }
-  const out = new Map<string, number>();
+  const out = new Map<string, Usage>();
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop()!;
@@ -62,14 +83,14 @@ function treeCpu(root: number): Map<string, number> {
     } catch {
       // gone
     }
-    out.set(name, cpu.get(pid) ?? 0);
+    out.set(name, { cpu: cpu.get(pid) ?? 0, wakes: wakeups(pid) });
     stack.push(...(children.get(pid) ?? []));
   }
   return out;
 }
 
 function treeCpuSeconds(root: number): number {
-  return [...treeCpu(root).values()].reduce((a, b) => a + b, 0);
+  return [...treeCpu(root).values()].reduce((a, b) => a + b.cpu, 0);
 }
 
 /** Pause between the activity's moves, s: about 50 moves a second. */
@@ -137,7 +158,7 @@ type RecorderRun = {
   /** CPU of the recorder's process tree while the activity ran, share of one core. */
   share: number;
   /** Per process: share of one core. */
-  perProcess: [string, number][];
+  perProcess: [string, Usage][];
   frames: number;
   wallFrames: number;
   events: number;
@@ -192,11 +213,11 @@ async function recorderRun(
   await sleep(2000);
   const activity = python(desktop, POINTER_ACTIVITY, [String(SECONDS), ACTIVITY_PAUSE_S]);
   const b0 = treeCpu(rec.pid!);
-  const c0 = [...b0.values()].reduce((a, b) => a + b, 0);
+  const c0 = [...b0.values()].reduce((a, b) => a + b.cpu, 0);
   const t0 = now();
   await new Promise((r) => activity.once('close', r));
   const b1 = treeCpu(rec.pid!);
-  const c1 = [...b1.values()].reduce((a, b) => a + b, 0);
+  const c1 = [...b1.values()].reduce((a, b) => a + b.cpu, 0);
   const t1 = now();
   // input: 200 paced moves for the stamp error, then a 5,000-move burst for completeness
   const paced: [number, number][] = Array.from({ length: 200 }, (_, i) => [3 + i, 777]);
@@ -246,7 +267,13 @@ async function recorderRun(
   fs.rmSync(lib, { recursive: true, force: true });
   return {
     share: (c1 - c0) / seconds,
-    perProcess: [...b1].map(([name, v]) => [name, (v - (b0.get(name) ?? 0)) / seconds]),
+    perProcess: [...b1].map(([name, v]) => [
+      name,
+      {
+        cpu: (v.cpu - (b0.get(name)?.cpu ?? 0)) / seconds,
+        wakes: (v.wakes - (b0.get(name)?.wakes ?? 0)) / seconds,
+      },
+    ]),
     frames: video.frame_count,
     wallFrames: wallS * FPS,
     events: summary.events,
@@ -272,8 +299,10 @@ function describeRun(label: string, run: RecorderRun, alone: number): void {
   console.log(
     `  ${label}: ${pc(run.share)} of a core, ratio ${(run.share / alone).toFixed(3)}; frames ${run.frames} vs ${run.wallFrames.toFixed(0)} wall; events ${run.events}; burst ${run.burstStored}/5000; stamp p50 ${run.stampP50.toFixed(2)} ms p99 ${run.stampP99.toFixed(2)} ms (${run.pacedStored}/200); snapshots ${run.snapshots}, elements ${run.elements}; video ${run.videoMbPerMin.toFixed(2)} MB/min, db ${run.dbMbPerMin.toFixed(2)} MB/min`,
   );
-  for (const [name, share] of run.perProcess) {
-    console.log(`      ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+  for (const [name, use] of run.perProcess) {
+    console.log(
+      `      ${(use.cpu * 100).toFixed(1).padStart(5)} %  ${use.wakes.toFixed(0).padStart(4)} wake-ups/s  ${name}`,
+    );
   }
 }
 

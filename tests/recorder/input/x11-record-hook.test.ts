@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HookInputEvent } from '../../../src/recorder/input/hook-protocol';
 import { startX11RecordHook } from '../../../src/recorder/input/x11/record-hook';
+import { X11Connection } from '../../../src/recorder/input/x11/x11-connection';
 import { startXvfb, until, xdotool, type XServer } from './x-server';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-x11-hook-'));
@@ -149,6 +150,50 @@ describe('X RECORD hook against real servers', () => {
     expect(moves).toEqual(Array.from({ length: 1000 }, (_, i) => `${5 + i},300`));
     // read as data came, that would be a read per move
     expect(reads).toBeLessThan(400);
+  });
+
+  // Paced reading (read-pacer.ts) pauses the socket and reads it from a timer: the event loop
+  // must not read it in between (that would be a wake-up per batch again), and readWaiting
+  // must bring everything that waits in one hand-over, and the end of the stream too.
+  it('leaves a paused socket to readWaiting, which brings all that waits at once', async () => {
+    const server = await startXvfb();
+    servers.push(server);
+    const connection = await X11Connection.open(server.display, server.env);
+    let received = 0;
+    connection.onReceived(() => {
+      received += 1;
+    });
+    const X_GET_INPUT_FOCUS = 43;
+    const ask = (): Promise<Buffer> =>
+      connection.request(X_GET_INPUT_FOCUS, 0, Buffer.alloc(0), true);
+    connection.pauseReading();
+    let answered = 0;
+    const replies = [ask(), ask(), ask()].map(async (reply) => {
+      await reply;
+      answered += 1;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect([answered, received]).toEqual([0, 0]);
+    expect(connection.readWaiting()).toBe(3 * 32);
+    await Promise.all(replies);
+    expect([answered, received]).toEqual([3, 1]);
+    expect(connection.readWaiting()).toBe(0);
+    // reading again as data comes: readWaiting has nothing to do
+    connection.resumeReading();
+    await ask();
+    expect(received).toBe(2);
+    expect(connection.readWaiting()).toBe(0);
+    // the server goes away while the socket is paused: readWaiting hands the end to the socket
+    let isClosed = false;
+    connection.onClose(() => {
+      isClosed = true;
+    });
+    connection.pauseReading();
+    await server.stop();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(isClosed).toBe(false);
+    expect(connection.readWaiting()).toBe(0);
+    await until(() => isClosed, 'the close');
   });
 
   it('reports a server that dies under it once', async () => {

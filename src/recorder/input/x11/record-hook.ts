@@ -179,9 +179,11 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
     };
     let endOfData: (() => void) | null = null;
     let batch: HookInputEvent[] = [];
-    // fast input is read once per READ_PACE_MS instead of once per event (read-pacer.ts)
+    // fast input is read once per READ_PACE_MS instead of once per event (read-pacer.ts): the
+    // socket is paused and read by a timer, without the event loop watching it in between
     const pacer = new ReadPacer();
-    let resumeTimer: NodeJS.Timeout | null = null;
+    let pacedTimer: NodeJS.Timeout | null = null;
+    let isPaused = false;
     const deliver = (): void => {
       const count = batch.length;
       if (count > 0) {
@@ -190,12 +192,25 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
         options.onEvents(events);
       }
       const waitMs = isStopping ? 0 : pacer.afterRead(monotonicNowMs(), count);
-      if (waitMs > 0 && resumeTimer === null) {
-        dataConnection.pauseReading();
-        resumeTimer = setTimeout(() => {
-          resumeTimer = null;
-          dataConnection.resumeReading();
-        }, waitMs);
+      if (waitMs > 0) {
+        if (!isPaused) {
+          isPaused = true;
+          dataConnection.pauseReading();
+        }
+        pacedTimer ??= setTimeout(readPaced, waitMs);
+      } else if (isPaused) {
+        isPaused = false;
+        dataConnection.resumeReading();
+      }
+    };
+    const readPaced = (): void => {
+      pacedTimer = null;
+      if (!isPaused) {
+        return;
+      }
+      // what waited comes through deliver (onReceived); nothing: deliver decides with none
+      if (dataConnection.readWaiting() === 0) {
+        deliver();
       }
     };
     const started = new Promise<void>((resolve, reject) => {
@@ -238,10 +253,11 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
           return;
         }
         isStopping = true;
-        if (resumeTimer !== null) {
-          clearTimeout(resumeTimer);
-          resumeTimer = null;
+        if (pacedTimer !== null) {
+          clearTimeout(pacedTimer);
+          pacedTimer = null;
         }
+        isPaused = false;
         dataConnection.resumeReading();
         const ended = new Promise<void>((resolve) => {
           endOfData = resolve;

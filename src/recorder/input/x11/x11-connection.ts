@@ -158,6 +158,8 @@ export class X11Connection {
   private eventListener: ((event: Buffer) => void) | null = null;
   private closeListener: ((error: Error | null) => void) | null = null;
   private receivedListener: (() => void) | null = null;
+  private readBuffer: Buffer | null = null;
+  private isReadingPaused = false;
   private isClosed = false;
 
   /** Connects and completes the set-up; rejects with the server's reason when refused. */
@@ -182,13 +184,63 @@ export class X11Connection {
     this.receivedListener = listener;
   }
 
-  /** Stops reading the socket until {@link X11Connection.resumeReading} (data waits in it). */
+  /**
+   * Stops reading the socket until {@link X11Connection.resumeReading} (data waits in it). The
+   * event loop still wakes once for the next data (libuv takes a stopped socket out of its
+   * epoll set only then); after that, only {@link X11Connection.readWaiting} reads it.
+   */
   pauseReading(): void {
+    this.isReadingPaused = true;
     this.socket?.pause();
+  }
+
+  /**
+   * While reading is paused: reads what waits in the socket now, without waiting and without
+   * putting the socket back into the event loop, and hands it on as data that came by itself
+   * (events, replies, then the onReceived listener once). Returns the bytes read, 0 when
+   * nothing waited (or reading is not paused). At the end of the stream or on an error, reading
+   * resumes so that the socket reports it.
+   */
+  readWaiting(): number {
+    if (!this.isReadingPaused) {
+      return 0;
+    }
+    const fd = (this.socket as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
+    const buffer = this.readBuffer;
+    if (this.isClosed || typeof fd !== 'number' || fd < 0 || buffer === null) {
+      this.resumeReading();
+      return 0;
+    }
+    let total = 0;
+    for (;;) {
+      let bytes: number;
+      try {
+        bytes = fs.readSync(fd, buffer, 0, buffer.length, null);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
+          this.resumeReading(); // the socket's own read meets the error and reports it
+        }
+        break;
+      }
+      if (bytes === 0) {
+        this.resumeReading(); // end of the stream: the socket sees it and closes
+        break;
+      }
+      total += bytes;
+      this.receive(Buffer.from(buffer.subarray(0, bytes)));
+      if (this.isClosed || bytes < buffer.length) {
+        break;
+      }
+    }
+    if (total > 0) {
+      this.receivedListener?.();
+    }
+    return total;
   }
 
   /** Reads the socket again as data comes. */
   resumeReading(): void {
+    this.isReadingPaused = false;
     this.socket?.resume();
   }
 
@@ -260,6 +312,7 @@ export class X11Connection {
   ): Promise<void> {
     const cookie = findCookie(address, env);
     const readBuffer = Buffer.alloc(READ_BUFFER_BYTES);
+    this.readBuffer = readBuffer;
     const onread = {
       buffer: readBuffer,
       callback: (bytes: number, buffer: Uint8Array): boolean => {
