@@ -65,7 +65,7 @@ export type InputHookOptions = {
   /** Silence (no line at all) after which the child counts as stalled, ms; default 3000. */
   stallTimeoutMs?: number;
   /** How often events the hotkey filter held past its limit are released and the watchdog
-   * looks for a silent child, ms; default 250. */
+   * looks for a silent child, ms; default 500 (the hold limit is 1.5 s, the stall limit 3 s). */
   tickIntervalMs?: number;
   /** A batch this large is delivered at once; default 500 events. */
   maxBatchSize?: number;
@@ -111,7 +111,7 @@ export type InputHookStopResult = {
   protocolErrorCount: number;
 };
 
-const DEFAULT_TICK_INTERVAL_MS = 250;
+const DEFAULT_TICK_INTERVAL_MS = 500;
 
 /** Global input capture in a child process, with watchdog, hotkey filter and masking. */
 export class InputHook {

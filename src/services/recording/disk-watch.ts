@@ -1,12 +1,14 @@
 // Watches the free space of the filesystem holding a recording: a warning while there is still
 // room, then a safe stop above a floor, so ffmpeg never dies on a full disk mid-recording.
+import { statfsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 
 /** Default free space below which the recorder warns, bytes (≈ 10 min of busy 1080p video). */
 export const DEFAULT_DISK_WARN_BYTES = 1024 * 1024 * 1024;
 /** Default free space below which the recorder stops and saves, bytes (room to finalise). */
 export const DEFAULT_DISK_FLOOR_BYTES = 200 * 1024 * 1024;
-/** Default time between checks, ms (statfs is a cheap syscall). */
+/** Default time between checks, ms (statfs is a cheap syscall, made synchronously: an async
+ * call would wake a thread-pool thread and then the event loop again, twice a second). */
 export const DEFAULT_DISK_CHECK_INTERVAL_MS = 500;
 
 /** Options of {@link watchDiskSpace}. */
@@ -43,14 +45,13 @@ export function watchDiskSpace(options: DiskWatchOptions): () => void {
   const floorBytes = options.floorBytes ?? DEFAULT_DISK_FLOOR_BYTES;
   let hasWarned = false;
   let hasHitFloor = false;
-  let isChecking = false;
-  const check = async (): Promise<void> => {
-    if (isChecking || hasHitFloor) {
+  const check = (): void => {
+    if (hasHitFloor) {
       return;
     }
-    isChecking = true;
     try {
-      const free = await freeBytes(options.path);
+      const stats = statfsSync(options.path);
+      const free = stats.bavail * stats.bsize;
       if (free < floorBytes) {
         hasHitFloor = true;
         options.onFloor(free);
@@ -60,15 +61,10 @@ export function watchDiskSpace(options: DiskWatchOptions): () => void {
       }
     } catch {
       // statfs failing (folder removed…) is reported by the writers that fail next
-    } finally {
-      isChecking = false;
     }
   };
-  void check();
-  const timer = setInterval(
-    () => void check(),
-    options.intervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS,
-  );
+  queueMicrotask(check);
+  const timer = setInterval(check, options.intervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
