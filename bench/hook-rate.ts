@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startDesktop } from '../tests/helpers/desktop';
 import { REPO_ROOT } from '../tests/helpers/paths';
 import { POINTER_ACTIVITY } from './activity';
+import { threadsUsage as usage } from './proc-usage';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 2));
@@ -19,20 +20,6 @@ const HOOKS = (process.env.BENCH_HOOKS ?? 'x11-record,uiohook').split(',');
 const PAUSES = [0.02, 0.004, 0.001];
 const CHILD = path.join(REPO_ROOT, 'out', 'node', 'hook-child.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU seconds and voluntary context switches of every thread of `pid`. */
-function usage(pid: number): { cpu: number; wakes: number } {
-  let cpu = 0;
-  let wakes = 0;
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    const stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    cpu += (Number(fields[11]) + Number(fields[12])) / 100;
-    const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
-    wakes += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  }
-  return { cpu, wakes };
-}
 
 async function main(): Promise<void> {
   if (!fs.existsSync(CHILD)) {

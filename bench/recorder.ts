@@ -16,6 +16,7 @@
 //   comma-separated from on,off,uiohook, default all three)
 import { openDatabase } from '../src/store';
 import { POINTER_ACTIVITY } from './activity';
+import { threadsUsage } from './proc-usage';
 import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,20 +31,6 @@ const FPS = 30;
 const TICK = 100; // USER_HZ on Linux
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-
-/** Voluntary context switches (wake-ups after sleeping) of every thread of `pid`. */
-function wakeups(pid: number): number {
-  let n = 0;
-  try {
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-      const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
-      n += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    }
-  } catch {
-    // the process ended while we read
-  }
-  return n;
-}
 
 type Usage = { cpu: number; wakes: number };
 
@@ -83,7 +70,7 @@ function treeCpu(root: number): Map<string, Usage> {
     } catch {
       // gone
     }
-    out.set(name, { cpu: cpu.get(pid) ?? 0, wakes: wakeups(pid) });
+    out.set(name, { cpu: cpu.get(pid) ?? 0, wakes: threadsUsage(pid).wakes });
     stack.push(...(children.get(pid) ?? []));
   }
   return out;

@@ -1,7 +1,7 @@
 // Watches the free space of the filesystem holding a recording: a warning while there is still
 // room, then a safe stop above a floor, so ffmpeg never dies on a full disk mid-recording.
-import { statfsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { freeBytes as freeBytesNow } from '../library/cleanup';
 
 /** Default free space below which the recorder warns, bytes (≈ 10 min of busy 1080p video). */
 export const DEFAULT_DISK_WARN_BYTES = 1024 * 1024 * 1024;
@@ -49,18 +49,17 @@ export function watchDiskSpace(options: DiskWatchOptions): () => void {
     if (hasHitFloor) {
       return;
     }
-    try {
-      const stats = statfsSync(options.path);
-      const free = stats.bavail * stats.bsize;
-      if (free < floorBytes) {
-        hasHitFloor = true;
-        options.onFloor(free);
-      } else if (free < warnBytes && !hasWarned) {
-        hasWarned = true;
-        options.onLow(free);
-      }
-    } catch {
-      // statfs failing (folder removed…) is reported by the writers that fail next
+    // statfs failing (null: folder removed…) is reported by the writers that fail next
+    const free = freeBytesNow(options.path);
+    if (free === null) {
+      return;
+    }
+    if (free < floorBytes) {
+      hasHitFloor = true;
+      options.onFloor(free);
+    } else if (free < warnBytes && !hasWarned) {
+      hasWarned = true;
+      options.onLow(free);
     }
   };
   queueMicrotask(check);

@@ -183,7 +183,6 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
     // socket is paused and read by a timer, without the event loop watching it in between
     const pacer = new ReadPacer();
     let pacedTimer: NodeJS.Timeout | null = null;
-    let isPaused = false;
     const deliver = (): void => {
       const count = batch.length;
       if (count > 0) {
@@ -193,19 +192,17 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
       }
       const waitMs = isStopping ? 0 : pacer.afterRead(monotonicNowMs(), count);
       if (waitMs > 0) {
-        if (!isPaused) {
-          isPaused = true;
+        if (!dataConnection.isReadingPaused) {
           dataConnection.pauseReading();
         }
         pacedTimer ??= setTimeout(readPaced, waitMs);
-      } else if (isPaused) {
-        isPaused = false;
+      } else if (dataConnection.isReadingPaused) {
         dataConnection.resumeReading();
       }
     };
     const readPaced = (): void => {
       pacedTimer = null;
-      if (!isPaused) {
+      if (!dataConnection.isReadingPaused) {
         return;
       }
       // what waited comes through deliver (onReceived); nothing: deliver decides with none
@@ -257,7 +254,6 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
           clearTimeout(pacedTimer);
           pacedTimer = null;
         }
-        isPaused = false;
         dataConnection.resumeReading();
         const ended = new Promise<void>((resolve) => {
           endOfData = resolve;

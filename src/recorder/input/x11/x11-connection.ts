@@ -159,7 +159,7 @@ export class X11Connection {
   private closeListener: ((error: Error | null) => void) | null = null;
   private receivedListener: (() => void) | null = null;
   private readBuffer: Buffer | null = null;
-  private isReadingPaused = false;
+  private isPaused = false;
   private isClosed = false;
 
   /** Connects and completes the set-up; rejects with the server's reason when refused. */
@@ -190,7 +190,7 @@ export class X11Connection {
    * epoll set only then); after that, only {@link X11Connection.readWaiting} reads it.
    */
   pauseReading(): void {
-    this.isReadingPaused = true;
+    this.isPaused = true;
     this.socket?.pause();
   }
 
@@ -202,9 +202,10 @@ export class X11Connection {
    * resumes so that the socket reports it.
    */
   readWaiting(): number {
-    if (!this.isReadingPaused) {
+    if (!this.isPaused) {
       return 0;
     }
+    // Node's own handle of the socket (Unix): libuv does not read it while it is paused
     const fd = (this.socket as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
     const buffer = this.readBuffer;
     if (this.isClosed || typeof fd !== 'number' || fd < 0 || buffer === null) {
@@ -238,9 +239,14 @@ export class X11Connection {
     return total;
   }
 
+  /** Whether reading is paused ({@link X11Connection.pauseReading}). */
+  get isReadingPaused(): boolean {
+    return this.isPaused;
+  }
+
   /** Reads the socket again as data comes. */
   resumeReading(): void {
-    this.isReadingPaused = false;
+    this.isPaused = false;
     this.socket?.resume();
   }
 
