@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AccessibilityAdapter } from '../axtree/adapter';
 import type { AxElementRecord, AxSnapshot } from '../axtree/model';
 import { SnapshotPolicy } from '../axtree/snapshot-policy';
+import { everyPeriod } from '../infra/shared-tick';
 import { AppError } from '../shared/errors';
 import { isSameGeometry, type DisplayGeometry } from '../shared/domain/display';
 import { monotonicNowMs } from './clock';
@@ -155,9 +156,31 @@ type HoverElement = {
 /** What runs as the session's transition in flight: a pause, a resume or a display change. */
 type TransitionKind = 'pause' | 'resume' | 'display';
 
-/** How long a batch with keys or buttons waits before exclusion rules judge it, ms: the active
- * window's change (xprop's spy) reaches the tracker a moment after the X server made it. */
-const EXCLUSION_TIMELINE_LAG_MS = 20;
+/** How old the keys and buttons of a batch must be before exclusion rules judge it, ms: the
+ * active window's change (xprop's spy) reaches the tracker a moment after the X server made it.
+ * A batch whose newest such event is older (the child held it back with moves) is judged at once. */
+export const EXCLUSION_TIMELINE_LAG_MS = 20;
+
+/**
+ * How long a batch waits before exclusion rules judge it, ms: null for moves only (no wait, no
+ * timeline to settle), else until its newest key or button is EXCLUSION_TIMELINE_LAG_MS old (0
+ * when it already is: releases the child held back with moves are usually older).
+ */
+export function exclusionWaitMs(batch: readonly InputEvent[], nowMs: number): number | null {
+  let newestMs: number | null = null;
+  for (const e of batch) {
+    if (e.kind !== 'move' && (newestMs === null || e.tMs > newestMs)) {
+      newestMs = e.tMs;
+    }
+  }
+  // never longer than the lag itself, whatever the stamps say
+  return newestMs === null
+    ? null
+    : Math.min(
+        EXCLUSION_TIMELINE_LAG_MS,
+        Math.max(0, newestMs + EXCLUSION_TIMELINE_LAG_MS - nowMs),
+      );
+}
 
 /** How long an ffmpeg ended by an outside SIGTERM waits for the recorder's own stop, ms. */
 const OUTSIDE_STOP_GRACE_MS = 500;
@@ -174,9 +197,11 @@ function isOutsideTermination(error: AppError): boolean {
 
 /** Default pointer rest before the hover lookup, ms. */
 export const DEFAULT_HOVER_SETTLE_MS = 80;
-/** What a batch of moves may take beyond the child's deferral to reach the session (its timer
- * firing late, the pipe, a busy event loop), ms. */
-const HOVER_SLACK_MS = 70;
+/** What the gap between two moves of a pointer in steady motion may be beyond the hook child's
+ * deferral, ms: the rest the child reports is at least the deferral plus this, so while the
+ * pointer moves its next write always comes first and moves the rest on for free (hook-child.ts,
+ * `armRest`). */
+const HOVER_SLACK_MS = 40;
 
 /** Title of the toplevel window of an element record (the node just below the application). */
 function windowNameOf(record: AxElementRecord): string | null {
@@ -257,9 +282,8 @@ export class RecordingSession {
   /** Exclusion rules at capture (null: none); input then passes through `inputChain` in order. */
   private readonly exclusion: CaptureExclusion | null;
   private inputChain: Promise<void> = Promise.resolve();
-  private hoverTimer: NodeJS.Timeout | null = null;
-  /** The pointer's last resting place to look up once it stays there (scheduleHover). */
-  private hoverRest: { x: number; y: number; serial: number; dueAtMs: number } | null = null;
+  /** The pointer's last position, to look up once the hook child reports it rests (onRest). */
+  private hoverRest: { x: number; y: number; serial: number } | null = null;
   /** Incremented by every pointer move: a hover lookup from an older move is stale. */
   private moveSerial = 0;
   /**
@@ -273,7 +297,7 @@ export class RecordingSession {
   private space: CoordinateSpace;
   /** Idle and long-recording warnings (created when recording starts), polled by a timer. */
   private liveWarnings: LiveWarningMonitor | null = null;
-  private liveWarningTimer: NodeJS.Timeout | null = null;
+  private stopLiveWarnings: (() => void) | null = null;
   private resolveDone: (r: SessionResult) => void = () => undefined;
   /** Settles when the session is done or failed. */
   readonly done: Promise<SessionResult>;
@@ -368,6 +392,8 @@ export class RecordingSession {
         env: o.env,
         hotkeys: o.hotkeys,
         onEvents: (batch) => this.onInput(batch),
+        // hover lookups: the child reports a pointer that stopped (accessibility on only)
+        ...(o.accessibility ? { restMs: this.hoverDelayMs(), onRest: () => this.onRest() } : {}),
         onGap: (gap) => {
           this.gaps.push(gap);
           if (gap.endMs === null) {
@@ -712,12 +738,12 @@ export class RecordingSession {
       originMs: this.startedAt,
     });
     this.liveWarnings = monitor;
-    this.liveWarningTimer = setInterval(() => {
+    // on the process's shared tick (src/infra/shared-tick.ts), with the input watchdog
+    this.stopLiveWarnings = everyPeriod(monitor.checkIntervalMs, () => {
       if (this.stateValue === 'recording') {
         monitor.check(monotonicNowMs()).forEach((w) => this.emitLiveWarning(w));
       }
-    }, monitor.checkIntervalMs);
-    this.liveWarningTimer.unref?.();
+    });
   }
 
   private emitLiveWarning(warning: LiveWarning): void {
@@ -831,15 +857,9 @@ export class RecordingSession {
       clearTimeout(this.snapshotTimer);
       this.snapshotTimer = null;
     }
-    if (this.hoverTimer) {
-      clearTimeout(this.hoverTimer);
-      this.hoverTimer = null;
-    }
     this.hoverRest = null;
-    if (this.liveWarningTimer) {
-      clearInterval(this.liveWarningTimer);
-      this.liveWarningTimer = null;
-    }
+    this.stopLiveWarnings?.();
+    this.stopLiveWarnings = null;
     const hook = this.hook;
     this.hook = null;
     const windows = this.windows;
@@ -895,8 +915,11 @@ export class RecordingSession {
     // exclusion rules judge each batch before the sink sees it, one batch at a time (events keep
     // their order); keys need the timeline to have caught up with the focus change
     const judge = async (): Promise<void> => {
-      if (batch.some((e) => e.kind !== 'move')) {
-        await new Promise((resolve) => setTimeout(resolve, EXCLUSION_TIMELINE_LAG_MS));
+      const waitMs = exclusionWaitMs(batch, monotonicNowMs());
+      if (waitMs !== null) {
+        if (waitMs > 0) {
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
+        }
         await this.windows?.settled?.();
       }
       const kept = await exclusion.filter(batch);
@@ -949,66 +972,61 @@ export class RecordingSession {
         this.track(this.captureElement(ax, at.x, at.y, e.tMs, hover));
       }
     }
-    if (ax && rest) {
-      this.scheduleHover(rest.x, rest.y);
+    if (rest) {
+      // a lookup for this place waits for the child's rest line (onRest)
+      this.hover = null;
+      this.hoverRest = ax ? { ...rest, serial: this.moveSerial } : null;
     }
     if (ax && acted) {
       this.scheduleSnapshot(ax);
     }
   }
 
-  // Looks up the element under a pointer that came to rest, so a click that closes its window
-  // still gets the element it landed on (the lookup after the click may find the window behind).
-  // One timer, not one per batch: a batch moves the rest's due time on and the timer, when it
-  // fires early, waits for what is left (a cleared and re-set timer still wakes the process at
-  // its old time: one wake-up per batch under steady motion).
-  private scheduleHover(x: number, y: number): void {
-    this.hover = null;
-    const delayMs = this.hoverDelayMs();
-    this.hoverRest = { x, y, serial: this.moveSerial, dueAtMs: monotonicNowMs() + delayMs };
-    if (this.hoverTimer === null) {
-      this.armHover(delayMs);
+  // The hook child saw the pointer stop (hook-protocol.ts `HookRestLine`): look up the element
+  // under it, so a click that closes its window still gets the element it landed on (the lookup
+  // after the click may find the window behind). After the input before it (exclusion rules may
+  // still be judging that), and without holding that chain up for the lookup itself.
+  private onRest(): void {
+    const before = this.inputChain;
+    const next = (async () => {
+      await before;
+      this.lookUpRest();
+    })();
+    this.inputChain = next;
+    this.track(next);
+  }
+
+  private lookUpRest(): void {
+    const rest = this.hoverRest;
+    this.hoverRest = null;
+    const ax = this.options.accessibility;
+    if (
+      !rest ||
+      !ax ||
+      rest.serial !== this.moveSerial ||
+      this.stateValue !== 'recording' ||
+      this.exclusion?.isFocusedExcluded
+    ) {
+      return;
     }
-  }
-
-  private armHover(delayMs: number): void {
-    this.hoverTimer = setTimeout(() => {
-      this.hoverTimer = null;
-      const rest = this.hoverRest;
-      if (rest === null) {
-        return;
-      }
-      const waitMs = rest.dueAtMs - monotonicNowMs();
-      if (waitMs > 1) {
-        this.armHover(waitMs);
-        return;
-      }
-      this.hoverRest = null;
-      const ax = this.options.accessibility;
-      if (!ax || this.stateValue !== 'recording' || this.exclusion?.isFocusedExcluded) {
-        return;
-      }
-      const { x, y, serial } = rest;
-      this.track(
-        (async () => {
-          try {
-            const record = await ax.elementAt(x, y);
-            if (serial === this.moveSerial) {
-              this.hover = { x, y, record };
-            }
-          } catch {
-            // no hover element: the click falls back to the lookup at the click
+    const { x, y, serial } = rest;
+    this.track(
+      (async () => {
+        try {
+          const record = await ax.elementAt(x, y);
+          if (serial === this.moveSerial) {
+            this.hover = { x, y, record };
           }
-        })(),
-      );
-    }, delayMs);
+        } catch {
+          // no hover element: the click falls back to the lookup at the click
+        }
+      })(),
+    );
   }
 
-  // The rest before a hover lookup: longer than the settle time and than the longest a move can
-  // take to arrive (the child's deferral, the parent hands a read on at once, plus timer and
-  // scheduling slack), so a pointer still moving (its next batch due within that) cancels the
-  // lookup instead of paying for one per batch (bench/recorder.ts: with 20 ms of slack, a CPU
-  // profile still showed lookups under steady motion; with none, 10 a second).
+  // The rest before a hover lookup, measured by the hook child from the last move: longer than
+  // the settle time and than the child's deferral plus a gap between moves, so the rest timer of
+  // a pointer still moving is always moved on by the child's next write before it fires.
   private hoverDelayMs(): number {
     return Math.max(
       this.options.hoverSettleMs ?? DEFAULT_HOVER_SETTLE_MS,

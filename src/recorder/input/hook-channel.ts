@@ -28,6 +28,8 @@ export type HookChannelListener = {
   onEvent: (callbackTMs: number, event: HookInputEvent) => void;
   /** The child's first hello line. */
   onHello: (hello: HookHelloLine) => void;
+  /** The pointer came to rest (a rest line; the events before it were reported first). */
+  onRest: (tMs: number) => void;
   /** A heartbeat counted more event lines than arrived (reported once per shortfall). */
   onEventsLost: (sent: number, received: number) => void;
   /** A malformed line; `count` is this child's total so far. */
@@ -158,6 +160,10 @@ export class HookChildChannel {
         this.receivedEvents += 1;
         this.lastChildTMs = line.t;
         this.listener.onEvent(line.t, line.e);
+        return;
+      case 'rest':
+        this.lastChildTMs = line.t;
+        this.listener.onRest(line.t);
         return;
       case 'heartbeat':
         this.lastChildTMs = line.t;

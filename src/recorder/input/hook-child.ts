@@ -12,6 +12,7 @@ import {
   encodeEventLine,
   encodeLine,
   HOOK_DEFERRED_FLUSH_MS,
+  HOOK_DEFERRED_MAX_LINES,
   HOOK_PROTOCOL_VERSION,
   UIOHOOK_EVENT_TYPES,
 } from './hook-protocol';
@@ -34,9 +35,19 @@ function msArgument(argv: readonly string[], name: string, fallback: number, min
 /** How long moves and wheel steps may wait; `--defer-ms N` (tests widen it). */
 const deferredFlushMs = msArgument(process.argv, '--defer-ms', HOOK_DEFERRED_FLUSH_MS, 0);
 
+const heartbeatMs = msArgument(process.argv, '--heartbeat-ms', DEFAULT_HEARTBEAT_MS, 10);
+/** `--rest-ms N`: a rest line once the pointer has not moved for N ms (0, the default: none). */
+const restMs = msArgument(process.argv, '--rest-ms', 0, 0);
+
 let pending: string[] = [];
 let isFlushScheduled = false;
 let deferredTimer: NodeJS.Timeout | null = null;
+let heartbeatTimer: NodeJS.Timeout | null = null;
+let lastHeartbeatAtMs = monotonicNowMs();
+/** Stamp of the newest move not yet followed by a rest line (with `--rest-ms`), or null. */
+let lastMoveAtMs: number | null = null;
+let restTimer: NodeJS.Timeout | null = null;
+let restDueAtMs = 0;
 let sentEvents = 0;
 let heartbeatSeq = 0;
 let isStopping = false;
@@ -44,9 +55,10 @@ let isStopping = false;
 // Lines are queued and written once per event-loop turn: a burst of thousands of uiohook
 // callbacks becomes a few large writes instead of one syscall per event. Pointer moves, wheel
 // steps and releases (stamped already, and most of the traffic) wait up to
-// HOOK_DEFERRED_FLUSH_MS for company, so a moving mouse costs both processes about ten writes and
-// reads a second instead of one per event (bench/recorder.ts); presses and replies are written at
-// once, behind them; a heartbeat goes with moves already waiting, else at once.
+// HOOK_DEFERRED_FLUSH_MS for company (or until HOOK_DEFERRED_MAX_LINES wait), so a moving mouse
+// costs both processes about five writes and reads a second instead of one per event
+// (bench/recorder.ts); presses and replies are written at once, behind them; a heartbeat goes
+// with moves already waiting, else at once.
 function flush(): void {
   isFlushScheduled = false;
   if (deferredTimer !== null) {
@@ -59,6 +71,59 @@ function flush(): void {
   const chunk = pending.join('');
   pending = [];
   process.stdout.write(chunk);
+  armRest();
+}
+
+// The rest line: the parent looks up the element under a pointer that stopped, before a click
+// can close its window. It needs a timer that fires when moves stop, and Node wakes a process at
+// a timer's first due time even when the timer was cleared or moved since (a timer re-armed per
+// move costs a wake-up per period of motion: the parent's own rest timer did, 5–10 a second).
+// So the timer is set where moves are written: while the pointer moves, the next deferred write
+// comes before the rest is due (`--rest-ms` longer than the deferral plus a gap between moves)
+// and sets it again, inside Node's own timer processing, at no cost; once moves stop, it fires
+// `--rest-ms` after the last one.
+function armRest(): void {
+  if (lastMoveAtMs === null || isStopping) {
+    return;
+  }
+  const dueAtMs = lastMoveAtMs + restMs;
+  if (restTimer !== null) {
+    if (dueAtMs === restDueAtMs) {
+      return; // no move since it was set (a write of keys or a heartbeat)
+    }
+    clearTimeout(restTimer);
+  }
+  restDueAtMs = dueAtMs;
+  restTimer = setTimeout(onRestTimer, Math.max(1, dueAtMs - monotonicNowMs()));
+}
+
+function onRestTimer(): void {
+  restTimer = null;
+  // a newer move is held for the next write, which sets the timer again
+  if (lastMoveAtMs === null || monotonicNowMs() - lastMoveAtMs < restMs - 1) {
+    return;
+  }
+  lastMoveAtMs = null;
+  enqueue(encodeLine({ type: 'rest', t: monotonicNowMs() }));
+}
+
+// A move to watch for its rest (with `--rest-ms`).
+function noteMove(tMs: number): void {
+  if (restMs > 0) {
+    lastMoveAtMs = tMs;
+  }
+}
+
+// The deferral's timer: a heartbeat due before the next one could come rides along, and its own
+// timer starts over. Done here, inside Node's timer processing, moving that timer costs nothing;
+// so under steady motion the heartbeat timer never fires (2 wake-ups a second fewer).
+function flushDeferred(): void {
+  deferredTimer = null;
+  if (!isStopping && monotonicNowMs() + deferredFlushMs >= lastHeartbeatAtMs + heartbeatMs) {
+    pending.push(heartbeatLine());
+    armHeartbeat();
+  }
+  flush();
 }
 
 function enqueue(line: string, canWait = false): void {
@@ -66,39 +131,50 @@ function enqueue(line: string, canWait = false): void {
   if (isFlushScheduled) {
     return;
   }
-  if (!canWait) {
+  if (!canWait || pending.length >= HOOK_DEFERRED_MAX_LINES) {
     isFlushScheduled = true;
     setImmediate(flush);
   } else if (deferredTimer === null) {
-    deferredTimer = setTimeout(flush, deferredFlushMs);
+    deferredTimer = setTimeout(flushDeferred, deferredFlushMs);
   }
 }
 
 /** The X RECORD hook (Linux), unless CUA_INPUT_HOOK=uiohook asks for uiohook-napi. */
 const isX11Record = process.platform === 'linux' && process.env.CUA_INPUT_HOOK !== 'uiohook';
-const heartbeatMs = msArgument(process.argv, '--heartbeat-ms', DEFAULT_HEARTBEAT_MS, 10);
 let uiohook: typeof UiohookApi.uIOhook | null = null;
 let x11Hook: X11RecordHook | null = null;
 
 // liveness for the parent's watchdog, in order with the events (`sent` = event lines before it)
 function heartbeatLine(): string {
+  lastHeartbeatAtMs = monotonicNowMs();
   const line = encodeLine({
     type: 'heartbeat',
-    t: monotonicNowMs(),
+    t: lastHeartbeatAtMs,
     seq: heartbeatSeq,
     sent: sentEvents,
   });
   heartbeatSeq += 1;
   return line;
 }
+
+function armHeartbeat(): void {
+  if (heartbeatTimer !== null) {
+    clearTimeout(heartbeatTimer);
+  }
+  heartbeatTimer = isStopping ? null : setTimeout(onHeartbeatTimer, heartbeatMs);
+}
+
 // a heartbeat rides with moves already waiting for their write rather than writing them early
-const heartbeatTimer = setInterval(() => {
+function onHeartbeatTimer(): void {
+  heartbeatTimer = null;
   if (deferredTimer !== null) {
     pending.push(heartbeatLine());
   } else {
     enqueue(heartbeatLine());
   }
-}, heartbeatMs);
+  armHeartbeat();
+}
+armHeartbeat();
 
 function logError(message: string): void {
   process.stderr.write(`hook-child: ${message}\n`);
@@ -111,7 +187,14 @@ function shutdown(exitCode: number, requestId?: number | string): void {
     return;
   }
   isStopping = true;
-  clearInterval(heartbeatTimer);
+  if (heartbeatTimer !== null) {
+    clearTimeout(heartbeatTimer);
+    heartbeatTimer = null;
+  }
+  if (restTimer !== null) {
+    clearTimeout(restTimer);
+    restTimer = null;
+  }
   if (deferredTimer !== null) {
     clearTimeout(deferredTimer);
     deferredTimer = null;
@@ -226,6 +309,9 @@ function onX11Events(events: HookInputEvent[]): void {
   const tMs = monotonicNowMs();
   for (const event of events) {
     sentEvents += 1;
+    if (event.type === UIOHOOK_EVENT_TYPES.mouseMoved) {
+      noteMove(tMs);
+    }
     enqueue(encodeEventLine(tMs, event), canWait(event.type));
   }
 }
@@ -254,6 +340,9 @@ async function startHook(): Promise<string> {
       return;
     }
     sentEvents += 1;
+    if (event.type === EventType.EVENT_MOUSE_MOVED) {
+      noteMove(tMs);
+    }
     enqueue(encodeEventLine(tMs, event), canWait(event.type));
   });
   uIOhook.start();

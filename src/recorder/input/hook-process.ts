@@ -9,6 +9,7 @@
 // events the hotkey filter held past its limit and runs the watchdog, which turns a silent or dead
 // child into a reported gap and a restarted child.
 import type { ChildLauncher } from '../../infra/child-launcher';
+import { everyPeriod } from '../../infra/shared-tick';
 import type { AppError } from '../../shared/errors';
 import { monotonicNowMs } from '../clock';
 import type { HotkeyAction, HotkeyBindings } from './hotkeys';
@@ -39,6 +40,11 @@ export type InputHookOptions = {
   onGap?: (gap: InputGap) => void;
   /** One of the recorder's hotkeys was pressed (its events are not in any batch). */
   onHotkey?: (action: HotkeyAction, tMs: number) => void;
+  /** The pointer has not moved for `restMs` (after the batch with its last move); `tMs` is when
+   * the child saw the rest. Only with `restMs`. */
+  onRest?: (tMs: number) => void;
+  /** Ask for `onRest` once the pointer has not moved for this long, ms; absent: never. */
+  restMs?: number;
   /** Non-fatal problems (malformed lines, restarts, keymap fallback). */
   onDiagnostic?: (diagnostic: InputHookDiagnostic) => void;
   /** The hook gave up after repeated failures (INPUT_HOOK_FAILED); no more events will come. */
@@ -120,7 +126,7 @@ export class InputHook {
   private readonly platform: NodeJS.Platform;
   private readonly pipeline: InputPipeline;
   private readonly supervisor: HookSupervisor;
-  private tickTimer: NodeJS.Timeout | null = null;
+  private stopTicks: (() => void) | null = null;
   private deliveredEvents = 0;
   private hotkeyCount = 0;
   private stopping: Promise<InputHookStopResult> | null = null;
@@ -142,6 +148,15 @@ export class InputHook {
       { ...options, env: this.env },
       {
         onEvent: (tMs, event) => this.emit(this.pipeline.push(tMs, event)),
+        onRest: (tMs) => {
+          // the moves before the rest first
+          this.emit(this.pipeline.flushDue(monotonicNowMs()));
+          try {
+            this.options.onRest?.(tMs);
+          } catch (error) {
+            this.diagnose({ code: 'CALLBACK_FAILED', message: `onRest threw: ${String(error)}` });
+          }
+        },
         onLinesRead: () => {
           // what this read brought, at once (a stopping hook keeps held events for flushAll)
           this.emit(
@@ -185,8 +200,8 @@ export class InputHook {
       return layout;
     });
     this.lastTickAtMs = monotonicNowMs();
-    this.tickTimer = setInterval(() => this.tick(), this.tickIntervalMs());
-    this.tickTimer.unref();
+    // on the process's shared tick: one wake-up with the disk watch and the live warnings
+    this.stopTicks = everyPeriod(this.tickIntervalMs(), () => this.tick());
     return {
       pid: hello.pid,
       capabilities: hello.capabilities,
@@ -227,9 +242,9 @@ export class InputHook {
 
   private async stopNow(): Promise<InputHookStopResult> {
     await this.supervisor.stop(() => {
-      if (this.tickTimer) {
-        clearInterval(this.tickTimer);
-        this.tickTimer = null;
+      if (this.stopTicks) {
+        this.stopTicks();
+        this.stopTicks = null;
       }
       this.emit(this.pipeline.flushAll());
     });

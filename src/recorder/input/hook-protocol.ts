@@ -14,9 +14,20 @@ export const HOOK_PROTOCOL_VERSION = 1;
 /**
  * Longest time the child holds pointer moves, wheel steps and releases before writing them (ms);
  * presses go out at once. The parent hands each read on at once, so this bounds how old a batch
- * can be (the ≤ 100 ms cadence into SQLite); the hover rest in session.ts adds slack to it.
+ * can be (the ≤ 200 ms cadence into SQLite, the most a crash of the child can take with it); the
+ * hover rest in session.ts adds slack to it. Each write wakes both processes, and a wake-up costs
+ * 100–250 µs of CPU on the build machine: 200 ms (was 100) took the recorder's main process from
+ * 36–38 to 27–28 wake-ups a second and the child from 66–67 to 61–62 under the benchmark's steady
+ * motion (bench/recorder.ts).
  */
-export const HOOK_DEFERRED_FLUSH_MS = 100;
+export const HOOK_DEFERRED_FLUSH_MS = 200;
+
+/**
+ * Held lines at which the child writes at once instead of waiting out HOOK_DEFERRED_FLUSH_MS: a
+ * 1000 Hz mouse fills 200 ms with 200 moves, so only floods (synthetic input) reach it, and their
+ * writes stay small and frequent rather than one large write that keeps the child from reading.
+ */
+export const HOOK_DEFERRED_MAX_LINES = 256;
 
 /** uiohook-napi `EventType` values the child forwards (EVENT_MOUSE_CLICKED is dropped). */
 export const UIOHOOK_EVENT_TYPES = {
@@ -103,13 +114,25 @@ export type HookHeartbeatLine = {
   sent: number;
 };
 
+/**
+ * The pointer stopped: no move for the child's `--rest-ms` (the session looks up the element
+ * under it, so a click that closes its window still gets it). Written at once, after every event
+ * before it; only when the parent asked for it.
+ */
+export type HookRestLine = {
+  type: 'rest';
+  /** Session clock when the rest was seen, ms. */
+  t: number;
+};
+
 /** Answer to a request. */
 export type HookResponseLine =
   | { type: 'response'; id: number | string; ok: true; result: unknown }
   | { type: 'response'; id: number | string; ok: false; error: { code: string; message: string } };
 
 /** Any valid line from the child. */
-export type HookLine = HookHelloLine | HookEventLine | HookHeartbeatLine | HookResponseLine;
+export type HookLine =
+  HookHelloLine | HookEventLine | HookHeartbeatLine | HookRestLine | HookResponseLine;
 
 /** Result of {@link parseHookLine}. */
 export type ParsedHookLine = { ok: true; line: HookLine } | { ok: false; problem: string };
@@ -231,6 +254,8 @@ export function parseHookLine(text: string): ParsedHookLine {
       return isInteger(value.seq) && isInteger(value.sent)
         ? { ok: true, line: { type: 'heartbeat', t: value.t, seq: value.seq, sent: value.sent } }
         : { ok: false, problem: 'heartbeat without integer seq/sent' };
+    case 'rest':
+      return { ok: true, line: { type: 'rest', t: value.t } };
     case 'hello': {
       const capabilities = value.capabilities;
       if (

@@ -42,6 +42,9 @@ export type HookSupervisorOptions = {
   /** Wait after the shutdown request before SIGTERM, and after SIGTERM before SIGKILL, ms;
    * default 2000. */
   stopGraceMs?: number;
+  /** Ask the child for a rest line once the pointer has not moved for this long, ms; 0 or
+   * absent: none (hook-protocol.ts `HookRestLine`). */
+  restMs?: number;
 };
 
 /** What the supervisor reports to its owner. */
@@ -50,6 +53,8 @@ export type HookSupervisorEvents = {
   onEvent: (callbackTMs: number, event: HookInputEvent) => void;
   /** A chunk of the child's output has been handled. */
   onLinesRead: () => void;
+  /** The pointer came to rest (only with `restMs`; after the events before it). */
+  onRest?: (tMs: number) => void;
   /** The running child died or stalled: hand on what it sent and forget held keys, before the
    * gap opens. */
   onChildLost: () => void;
@@ -230,22 +235,28 @@ export class HookSupervisor {
       return this.options.childCommand;
     }
     this.launcher ??= detectChildLauncher();
-    const heartbeatMs = this.options.heartbeatIntervalMs ?? DEFAULTS.heartbeatIntervalMs;
     const { file, args } = this.launcher.command('hook-child');
-    return { command: file, args: [...args, '--heartbeat-ms', String(heartbeatMs)] };
+    return { command: file, args: [...args, ...this.childArgs()] };
+  }
+
+  // The child's own options: its heartbeat and, when asked for, rest lines.
+  private childArgs(): string[] {
+    const heartbeatMs = this.options.heartbeatIntervalMs ?? DEFAULTS.heartbeatIntervalMs;
+    const restMs = this.options.restMs ?? 0;
+    return [
+      '--heartbeat-ms',
+      String(heartbeatMs),
+      ...(restMs > 0 ? ['--rest-ms', String(restMs)] : []),
+    ];
   }
 
   private spawn(): Supervised {
     const env = this.options.env ?? process.env;
     this.launcher ??= this.options.childCommand ? undefined : detectChildLauncher();
-    const heartbeatArgs = [
-      '--heartbeat-ms',
-      String(this.options.heartbeatIntervalMs ?? DEFAULTS.heartbeatIntervalMs),
-    ];
     let proc: ChildProcess;
     if (!this.options.childCommand && this.launcher?.fork) {
       // the desktop app: a utility process from the bundled entry (Electron ends it with the app)
-      proc = this.launcher.fork('hook-child', heartbeatArgs, env) as unknown as ChildProcess;
+      proc = this.launcher.fork('hook-child', this.childArgs(), env) as unknown as ChildProcess;
     } else {
       const { command, args } = this.childCommand();
       // parent-death signal and kill-on-exit: an orphaned hook would keep recording
@@ -255,6 +266,7 @@ export class HookSupervisor {
     const channel = new HookChildChannel(proc, {
       isAccepting: () => supervised === this.child && this.stateValue !== 'stopped',
       onEvent: (tMs, event) => this.events.onEvent(tMs, event),
+      onRest: (tMs) => this.events.onRest?.(tMs),
       onHello: (hello) => {
         const waiter = supervised?.helloWaiter ?? null;
         if (supervised) {

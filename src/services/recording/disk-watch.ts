@@ -1,6 +1,7 @@
 // Watches the free space of the filesystem holding a recording: a warning while there is still
 // room, then a safe stop above a floor, so ffmpeg never dies on a full disk mid-recording.
 import fs from 'node:fs/promises';
+import { everyPeriod } from '../../infra/shared-tick';
 import { freeBytes as freeBytesNow } from '../library/cleanup';
 
 /** Default free space below which the recorder warns, bytes (≈ 10 min of busy 1080p video). */
@@ -63,7 +64,6 @@ export function watchDiskSpace(options: DiskWatchOptions): () => void {
     }
   };
   queueMicrotask(check);
-  const timer = setInterval(check, options.intervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  // on the process's shared tick (src/infra/shared-tick.ts), with the recorder's other checks
+  return everyPeriod(options.intervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS, check);
 }

@@ -3,12 +3,16 @@
 // default): pointer moves are held (HOOK_DEFERRED_FLUSH_MS; widened here with --defer-ms) and go
 // out together, so a moving mouse costs both processes a few writes and reads instead of one per
 // event (bench/recorder.ts); a key goes out at once and takes the held moves with it, in order;
-// nothing is lost at shutdown.
+// nothing is lost at shutdown. A flood is written in slices of HOOK_DEFERRED_MAX_LINES without
+// waiting out the deferral, and the heartbeat rides with the deferral's own write.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceLauncher } from '../../../src/infra/child-launcher';
 import { monotonicNowMs } from '../../../src/recorder/clock';
-import { HOOK_DEFERRED_FLUSH_MS } from '../../../src/recorder/input/hook-protocol';
+import {
+  HOOK_DEFERRED_FLUSH_MS,
+  HOOK_DEFERRED_MAX_LINES,
+} from '../../../src/recorder/input/hook-protocol';
 import { startXvfb, until, xdotool, type XServer } from './x-server';
 
 type Chunk = {
@@ -95,6 +99,17 @@ const FORTY_MOVES = Array.from({ length: 40 }, (_, i) => [
   '0.003',
 ]).flat();
 
+/** xdotool arguments: about 1.5 s of steady motion along `y`, x = 100…174, a move every 20 ms. */
+function steadyMoves(y: number): string[] {
+  return Array.from({ length: 75 }, (_, i) => [
+    'mousemove',
+    String(100 + i),
+    String(y),
+    'sleep',
+    '0.02',
+  ]).flat();
+}
+
 const MOVED = 9;
 const KEY_PRESSED = 4;
 /** The deferral under test, widened from HOOK_DEFERRED_FLUSH_MS so timing cannot blur it. */
@@ -102,8 +117,79 @@ const DEFER_MS = 1500;
 
 describe('hook child writes', () => {
   it('uses a short deferral by default', () => {
+    // the hover rest (session.ts) and the crash window (a killed child takes what it holds)
+    // assume no more than this
     expect(HOOK_DEFERRED_FLUSH_MS).toBeGreaterThan(0);
-    expect(HOOK_DEFERRED_FLUSH_MS).toBeLessThanOrEqual(100);
+    expect(HOOK_DEFERRED_FLUSH_MS).toBeLessThanOrEqual(200);
+  });
+
+  it('writes a flood in slices without waiting out the deferral, and loses none of it', async () => {
+    const child = await startChild(['--defer-ms', '60000'], {});
+    const first = child.chunks.length;
+    const count = 2 * HOOK_DEFERRED_MAX_LINES + 40;
+    const moves = Array.from({ length: count }, (_, i) => [
+      'mousemove',
+      String(10 + (i % 600)),
+      String(10 + Math.floor(i / 600)),
+    ]).flat();
+    await xdotool(server, ...moves);
+    // two full slices long before the minute the deferral would hold them
+    await until(
+      () => eventLines(child.chunks.slice(first)).length >= 2 * HOOK_DEFERRED_MAX_LINES,
+      'two slices of the flood',
+    );
+    const lastPoint: [number, number] = [
+      10 + ((count - 1) % 600),
+      10 + Math.floor((count - 1) / 600),
+    ];
+    await expectShutdownDeliversAll(child, lastPoint);
+    expect(eventLines(child.chunks.slice(first))).toHaveLength(count);
+  });
+
+  it('sends the heartbeat with the deferral write while the pointer moves', async () => {
+    const child = await startChild(['--defer-ms', '200'], {}, 300);
+    const first = child.chunks.length;
+    await xdotool(server, ...steadyMoves(300));
+    const chunks = child.chunks.slice(first);
+    const riding = chunks.flatMap((c) =>
+      c.lines.some((l) => l.type === 'event')
+        ? c.lines.filter((l) => l.type === 'heartbeat').map((l) => c.atMs - l.t)
+        : [],
+    );
+    // about 1.5 s of motion at a heartbeat every 300–500 ms
+    expect(riding.length).toBeGreaterThanOrEqual(2);
+    // stamped when that write was made, not by a timer of its own up to 200 ms before it
+    riding.forEach((lagMs) => expect(lagMs).toBeLessThan(60));
+    // no rest lines unless asked for
+    await new Promise((r) => setTimeout(r, 400));
+    expect(child.chunks.flatMap((c) => c.lines).filter((l) => l.type === 'rest')).toEqual([]);
+    await expectShutdownDeliversAll(child, [174, 300]);
+  });
+
+  it.each([
+    { hook: 'uiohook-napi', env: { CUA_INPUT_HOOK: 'uiohook' } },
+    { hook: 'the X RECORD hook', env: {} },
+  ])('$hook: reports one rest once the pointer stops, none while it moves', async ({ env }) => {
+    const restMs = 240;
+    const child = await startChild(['--defer-ms', '200', '--rest-ms', String(restMs)], env);
+    const first = child.chunks.length;
+    // 1.5 s of steady motion, a move every 20 ms, then the pointer stops
+    await xdotool(server, ...steadyMoves(400));
+    await until(
+      () => child.chunks.slice(first).some((c) => c.lines.some((l) => l.type === 'rest')),
+      'the rest line',
+    );
+    await new Promise((r) => setTimeout(r, 2 * restMs));
+    const lines = child.chunks.slice(first).flatMap((c) => c.lines);
+    const rests = lines.filter((l) => l.type === 'rest');
+    expect(rests).toHaveLength(1);
+    // after every move, and no sooner than the rest after the last one
+    const restAt = lines.indexOf(rests[0]!);
+    const movesSeen = lines.filter((l) => l.type === 'event' && l.e?.type === MOVED);
+    expect(movesSeen.at(-1)?.e?.x).toBe(174);
+    expect(lines.indexOf(movesSeen.at(-1)!)).toBeLessThan(restAt);
+    expect(rests[0]!.t - movesSeen.at(-1)!.t).toBeGreaterThanOrEqual(restMs - 1);
+    await expectShutdownDeliversAll(child, [174, 400]);
   });
 
   it.each([

@@ -19,11 +19,13 @@ describe('parseHookLine', () => {
     });
   });
 
-  it('accepts hello, heartbeat and both response shapes', () => {
+  it('accepts hello, heartbeat, rest and both response shapes', () => {
     const hello = { type: 'hello', protocol: 1, capabilities: ['mouse'], t: 1, pid: 42 };
     expect(parseHookLine(encodeLine(hello))).toEqual({ ok: true, line: hello });
     const heartbeat = { type: 'heartbeat', t: 2, seq: 0, sent: 7 };
     expect(parseHookLine(encodeLine(heartbeat))).toEqual({ ok: true, line: heartbeat });
+    const rest = { type: 'rest', t: 3.5 };
+    expect(parseHookLine(encodeLine(rest))).toEqual({ ok: true, line: rest });
     expect(parseHookLine('{"id":1,"ok":true,"result":{"sent":3}}')).toEqual({
       ok: true,
       line: { type: 'response', id: 1, ok: true, result: { sent: 3 } },
@@ -70,6 +72,7 @@ describe('parseHookLine', () => {
       'e.x and e.y must be integers',
     ],
     ['{"type":"heartbeat","t":1,"seq":0}', 'heartbeat without integer seq/sent'],
+    ['{"type":"rest","t":"soon"}', 'line of type "rest" without a numeric t'],
     [
       '{"type":"hello","t":1,"protocol":1,"capabilities":[1],"pid":2}',
       'hello without integer protocol/pid and string capabilities',

@@ -1,6 +1,8 @@
 // The session's exclusion state: which events are kept (keys by the focused window, buttons and
 // wheel by the window under the pointer, moves always), what the window timeline stores and the
-// `excluded` marks it opens and ends; and the X11 pointer parsers.
+// `excluded` marks it opens and ends; the X11 pointer parsers; and how long a batch waits for the
+// window timeline before it is judged (only keys and buttons, only until they are
+// EXCLUSION_TIMELINE_LAG_MS old, so a batch the hook child held back is judged without a timer).
 import { describe, expect, it } from 'vitest';
 import { CaptureExclusion } from '../../../src/recorder/privacy/capture-exclusion';
 import { compileExclusions, exclusionRules } from '../../../src/recorder/privacy/exclusion';
@@ -11,6 +13,7 @@ import {
 } from '../../../src/recorder/privacy/x11-pointer-window';
 import type { InputEvent } from '../../../src/recorder/input/normalize-input-event';
 import type { ActiveWindowEntry } from '../../../src/recorder/windows/active-window';
+import { EXCLUSION_TIMELINE_LAG_MS, exclusionWaitMs } from '../../../src/recorder/session';
 
 const matcher = compileExclusions(
   exclusionRules({ excludeApps: ['Vault'], excludeTitles: ['^Secret'] }),
@@ -206,5 +209,35 @@ describe('X11 pointer parsers', () => {
       parseTreeClient('     0x600001 (has no name): ("xmessage" "Xmessage")  200x80+0+0  +5+6'),
     ).toMatchObject({ windowId: '0x600001', title: null, app: 'Xmessage' });
     expect(parseTreeClient('     0x200273 (has no name): ()  370x3+25+0  +126+101')).toBeNull();
+  });
+});
+
+describe('exclusionWaitMs', () => {
+  const now = 10_000;
+
+  it('does not wait for moves alone', () => {
+    expect(exclusionWaitMs([ev(now - 50, 'move'), ev(now, 'move')], now)).toBeNull();
+  });
+
+  it('waits the whole lag for a key pressed just now', () => {
+    expect(exclusionWaitMs([ev(now, 'keydown')], now)).toBe(EXCLUSION_TIMELINE_LAG_MS);
+  });
+
+  it('waits only for what is left of the lag', () => {
+    expect(exclusionWaitMs([ev(now - 5, 'down')], now)).toBe(EXCLUSION_TIMELINE_LAG_MS - 5);
+  });
+
+  it('judges a held-back batch whose release is older than the lag at once', () => {
+    const batch = [ev(now - 90, 'move'), ev(now - 60, 'keyup'), ev(now - 10, 'move')];
+    expect(exclusionWaitMs(batch, now)).toBe(0);
+  });
+
+  it('goes by the newest key or button of the batch', () => {
+    const batch = [ev(now - 80, 'keyup'), ev(now - 2, 'wheel'), ev(now, 'move')];
+    expect(exclusionWaitMs(batch, now)).toBe(EXCLUSION_TIMELINE_LAG_MS - 2);
+  });
+
+  it('never waits longer than the lag, whatever the stamps say', () => {
+    expect(exclusionWaitMs([ev(now + 5_000, 'keydown')], now)).toBe(EXCLUSION_TIMELINE_LAG_MS);
   });
 });
