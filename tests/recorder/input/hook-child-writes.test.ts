@@ -127,17 +127,24 @@ describe('hook child writes', () => {
     const child = await startChild(['--defer-ms', '60000'], {});
     const first = child.chunks.length;
     const count = 2 * HOOK_DEFERRED_MAX_LINES + 40;
+    // about 1,000 moves a second (a gaming mouse's rate): unpaced, a loaded machine's Xvfb can
+    // drop synthetic motion before any hook sees it (platform-linux.md §3a)
     const moves = Array.from({ length: count }, (_, i) => [
       'mousemove',
       String(10 + (i % 600)),
       String(10 + Math.floor(i / 600)),
+      'sleep',
+      '0.001',
     ]).flat();
     await xdotool(server, ...moves);
     // two full slices long before the minute the deferral would hold them
     await until(
       () => eventLines(child.chunks.slice(first)).length >= 2 * HOOK_DEFERRED_MAX_LINES,
-      'two slices of the flood',
-    );
+      `two slices of the flood (${count} moves sent)`,
+    ).catch((error: Error) => {
+      const got = eventLines(child.chunks.slice(first)).length;
+      throw new Error(`${error.message}: ${got} arrived`, { cause: error });
+    });
     const lastPoint: [number, number] = [
       10 + ((count - 1) % 600),
       10 + Math.floor((count - 1) / 600),
