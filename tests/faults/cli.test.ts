@@ -14,6 +14,7 @@ import { insertEvents } from '../../src/store';
 import { runCli, type CliRun } from '../helpers/cli';
 import { REPO_ROOT } from '../helpers/paths';
 import { makeRecording, syntheticEvents } from '../helpers/store';
+import { until } from '../helpers/wait';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-faults-cli-'));
 const libDir = path.join(root, 'lib');
@@ -238,7 +239,7 @@ describe.skipIf(!hasX)('issue 10: doctor and the window manager', { timeout: 90_
       xvfb!.once('exit', (code) => reject(new Error(`Xvfb exited ${code}`)));
     });
     env.DISPLAY = display;
-    await until(() => spawnSync('xdpyinfo', ['-display', display]).status === 0);
+    await until(() => spawnSync('xdpyinfo', ['-display', display]).status === 0, 'Xvfb');
   });
   afterAll(() => {
     const last = wm;
@@ -287,8 +288,8 @@ describe.skipIf(!hasX)('issue 10: doctor and the window manager', { timeout: 90_
             encoding: 'utf8',
           }).stdout,
         ),
+      () => `openbox to take over ${display}; its log:\n${wmLog}`,
       30_000,
-      () => `openbox did not take over ${display}; its log:\n${wmLog}`,
     );
     const after = await runCli(['doctor', '--json', '--library', libDir], env);
     const ok = (
@@ -298,17 +299,3 @@ describe.skipIf(!hasX)('issue 10: doctor and the window manager', { timeout: 90_
     expect(ok!.summary).toMatch(/Openbox/i);
   });
 });
-
-async function until(
-  condition: () => boolean,
-  timeoutMs = 10_000,
-  describe: () => string = () => 'timed out',
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) {
-      throw new Error(describe());
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

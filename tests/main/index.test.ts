@@ -10,6 +10,7 @@ import { normalizeAccelerator } from '../../src/main/hotkeys';
 import { openLibrary } from '../../src/services/library/library';
 import { API_METHODS } from '../../src/shared/contract';
 import { makeRecording } from '../helpers/store';
+import { until } from '../helpers/wait';
 
 type Listener = (...args: unknown[]) => unknown;
 
@@ -178,16 +179,6 @@ afterAll(() => {
   fs.rmSync(libraryDir, { recursive: true, force: true });
 });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 function normalize(accelerator: string): string {
   const n = normalizeAccelerator(accelerator);
   return n.ok ? n.value : `invalid ${accelerator}`;
@@ -221,7 +212,7 @@ describe('main process composition root', () => {
     vi.resetModules();
     const main = await import('../../src/main/index');
     electron.resolveReady();
-    await until(() => electron.dialogs.length > 0, 'the start-up notice');
+    await until(() => electron.dialogs.length > 0, 'the start-up notice', 20_000);
 
     // every contract method has its handler
     expect([...electron.handlers.keys()].sort()).toEqual(API_METHODS.map((m) => `cua:${m}`).sort());
@@ -318,7 +309,7 @@ describe('main process composition root', () => {
       l(willQuit);
     }
     expect(willQuit.preventDefault).toHaveBeenCalled();
-    await until(() => quits() > quitsBefore, 'the quit after closing');
+    await until(() => quits() > quitsBefore, 'the quit after closing', 20_000);
     expect(electron.handlers.size).toBe(0);
     expect(electron.shortcuts.size).toBe(0);
     expect(electron.trays[0]!.destroyed).toBe(true);

@@ -13,6 +13,7 @@ import { AppError, isAppError } from '../../src/shared/errors';
 import { getUpload } from '../../src/store/queries/uploads';
 import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR } from '../helpers/paths';
+import { until } from '../helpers/wait';
 
 const a = tempLibrary();
 const b = tempLibrary();
@@ -88,16 +89,6 @@ function servicesOn(
     env: { AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_REGION: 'us-east-1' },
   });
   return { services, events };
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const TARGET = {

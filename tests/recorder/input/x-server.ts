@@ -91,17 +91,4 @@ export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promi
   return true;
 }
 
-// Polls `predicate` every 10 ms until it holds; throws after `timeoutMs`.
-export async function until(
-  predicate: () => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { until } from '../../helpers/wait';
