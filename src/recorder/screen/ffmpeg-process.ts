@@ -80,8 +80,8 @@ export type FfmpegStopReason =
   | 'SIGKILL'
   /** It exited 0 on its own (e.g. a duration limit). */
   | 'self'
-  /** A SIGINT from outside (Ctrl+C reaches the whole process group): ffmpeg said "received
-   * signal 2" and finished the file itself (exit 255). An outside SIGTERM stays a failure. */
+  /** A SIGINT from outside (someone signalled ffmpeg itself): ffmpeg said "received signal 2"
+   * and finished the file itself (exit 255). An outside SIGTERM stays a failure. */
   | 'outside-signal';
 
 /** Final outcome of a recording (what {@link FfmpegRecorder.done} resolves with). */
@@ -217,11 +217,15 @@ export class FfmpegRecorder {
     // exit it gets SIGTERM (not SIGKILL) from the exit hook instead, and finishes the file on
     // its own (exit 255, docs/platform-linux.md §5); hosts that die by a signal run no 'exit'
     // handlers and should call process.exit() from theirs.
+    // In a process group of its own: a terminal's Ctrl+C goes to the whole foreground group, and
+    // an impatient user's fourth one made ffmpeg "hard exit" (code 123) halfway through finishing
+    // the file, leaving no frames at all; the recorder hears the Ctrl+C and stops ffmpeg once.
     const child = spawnChild(options.ffmpegPath, this.captureArgs, {
       env: options.env ?? process.env,
       parentDeathSignal: options.parentDeathSignal ?? null,
       setprivPath: options.setprivPath,
       exitSignal: 'SIGTERM',
+      detached: true,
     });
     this.child = child;
     this.closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -460,8 +464,8 @@ export class FfmpegRecorder {
     if (code === 255 && (this.signalsSent.has('SIGTERM') || this.signalsSent.has('SIGINT'))) {
       return 'SIGTERM';
     }
-    // the same clean end when SIGINT came from elsewhere: a terminal's Ctrl+C signals the whole
-    // foreground process group, ffmpeg included, often before we send anything
+    // the same clean end when SIGINT came from elsewhere (a `kill -INT` of ffmpeg itself; a
+    // terminal's Ctrl+C no longer reaches it, as it runs in a process group of its own)
     if (code === 255 && this.tail.lines().some((line) => RECEIVED_STOP_SIGNAL.test(line))) {
       return 'outside-signal';
     }
