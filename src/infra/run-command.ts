@@ -92,6 +92,35 @@ export async function runCommand(
   args: readonly string[],
   options: RunCommandOptions,
 ): Promise<CommandResult> {
+  let result = await runOnce(cmd, args, options);
+  // A child in a group of its own can still get a terminal's Ctrl+C in the instant between its
+  // fork and its setsid (seen on a loaded CI machine with Ctrl+C pressed again and again: an
+  // ffprobe of the saved recording died of SIGINT). We never send these signals, so such an end
+  // is that race: run it again (a few times at most).
+  for (
+    let attempt = 1;
+    options.isOwnProcessGroup === true &&
+    attempt < OWN_GROUP_ATTEMPTS &&
+    !result.isTimedOut &&
+    result.signal !== null &&
+    TERMINAL_SIGNALS.has(result.signal);
+    attempt += 1
+  ) {
+    result = await runOnce(cmd, args, options);
+  }
+  return result;
+}
+
+/** Signals a terminal sends its foreground group, never sent by {@link runCommand} itself. */
+const TERMINAL_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(['SIGINT', 'SIGQUIT', 'SIGHUP']);
+/** Runs of an own-group command ended by one of {@link TERMINAL_SIGNALS}, at most. */
+const OWN_GROUP_ATTEMPTS = 3;
+
+async function runOnce(
+  cmd: string,
+  args: readonly string[],
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   const stdout = new HeadBuffer(options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES);
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
   const isOwnGroup = options.isOwnProcessGroup ?? false;

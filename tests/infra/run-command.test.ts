@@ -1,4 +1,8 @@
-// runCommand: exit status, stdin input, stderr tail, timeout kill, start failure.
+// runCommand: exit status, stdin input, stderr tail, timeout kill, start failure, the re-run of an
+// own-group command a terminal signal ended.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tailLines } from '../../src/infra/lines';
 import { ProcessStartError, runCommand, runCommandChecked } from '../../src/infra/run-command';
@@ -84,6 +88,31 @@ describe('runCommand', () => {
     expect(error).toBeInstanceOf(ProcessStartError);
     expect((error as ProcessStartError).errno).toBe('ENOENT');
     expect((error as ProcessStartError).message).toContain('/nonexistent/cua-command');
+  });
+
+  // what a terminal's Ctrl+C does to an own-group child caught between its fork and its setsid
+  it('runs an own-group command again when a terminal signal ended it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-run-'));
+    try {
+      // ends itself by SIGINT on the first run, succeeds on the next
+      const script = `if [ -e "$1/once" ]; then echo done; else : > "$1/once"; kill -INT $$; fi`;
+      const shared = await runCommand('/bin/sh', ['-c', script, 'sh', dir], { timeoutMs: 10_000 });
+      expect(shared).toMatchObject({ signal: 'SIGINT', stdout: '' });
+      fs.rmSync(path.join(dir, 'once'));
+      const own = await runCommand('/bin/sh', ['-c', script, 'sh', dir], {
+        timeoutMs: 10_000,
+        isOwnProcessGroup: true,
+      });
+      expect(own).toMatchObject({ code: 0, signal: null, stdout: 'done\n' });
+      // a SIGTERM is not a terminal's: it stays the result
+      const term = await runCommand('/bin/sh', ['-c', 'kill -TERM $$'], {
+        timeoutMs: 10_000,
+        isOwnProcessGroup: true,
+      });
+      expect(term.signal).toBe('SIGTERM');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
