@@ -35,8 +35,18 @@ describe('monotonicNowMs', () => {
 
 describe('sampleWallClockOffset', () => {
   it('maps the session clock to Date.now() within the stated uncertainty', () => {
-    const offset = sampleWallClockOffset();
+    // a sample states how sure it is; on an idle machine it is sure to well under 1 ms, on a
+    // loaded one (CI: another test file on each core) every tick it watched can be stretched by
+    // preemption (13 ms was stated once), so the tightest of a few samples is the one checked
+    const samples = Array.from({ length: 5 }, () => sampleWallClockOffset());
+    const offset = samples.reduce((best, s) => (s.uncertaintyMs < best.uncertaintyMs ? s : best));
     expect(offset.uncertaintyMs).toBeLessThan(1);
+    for (const s of samples) {
+      // every sample, however loose, contains the tightest one's offset
+      expect(Math.abs(s.offsetMs - offset.offsetMs)).toBeLessThanOrEqual(
+        s.uncertaintyMs + offset.uncertaintyMs + 1,
+      );
+    }
     const monoMs = monotonicNowMs();
     const wallMs = Date.now();
     // Date.now() truncates to whole ms: the true wall time is in [wallMs, wallMs + 1)
