@@ -94,18 +94,19 @@ export async function runCommand(
 ): Promise<CommandResult> {
   let result = await runOnce(cmd, args, options);
   // A child in a group of its own can still get a terminal's Ctrl+C in the instant between its
-  // fork and its setsid (seen on a loaded CI machine with Ctrl+C pressed again and again: an
-  // ffprobe of the saved recording died of SIGINT). We never send these signals, so such an end
-  // is that race: run it again (a few times at most).
-  for (
-    let attempt = 1;
+  // fork and its setsid: the signal waits, blocked, and kills it before it execs (seen on a loaded
+  // CI machine with Ctrl+C held down: the saved recording's ffprobe died of SIGINT three runs in
+  // a row). We never send these signals, so such an end is that race: run it again after a pause,
+  // for as long as a user may keep pressing (bounded by OWN_GROUP_RETRY_WINDOW_MS).
+  const retryUntil = performance.now() + OWN_GROUP_RETRY_WINDOW_MS;
+  while (
     options.isOwnProcessGroup === true &&
-    attempt < OWN_GROUP_ATTEMPTS &&
     !result.isTimedOut &&
     result.signal !== null &&
-    TERMINAL_SIGNALS.has(result.signal);
-    attempt += 1
+    TERMINAL_SIGNALS.has(result.signal) &&
+    performance.now() < retryUntil
   ) {
+    await new Promise((resolve) => setTimeout(resolve, OWN_GROUP_RETRY_PAUSE_MS));
     result = await runOnce(cmd, args, options);
   }
   return result;
@@ -113,8 +114,10 @@ export async function runCommand(
 
 /** Signals a terminal sends its foreground group, never sent by {@link runCommand} itself. */
 const TERMINAL_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(['SIGINT', 'SIGQUIT', 'SIGHUP']);
-/** Runs of an own-group command ended by one of {@link TERMINAL_SIGNALS}, at most. */
-const OWN_GROUP_ATTEMPTS = 3;
+/** How long an own-group command ended by one of {@link TERMINAL_SIGNALS} is run again, in ms. */
+const OWN_GROUP_RETRY_WINDOW_MS = 30_000;
+/** Pause before running such a command again, in ms. */
+const OWN_GROUP_RETRY_PAUSE_MS = 50;
 
 async function runOnce(
   cmd: string,

@@ -464,6 +464,36 @@ describe('recorder faults (issue 10)', () => {
     expect((await showJson(lib, id)).status).toBe('complete');
   }, 60_000);
 
+  it('item 1: Ctrl+C pressed again and again while saving loses nothing', async () => {
+    const lib = newLib();
+    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
+    const id = await rec.id;
+    await rec.waitForStderr(/recorder: recording/);
+    await sleep(1000);
+    // a user pressing Ctrl+C every 10 ms until the summary shows: each one reaches the whole
+    // foreground group; ffmpeg, when it was in that group, hard-exited on its fourth ("Received
+    // > 3 system signals") halfway through finishing the file, which then held no frames
+    let presses = 0;
+    while (!SUMMARY.test(rec.stdout())) {
+      try {
+        process.kill(-rec.pid, 'SIGINT');
+      } catch {
+        break; // the group is gone
+      }
+      presses += 1;
+      await sleep(10);
+    }
+    const code = await rec.exit;
+    expect(presses).toBeGreaterThan(4);
+    expect(rec.stderr()).not.toMatch(STACK_LINE);
+    expect(code, rec.stderr()).toBe(0);
+    expect(rec.stderr().match(/still saving/g), rec.stderr()).toHaveLength(1);
+    const summary = SUMMARY.exec(rec.stdout());
+    expect(summary?.[3], rec.stderr()).toBe('complete');
+    expect(Number(summary?.[2])).toBeGreaterThan(10);
+    expect((await showJson(lib, id)).status).toBe('complete');
+  }, 60_000);
+
   describe('item 1: stop() during a pause or resume transition (the session API, real ffmpeg)', () => {
     const sink: RecordingSink = {
       events: () => undefined,

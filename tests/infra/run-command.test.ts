@@ -94,16 +94,18 @@ describe('runCommand', () => {
   it('runs an own-group command again when a terminal signal ended it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-run-'));
     try {
-      // ends itself by SIGINT on the first run, succeeds on the next
-      const script = `if [ -e "$1/once" ]; then echo done; else : > "$1/once"; kill -INT $$; fi`;
+      // ends itself by SIGINT on its first five runs (a Ctrl+C held down), succeeds on the sixth
+      const script = `n=$(cat "$1/runs" 2>/dev/null || echo 0); echo $((n + 1)) > "$1/runs"
+        if [ "$n" -ge 5 ]; then echo done; else kill -INT $$; fi`;
       const shared = await runCommand('/bin/sh', ['-c', script, 'sh', dir], { timeoutMs: 10_000 });
       expect(shared).toMatchObject({ signal: 'SIGINT', stdout: '' });
-      fs.rmSync(path.join(dir, 'once'));
+      fs.rmSync(path.join(dir, 'runs'));
       const own = await runCommand('/bin/sh', ['-c', script, 'sh', dir], {
         timeoutMs: 10_000,
         isOwnProcessGroup: true,
       });
       expect(own).toMatchObject({ code: 0, signal: null, stdout: 'done\n' });
+      expect(fs.readFileSync(path.join(dir, 'runs'), 'utf8').trim()).toBe('6');
       // a SIGTERM is not a terminal's: it stays the result
       const term = await runCommand('/bin/sh', ['-c', 'kill -TERM $$'], {
         timeoutMs: 10_000,
