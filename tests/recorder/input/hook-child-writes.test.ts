@@ -156,15 +156,19 @@ describe('hook child writes', () => {
     const first = child.chunks.length;
     await xdotool(server, ...steadyMoves(300));
     const chunks = child.chunks.slice(first);
-    const riding = chunks.flatMap((c) =>
-      c.lines.some((l) => l.type === 'event')
-        ? c.lines.filter((l) => l.type === 'heartbeat').map((l) => c.atMs - l.t)
-        : [],
-    );
+    // for each heartbeat written with moves: how much older it is than the newest move beside it
+    const riding = chunks.flatMap((c) => {
+      const newestMoveT = Math.max(...c.lines.filter((l) => l.type === 'event').map((l) => l.t));
+      return Number.isFinite(newestMoveT)
+        ? c.lines.filter((l) => l.type === 'heartbeat').map((l) => newestMoveT - l.t)
+        : [];
+    });
     // about 1.5 s of motion at a heartbeat every 300–500 ms
     expect(riding.length).toBeGreaterThanOrEqual(2);
-    // stamped when that write was made, not by a timer of its own up to 200 ms before it
-    riding.forEach((lagMs) => expect(lagMs).toBeLessThan(60));
+    // stamped when that write was made, after the moves it carries, not by a timer of its own up
+    // to 200 ms before it (a move every 20 ms would then be newer). Compared with the write's
+    // own stamps, not with when it reached us, which a loaded machine delays.
+    riding.forEach((olderMs) => expect(olderMs).toBeLessThan(5));
     // no rest lines unless asked for
     await new Promise((r) => setTimeout(r, 400));
     expect(child.chunks.flatMap((c) => c.lines).filter((l) => l.type === 'rest')).toEqual([]);
