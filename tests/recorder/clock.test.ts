@@ -47,12 +47,15 @@ describe('sampleWallClockOffset', () => {
         s.uncertaintyMs + offset.uncertaintyMs + 1,
       );
     }
-    const monoMs = monotonicNowMs();
+    // Date.now() truncates to whole ms: the true wall time is in [wallMs, wallMs + 1), at an
+    // instant between the two session-clock reads (bracketed: a preemption only widens it)
+    const monoBeforeMs = monotonicNowMs();
     const wallMs = Date.now();
-    // Date.now() truncates to whole ms: the true wall time is in [wallMs, wallMs + 1)
-    const predictedMs = monoMs + offset.offsetMs;
-    expect(predictedMs).toBeGreaterThanOrEqual(wallMs - offset.uncertaintyMs - 0.05);
-    expect(predictedMs).toBeLessThan(wallMs + 1 + offset.uncertaintyMs + 0.5);
+    const monoAfterMs = monotonicNowMs();
+    expect(monoAfterMs + offset.offsetMs).toBeGreaterThanOrEqual(
+      wallMs - offset.uncertaintyMs - 0.05,
+    );
+    expect(monoBeforeMs + offset.offsetMs).toBeLessThan(wallMs + 1 + offset.uncertaintyMs + 0.5);
     // two samples agree within their stated uncertainties (no clock step during the test; a
     // sample taken while the machine is loaded states a wider one: 11 ms was seen in CI)
     const again = sampleWallClockOffset();
