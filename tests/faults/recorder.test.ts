@@ -175,6 +175,13 @@ describe('recorder faults (issue 10)', () => {
     recorders.push(r);
     return r;
   };
+  /** {@link record}, resolving once it says it is recording, with the recording's id. */
+  const recording = async (...args: Parameters<typeof startRecorder>) => {
+    const rec = record(...args);
+    const id = await rec.id;
+    await rec.waitForStderr(/recorder: recording/);
+    return { rec, id };
+  };
 
   beforeAll(async () => {
     desktop = await startDesktop();
@@ -195,9 +202,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 1: Ctrl+C to the whole process group ends record cleanly with a summary', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y'], { detached: true });
     await sleep(1500);
     // what a terminal does on Ctrl+C: SIGINT to every process of the foreground group
     process.kill(-rec.pid, 'SIGINT');
@@ -214,9 +219,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 1: SIGTERM to the whole process group ends record cleanly too', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y'], { detached: true });
     await sleep(1500);
     process.kill(-rec.pid, 'SIGTERM');
     const code = await rec.exit;
@@ -241,9 +244,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 2: ffmpeg killed mid-recording ends the recording at once, saved, exit 2 with a fix', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y']);
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y']);
     // at least one fragment (1 s of video) is on disk: a kill before it leaves nothing to save
     const video = path.join(lib, 'recordings', id, 'video-0.mp4');
     for (
@@ -275,9 +276,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 2: a recovered recording carries a warning saying why', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y']);
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y']);
     // past the second keyframe: the first fragment (1 s) is on disk whatever ffmpeg manages
     // after its parent dies (a recorder killed within its first second keeps no video)
     await sleep(2500);
@@ -293,9 +292,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 3: an input hook that gives up stores the gap, warns and does not say complete', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y']);
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y']);
     // kill the hook child every time it comes back until the recorder gives up on it
     for (let i = 0; i < 10 && !/gave up/.test(rec.stderr()); i += 1) {
       let pids: number[] = [];
@@ -329,9 +326,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 5: the summary after pause/resume counts the frames of the stored video', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y']);
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y']);
     await sleep(1000);
     await desktop.run('xdotool', ['key', 'ctrl+alt+shift+p']);
     await rec.waitForStderr(/recorder: paused/);
@@ -372,9 +367,7 @@ describe('recorder faults (issue 10)', () => {
     const ready = JSON.parse(dialogOut.split('\n')[0]!) as { cx: number; cy: number };
     const dialogExited = new Promise((r) => dialog.once('close', r));
     try {
-      const rec = record(desktop, lib, []);
-      const id = await rec.id;
-      await rec.waitForStderr(/recorder: recording/);
+      const { rec, id } = await recording(desktop, lib, []);
       await desktop.run('xdotool', ['mousemove', String(ready.cx), String(ready.cy)]);
       await sleep(700);
       await desktop.run('xdotool', ['click', '1']);
@@ -411,11 +404,9 @@ describe('recorder faults (issue 10)', () => {
         execFileSync('fallocate', ['-l', String(size), path.join(lib, name)]);
       }
     };
-    const rec = record(desktop, lib, ['--no-a11y'], {
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y'], {
       env: { CUA_RECORD_DISK_WARN_MB: '40', CUA_RECORD_DISK_FLOOR_MB: '16' },
     });
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
     await sleep(500);
     fill('filler-1', 28 * 1024 * 1024);
     await rec.waitForStderr(/warning: .*free/i, 8000);
@@ -439,9 +430,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 1: a second Ctrl+C while saving is ignored; record still exits 0 with the summary', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y'], { detached: true });
     await sleep(1000);
     // an impatient user: Ctrl+C, then Ctrl+C again while the recorder is still saving
     process.kill(-rec.pid, 'SIGINT');
@@ -466,9 +455,7 @@ describe('recorder faults (issue 10)', () => {
 
   it('item 1: Ctrl+C pressed again and again while saving loses nothing', async () => {
     const lib = newLib();
-    const rec = record(desktop, lib, ['--no-a11y'], { detached: true });
-    const id = await rec.id;
-    await rec.waitForStderr(/recorder: recording/);
+    const { rec, id } = await recording(desktop, lib, ['--no-a11y'], { detached: true });
     await sleep(1000);
     // a user pressing Ctrl+C every 10 ms until the summary shows: each one reaches the whole
     // foreground group; ffmpeg, when it was in that group, hard-exited on its fourth ("Received
