@@ -1,5 +1,4 @@
 // probeVideo and sha256File on the AgentNet fixture video, a generated clip and a corrupt file.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { runCommand } from '../../../src/infra/run-command';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { AppError } from '../../../src/shared/errors';
 import { fixturePath } from '../../helpers/fixture';
+import { notAVideo } from '../../helpers/not-a-video';
 
 const FIXTURE_VIDEO = path.join(
   fixturePath('agentnet-raw/win10-display-settings'),
@@ -117,7 +117,7 @@ describe('probeVideo', () => {
 
   it('rejects a corrupt file with VIDEO_UNREADABLE naming the file and the ffprobe error', async () => {
     const corrupt = path.join(tempDir, 'corrupt.mp4');
-    await writeFile(corrupt, randomBytes(4096));
+    await writeFile(corrupt, notAVideo(4096));
     const error = await probeError(corrupt, binaries);
     expect(error.code).toBe('VIDEO_UNREADABLE');
     expect(error.message).toContain(corrupt);

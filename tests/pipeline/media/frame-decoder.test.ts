@@ -1,6 +1,6 @@
 // FrameDecoder with the real ffmpeg: one pass over hundreds of selected indices, early stop,
 // missing frames, corrupt input, abort, start timeout and size checks.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import type { DecodedFrame, FrameDecoderOptions } from '../../../src/pipeline/me
 import { runCommand } from '../../../src/infra/run-command';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
 import { AppError } from '../../../src/shared/errors';
+import { notAVideo } from '../../helpers/not-a-video';
 import { FIXTURE_DIR } from '../../helpers/paths';
 
 const WIDTH = 64;
@@ -273,7 +274,7 @@ describe('FrameDecoder', () => {
 
   it('corrupt file: VIDEO_UNREADABLE with the stderr tail', async () => {
     const corrupt = path.join(tempDir, 'corrupt.mp4');
-    await writeFile(corrupt, randomBytes(64 * 1024));
+    await writeFile(corrupt, notAVideo(64 * 1024));
     const error = await decodeError(decodeFrames(clipOptions({ videoPath: corrupt })));
     expect(error.code).toBe('VIDEO_UNREADABLE');
     expect(error.message).toContain('Invalid data found when processing input');

@@ -1,7 +1,6 @@
 // extractKeyframes end to end on the fixture episode with the real ffmpeg: chosen times and
 // frames equal the golden table (docs/keyframes.md §5) and the chosen pixels equal the single-frame
 // reference decode of §3 (written to PNG by ffmpeg, read back with our decoder).
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { decodePng } from '../../../src/pipeline/media/png';
 import { probeVideo } from '../../../src/infra/ffmpeg/probe';
 import { runCommand } from '../../../src/infra/run-command';
 import { resolveFfmpeg } from '../../../src/infra/ffmpeg/binary';
+import { notAVideo } from '../../helpers/not-a-video';
 import { FIXTURE_DIR } from '../../helpers/paths';
 import {
   GOLDEN_FPS,
@@ -228,7 +228,7 @@ describe('extractKeyframes on win10-display-settings', () => {
 
   it('an unreadable video becomes KEYFRAME_VIDEO_UNREADABLE on every step', async () => {
     const corrupt = path.join(tempDir, 'corrupt.mp4');
-    await writeFile(corrupt, randomBytes(32 * 1024));
+    await writeFile(corrupt, notAVideo(32 * 1024));
     const result = await extractKeyframes(goldenOptions(corrupt));
     const all = [...result.steps, result.terminate!];
     expect(all).toHaveLength(15);
