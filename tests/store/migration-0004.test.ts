@@ -22,7 +22,7 @@ describe('migration 4 (display origin)', () => {
        VALUES ('old', 'recorder', 'task', 'complete', 'linux', '{}', 1280, 800, 2, '0',
         'recordings/old', 0, 0)`,
     ).run();
-    migrate(db);
+    migrate(db, 4);
     expect(schemaVersion(db)).toBe(4);
     const rec = getRecording(db, 'old');
     expect(rec.screen).toEqual({

@@ -16,6 +16,7 @@ import {
   insertEvents,
   insertRecording,
   insertVideo,
+  findRecordingBySourceFingerprint,
   findRecordingsByVideoSha,
   insertWindows,
   replaceSteps,
@@ -157,27 +158,51 @@ function importFsError(e: unknown, lib: Library, folder: string): unknown {
   return e;
 }
 
-// The recording already holding this video, unless duplicates are allowed.
+/** The unique key of an imported source in the library (`recordings.source_fingerprint`). */
+export function importFingerprint(videoSha: string): string {
+  return `video-sha256:${videoSha}`;
+}
+
+function duplicateError(folder: string, existing: { id: string; task: string }[]): AppError {
+  const first = existing[0]!;
+  return new AppError(
+    'IMPORT_DUPLICATE',
+    `${folder} is already in the library as recording ${first.id} ("${first.task}"); it was not imported again.`,
+    { folder, existingId: first.id, existingIds: existing.map((r) => r.id) },
+    'Use the existing recording, or pass --allow-duplicate to import it again under a distinct episode name.',
+  );
+}
+
+// The recordings already holding this video (by its key or by any video with its SHA-256).
+function findDuplicates(lib: Library, videoSha: string): { id: string; task: string }[] {
+  const holder = findRecordingBySourceFingerprint(lib.db, importFingerprint(videoSha));
+  const bySha = findRecordingsByVideoSha(lib.db, videoSha);
+  return holder ? [holder, ...bySha.filter((r) => r.id !== holder.id)] : bySha;
+}
+
+// True when the recording already holding this video is in the library; IMPORT_DUPLICATE unless
+// duplicates are allowed.
 function refuseDuplicate(
   lib: Library,
   folder: string,
   videoSha: string,
   options: ImportOptions,
 ): boolean {
-  const existing = findRecordingsByVideoSha(lib.db, videoSha);
-  if (!existing.length) {
-    return false;
+  const existing = findDuplicates(lib, videoSha);
+  if (existing.length && !options.allowDuplicate) {
+    throw duplicateError(folder, existing);
   }
-  if (!options.allowDuplicate) {
-    const first = existing[0]!;
-    throw new AppError(
-      'IMPORT_DUPLICATE',
-      `${folder} is already in the library as recording ${first.id} ("${first.task}"); it was not imported again.`,
-      { folder, existingId: first.id, existingIds: existing.map((r) => r.id) },
-      'Use the existing recording, or pass --allow-duplicate to import it again under a distinct episode name.',
-    );
-  }
-  return true;
+  return existing.length > 0;
+}
+
+// The unique key refused the insert: another import of the same video committed first.
+function isFingerprintConflict(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  return (
+    typeof err?.code === 'string' &&
+    err.code.startsWith('SQLITE_CONSTRAINT') &&
+    String(err.message).includes('source_fingerprint')
+  );
 }
 
 /** Imports one AgentNet folder; returns the new recording's id. The library is unchanged on error. */
@@ -203,9 +228,10 @@ export async function importAgentNetFolder(
   const steps = stepsFromAgentNetRows(bundle.reduced, screen);
   const t2 = performance.now();
 
-  // the same video already in the library means the same recording (imported twice)
+  // the same video already in the library means the same recording (imported twice): refused
+  // here before copying, and again under the write lock, where the unique key makes it atomic
   const sourceSha = await sha256File(path.join(bundle.dir, bundle.videoFileName));
-  const isDuplicate = refuseDuplicate(lib, folder, sourceSha, options);
+  refuseDuplicate(lib, folder, sourceSha, options);
 
   const id = randomUUID();
   const relDir = `${RECORDINGS_DIR}/${id}`;
@@ -247,6 +273,9 @@ export async function importAgentNetFolder(
   const nowMs = now();
   try {
     lib.db.transaction(() => {
+      // under the write lock: an import of the same video that committed since the first check
+      // is seen here (and the key refuses the insert if it were not)
+      const isDuplicate = refuseDuplicate(lib, folder, videoSha, options);
       const seq = insertRecording(lib.db, {
         id,
         source: 'agentnet-import',
@@ -278,6 +307,8 @@ export async function importAgentNetFolder(
         capture: null,
         warnings: bundle.warnings,
         nowMs,
+        // a duplicate allowed by --allow-duplicate holds no key: the first import keeps it
+        sourceFingerprint: isDuplicate ? null : importFingerprint(videoSha),
       });
       insertVideo(lib.db, seq, 0, {
         path: `${relDir}/${RAW_SUBDIR}/${bundle.videoFileName}`,
@@ -311,6 +342,9 @@ export async function importAgentNetFolder(
     })();
   } catch (e) {
     await fs.rm(finalDir, { recursive: true, force: true });
+    if (isFingerprintConflict(e)) {
+      throw duplicateError(folder, findDuplicates(lib, videoSha));
+    }
     throw importFsError(e, lib, folder);
   }
   const t4 = performance.now();

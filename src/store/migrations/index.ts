@@ -4,6 +4,7 @@ import { migration0001 } from './0001-initial';
 import { migration0002 } from './0002-keyframes';
 import { migration0003 } from './0003-uploads';
 import { migration0004 } from './0004-display-origin';
+import { migration0005 } from './0005-import-fingerprint';
 
 /** One schema migration. */
 export type Migration = {
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0002,
   migration0003,
   migration0004,
+  migration0005,
 ];

@@ -35,6 +35,10 @@ export type NewRecording = {
   capture: Record<string, unknown> | null;
   warnings: string[];
   nowMs: number;
+  /** What makes this recording's source unique in the library (`video-sha256:<hex>` for an
+   * import); a second recording with the same key fails with IMPORT_DUPLICATE. Default null: no
+   * key (recordings made here, imports with --allow-duplicate). */
+  sourceFingerprint?: string | null;
 };
 
 type RecordingRow = {
@@ -77,8 +81,8 @@ export function insertRecording(db: Db, r: NewRecording): number {
         screen_width, screen_height, scale_factor, monitors_json, display_x, display_y,
         video_start_ms, video_start_method, duration_ms, app_version, dir, started_at,
         stopped_at, source_metadata_json, capture_json, warnings_json, created_at_ms,
-        updated_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        updated_at_ms, source_fingerprint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       r.id,
@@ -106,6 +110,7 @@ export function insertRecording(db: Db, r: NewRecording): number {
       JSON.stringify(r.warnings),
       r.nowMs,
       r.nowMs,
+      r.sourceFingerprint ?? null,
     );
   return Number(info.lastInsertRowid);
 }
@@ -376,6 +381,17 @@ export function listActiveRecordings(db: Db): { seq: number; id: string; dir: st
     id: string;
     dir: string;
   }[];
+}
+
+/** The recording holding this source fingerprint (see {@link NewRecording.sourceFingerprint}). */
+export function findRecordingBySourceFingerprint(
+  db: Db,
+  fingerprint: string,
+): { id: string; task: string } | null {
+  return (
+    (db.prepare(`SELECT id, task FROM recordings WHERE source_fingerprint = ?`).get(fingerprint) as
+      { id: string; task: string } | undefined) ?? null
+  );
 }
 
 /** Recordings holding a video with this SHA-256 (import's duplicate check), oldest first. */
