@@ -1,7 +1,8 @@
 // AgentNet reduced rows (complete + vis, line-aligned) → our steps, keeping the annotator's
 // labels and the rows themselves for faithful re-export (docs/agentnet-raw-format.md §10–12, §14).
 import { secondsToMs } from '../../shared/clock';
-import type { ActionCall, PreMove, Step, StepKind } from '../../shared/domain';
+import type { ActionCall, PreMove, Step } from '../../shared/domain';
+import { stepKindOfCalls } from '../../shared/domain';
 import { descriptionToCalls, stage1Description } from '../code';
 
 /** The aligned reduced rows as read from the folder. */
@@ -46,21 +47,6 @@ function scrollTrace(v: unknown): TraceTick[] | null {
     ticks.push({ x, y, dx: num(p.dx) ?? 0, dy: num(p.dy) ?? 0 });
   }
   return ticks;
-}
-
-/** The step kind named by a call list (its main action). */
-export function kindOfCalls(calls: readonly ActionCall[]): StepKind {
-  const names = calls.map((c) => c.name);
-  if (names.includes('dragTo')) {
-    return 'dragTo';
-  }
-  if (names.includes('scroll')) {
-    return 'scroll';
-  }
-  if (names.includes('hscroll')) {
-    return 'hscroll';
-  }
-  return names[0] ?? 'unknown';
 }
 
 function preMoveOf(v: unknown): PreMove | null {
@@ -124,7 +110,7 @@ export function stepsFromAgentNetRows(
     return {
       id: `${AGENTNET_STEP_ID_PREFIX}${rowId}`,
       index,
-      kind: kindOfCalls(calls),
+      kind: stepKindOfCalls(calls),
       description,
       label,
       calls,

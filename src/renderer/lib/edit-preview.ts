@@ -2,7 +2,8 @@
 // edit, so the UI answers at once. The service's answer replaces the preview (it is the truth:
 // ids of split/inserted steps, merged labels and codes come from there).
 import type { RecordingDto, StepDto, StepEdit } from '../../shared/contract';
-import type { ActionCall, StepKind } from '../../shared/domain';
+import type { ActionCall } from '../../shared/domain';
+import { stepKindOfCalls } from '../../shared/domain';
 import { assertNever } from '../../shared/assert';
 import { callsPreview } from './code-preview';
 import { callArg, pyStringOf } from './py-value';
@@ -14,16 +15,14 @@ function reindex(steps: StepDto[]): StepDto[] {
   return steps.map((s, index) => (s.index === index ? s : { ...s, index }));
 }
 
-function kindOf(calls: readonly ActionCall[]): StepKind {
-  const main = calls.find((c) => c.name !== 'moveTo') ?? calls[0];
-  if (!main) {
-    return 'unknown';
-  }
-  return main.name === 'hscroll' ? 'scroll' : main.name;
-}
-
 function withCalls(step: StepDto, calls: ActionCall[]): StepDto {
-  return { ...step, calls, code: callsPreview(calls), kind: kindOf(calls), isEdited: true };
+  return {
+    ...step,
+    calls,
+    code: callsPreview(calls),
+    kind: stepKindOfCalls(calls),
+    isEdited: true,
+  };
 }
 
 function syntheticStep(id: string, after: StepDto | undefined, calls: ActionCall[]): StepDto {
@@ -31,7 +30,7 @@ function syntheticStep(id: string, after: StepDto | undefined, calls: ActionCall
   return {
     id,
     index: 0,
-    kind: kindOf(calls),
+    kind: stepKindOfCalls(calls),
     label: '',
     description: '',
     calls,

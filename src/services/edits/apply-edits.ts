@@ -3,11 +3,11 @@
 // its merge partner is no longer adjacent, …) is skipped and reported, never fatal. The base
 // steps are never mutated; untouched steps keep every field (only `index` follows their new
 // position), so exports of untouched steps stay byte-identical.
-import type { ActionCall, PyValue, Step, StepKind } from '../../shared/domain';
+import type { ActionCall, PyValue, Step } from '../../shared/domain';
+import { stepKindOfCalls } from '../../shared/domain';
 import type { SkippedEdit, StepEdit, StepMark, StoredEdit } from '../../shared/contract';
 import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
 import { assertNever } from '../../shared/assert';
-import { kindOfCalls } from '../../pipeline/agentnet/import-steps';
 import { callPoint, describeCalls, toPixels, type ScreenSize } from './describe-calls';
 
 /** Options of {@link applyEdits}. */
@@ -161,13 +161,6 @@ export function splitCalls(calls: readonly ActionCall[], at: number): [ActionCal
   return [first, second];
 }
 
-function kindOf(calls: readonly ActionCall[]): StepKind {
-  if (calls.length && calls.every((c) => c.name === 'write' || c.name === 'press')) {
-    return calls.some((c) => c.name === 'write') ? 'write' : 'press';
-  }
-  return kindOfCalls(calls);
-}
-
 // ---- step building --------------------------------------------------------------------------
 
 const POINTER_CALLS: ReadonlySet<string> = new Set([
@@ -246,7 +239,7 @@ function withCalls(
   }
   return {
     ...base,
-    kind: kindOf(calls),
+    kind: stepKindOfCalls(calls),
     calls,
     description: described.description,
     coordinate:

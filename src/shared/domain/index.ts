@@ -4,6 +4,7 @@ export * from './raw-event';
 export * from './action';
 export * from './recording';
 export * from './step';
+export * from './step-kind';
 export * from './export';
 export * from './upload';
 export * from './keyframe';

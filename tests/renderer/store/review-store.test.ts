@@ -1,7 +1,11 @@
 import '../helpers/setup';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { KeyframesProgressDto, RecordingDto, StepEdit } from '../../../src/shared/contract';
-import { previewEdit } from '../../../src/renderer/lib/edit-preview';
+import type {
+  KeyframesProgressDto,
+  RecordingDto,
+  StepDto,
+  StepEdit,
+} from '../../../src/shared/contract';
 import {
   AUTOSAVE_DELAY_MS,
   reviewSelectors,
@@ -21,8 +25,10 @@ import {
 } from '../../../src/renderer/store/review/initialState';
 import { makeRecording } from '../helpers/dto';
 import { FakeFailure, flush, installFakeApi, type FakeApi } from '../helpers/fake-api';
+import { ServiceRefusal, serviceEdit } from '../helpers/service-edit';
 
-/** A fake service keeping one recording and an undo stack, like the real edit log. */
+/** A fake service keeping one recording and an undo stack, like the real edit log; edits are
+ * applied by the edit service's own code (issue 26 item 16), never by the page's preview. */
 function fakeService(rec: RecordingDto): FakeApi & { current: () => RecordingDto } {
   const api = installFakeApi();
   let current = rec;
@@ -42,7 +48,14 @@ function fakeService(rec: RecordingDto): FakeApi & { current: () => RecordingDto
         field: 'edit.stepId',
       });
     }
-    return bump(previewEdit(current, edit));
+    try {
+      return bump(serviceEdit(current, edit, current.editVersion + 1));
+    } catch (e) {
+      if (e instanceof ServiceRefusal) {
+        throw new FakeFailure(e.code, e.message);
+      }
+      throw e;
+    }
   });
   api.on('edits:undo', () => {
     future.push(current);
@@ -372,4 +385,42 @@ describe('issue 10 item 14: nothing typed is lost, accepted recordings ask first
     await state().undo();
     expect(state().lockPrompt).toBe(true);
   });
+});
+
+describe('issue 26 item 16: the preview shows the kind the service stores', () => {
+  let api: ReturnType<typeof fakeService>;
+  beforeEach(async () => {
+    api = fakeService(makeRecording(3));
+    await state().open('rec-1');
+  });
+
+  const f = (v: number) => ({ float: v });
+  const CALLS: [string, StepDto['calls']][] = [
+    ['[hscroll]', [{ name: 'hscroll', args: { clicks: { int: 2 } } }]],
+    [
+      '[moveTo, click]',
+      [
+        { name: 'moveTo', args: { x: f(0.2), y: f(0.3) } },
+        { name: 'click', args: { x: f(0.2), y: f(0.3) } },
+      ],
+    ],
+  ];
+
+  it.each(CALLS)(
+    'item 44: set-action %s: the shown kind before and after the answer are equal',
+    async (_name, calls) => {
+      api.hold();
+      const p = state().applyEdit({ op: 'set-action', stepId: 's1', calls });
+      const previewed = reviewSelectors.steps(state())[1]!.kind;
+      await api.release();
+      await p;
+      expect([state().saveError, state().pending]).toEqual([null, []]);
+      const stored = api.current().steps[1]!.kind;
+      expect({ previewed, shown: reviewSelectors.steps(state())[1]!.kind }).toEqual({
+        previewed: stored,
+        shown: stored,
+      });
+      expect(stored).toBe(calls.at(-1)!.name);
+    },
+  );
 });
