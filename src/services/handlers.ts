@@ -67,7 +67,14 @@ function openRecording(ctx: ServiceContext, id: string): ApiMethods['recordings:
   if (dto.steps.some((s) => s.keyframeUrl === null)) {
     ctx.keyframes.ensure(dto.id);
   }
-  return dto;
+  // a job that failed (e.g. DISK_FULL) is not retried by opening the page: say why instead
+  const failure = ctx.keyframes.lastError(dto.id);
+  return failure
+    ? {
+        ...dto,
+        keyframesError: { code: failure.code, message: failure.message, fix: failure.fix ?? null },
+      }
+    : dto;
 }
 
 /** Every contract method's handler. */

@@ -21,7 +21,8 @@ A folder whose video is already in the library is refused (IMPORT_DUPLICATE, nam
 existing recording) unless --allow-duplicate, which imports it again under a distinct
 episode name.
 Then the keyframe of every step is computed and stored (the review page shows them at once;
-exports and uploads reuse them); a keyframe failure is reported but keeps the import.
+exports and uploads reuse them); a keyframe failure (e.g. a full disk: DISK_FULL) is reported
+with what to do, keeps the import and makes the exit code 2.
 
 Options:
   --allow-duplicate  import a folder already in the library again (distinct episode name)
@@ -30,12 +31,13 @@ Options:
   --library DIR   library folder
   -h, --help      show this help
 
-Exit code 2 when any folder failed (the others are still imported).`;
+Exit code 2 when any folder failed (the others are still imported) or its keyframes could not be
+computed (the import is kept; the review page's "Compute keyframes" tries again).`;
 
 /** What the keyframe computation after an import stored, or why it failed. */
 type KeyframesOutcome =
   | { ok: true; steps: number; files: number; diagnostics: string[]; ms: number }
-  | { ok: false; code: string; error: string };
+  | { ok: false; code: string; error: string; fix?: string };
 
 type Outcome =
   | { folder: string; ok: true; result: ImportResult; keyframes?: KeyframesOutcome }
@@ -124,8 +126,11 @@ export const importCommand: Command = {
             }
           } else if (k) {
             errLine(
-              `  keyframes failed: [${k.code}] ${k.error} (the review page offers Recompute)`,
+              `  keyframes failed: [${k.code}] ${k.error} (the import is kept; the review page offers "Compute keyframes")`,
             );
+            if (k.fix) {
+              errLine(`  fix: ${k.fix}`);
+            }
           }
         } else {
           errLine(`failed ${o.folder}: [${o.code}] ${o.error}`);
@@ -135,7 +140,7 @@ export const importCommand: Command = {
         }
       }
     }
-    return outcomes.every((o) => o.ok) ? 0 : 2;
+    return outcomes.every((o) => o.ok && o.keyframes?.ok !== false) ? 0 : 2;
   },
 };
 
@@ -189,7 +194,12 @@ class ImportKeyframes {
           r.state === 'done'
             ? { ok: true, ...r.result, ms: performance.now() - job.started }
             : r.state === 'failed'
-              ? { ok: false, code: r.error.code, error: r.error.message }
+              ? {
+                  ok: false,
+                  code: r.error.code,
+                  error: r.error.message,
+                  ...(r.error.fix ? { fix: r.error.fix } : {}),
+                }
               : { ok: false, code: 'ABORTED', error: 'cancelled' };
       }
     } finally {

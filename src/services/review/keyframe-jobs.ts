@@ -6,7 +6,8 @@
 // each recording is kept for the page. The composition root owns one instance per library and
 // closes it (cancelling what runs) when the services close.
 import type { KeyframesProgressDto } from '../../shared/contract';
-import { AppError, isAppError } from '../../shared/errors';
+import { AppError } from '../../shared/errors';
+import { classifySystemError } from '../../shared/system-error';
 import { findRecordingBasics } from '../../store';
 import type { ServiceContext } from '../context';
 import {
@@ -212,12 +213,14 @@ export class KeyframeJobs {
         this.progress(job, 'cancelled', 0, null);
         return { recordingId, state: 'cancelled' };
       }
-      const error = isAppError(e)
-        ? e
-        : new AppError('INTERNAL', `Keyframes of ${recordingId} failed: ${(e as Error).message}`);
+      const error = keyframeJobError(recordingId, lib.dir, e);
       this.failures.set(recordingId, error);
       this.log(`keyframes of ${recordingId}: ${error.code}: ${error.message}`);
-      this.progress(job, 'failed', 0, { code: error.code, message: error.message });
+      this.progress(job, 'failed', 0, {
+        code: error.code,
+        message: error.message,
+        fix: error.fix ?? null,
+      });
       return { recordingId, state: 'failed', error };
     }
   }
@@ -244,4 +247,22 @@ export class KeyframeJobs {
   ): void {
     this.ctx.emit('keyframes:progress', { recordingId: job.recordingId, phase, steps, error });
   }
+}
+
+// The coded error of a failed job: an AppError as it is; a full disk, a read-only or missing folder
+// as their codes (DISK_FULL with its fix, naming the library), never INTERNAL; anything else
+// INTERNAL (a real bug).
+function keyframeJobError(recordingId: string, libDir: string, e: unknown): AppError {
+  const known = classifySystemError(e);
+  if (known && !(e instanceof AppError) && known.code === 'DISK_FULL') {
+    return new AppError(
+      'DISK_FULL',
+      `Keyframes of ${recordingId} could not be stored: the disk holding the library (${libDir}) is full.`,
+      { ...known.details, id: recordingId },
+      known.fix,
+    );
+  }
+  return (
+    known ?? new AppError('INTERNAL', `Keyframes of ${recordingId} failed: ${(e as Error).message}`)
+  );
 }

@@ -147,6 +147,11 @@ export const RecordingDtoSchema = v.strictObject({
   canRedo: v.boolean(),
   /** Applied edits that no longer fit the steps (e.g. after a re-reduction); shown, not fatal. */
   skippedEdits: v.array(SkippedEditSchema),
+  /** Why this process's last keyframe job of the recording failed (the page shows it with its
+   * fix); absent or null when none failed. */
+  keyframesError: v.optional(
+    v.nullable(obj({ code: text(100, 1), message: text(2000), fix: v.nullable(text(2000)) })),
+  ),
 });
 /** Everything the recording page needs. */
 export type RecordingDto = v.InferOutput<typeof RecordingDtoSchema>;
@@ -576,7 +581,14 @@ export const KeyframesProgressDtoSchema = obj({
   /** Steps being computed (0 while queued and after a failure or cancel). */
   steps: count,
   /** Why the job failed (phase `failed`), else null. */
-  error: v.nullable(obj({ code: text(100, 1), message: text(2000) })),
+  error: v.nullable(
+    obj({
+      code: text(100, 1),
+      message: text(2000),
+      /** What to do about it, when there is something to do (e.g. free disk space). */
+      fix: v.optional(v.nullable(text(2000))),
+    }),
+  ),
 });
 /** The `keyframes:progress` payload. */
 export type KeyframesProgressDto = v.InferOutput<typeof KeyframesProgressDtoSchema>;

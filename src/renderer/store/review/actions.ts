@@ -8,7 +8,7 @@ import type {
   TaskLabels,
 } from '../../../shared/contract';
 import type { ReviewStatus } from '../../../shared/domain';
-import { errorMessage, getApiClient } from '../../api';
+import { ApiError, errorMessage, getApiClient } from '../../api';
 import { neighbourAfterRemoval, previewSteps } from '../../lib/edit-preview';
 import { initialReviewState, type PendingOp, type ReviewState } from './initialState';
 import { reviewSelectors } from './selectors';
@@ -234,9 +234,18 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         if (get().session !== session) {
           return;
         }
+        const failure = dto.keyframesError;
         set((s) =>
           reconcileSelection(
-            { ...s, confirmed: dto, loadStatus: 'ready', loadError: null },
+            {
+              ...s,
+              confirmed: dto,
+              loadStatus: 'ready',
+              loadError: null,
+              ...(failure
+                ? { keyframesStatus: 'error' as const, keyframesError: withFix(failure) }
+                : {}),
+            },
             dto.steps,
           ),
         );
@@ -390,8 +399,12 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     computeKeyframes: async () => {
       set({ keyframesStatus: 'computing', keyframesError: null });
       await send(null, (id) => getApiClient().call('keyframes:compute', { id }), {
-        onDone: (ok, message) =>
-          set({ keyframesStatus: ok ? 'idle' : 'error', keyframesError: message }),
+        onDone: (ok, message, error) =>
+          set({
+            keyframesStatus: ok ? 'idle' : 'error',
+            keyframesError:
+              error instanceof ApiError && error.fix ? `${message} ${error.fix}` : message,
+          }),
       });
     },
     keyframesProgress: (event) => {
@@ -399,7 +412,10 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
         return;
       }
       if (event.phase === 'failed') {
-        set({ keyframesStatus: 'error', keyframesError: event.error?.message ?? 'failed' });
+        set({
+          keyframesStatus: 'error',
+          keyframesError: event.error ? withFix(event.error) : 'failed',
+        });
       } else if (event.phase === 'done' || event.phase === 'cancelled') {
         // the rows arrive with the recordings:changed event that follows a job that stored some
         set({ keyframesStatus: 'idle' });
@@ -444,3 +460,8 @@ export const createReviewActions: StateCreator<ReviewStore, [], [], ReviewAction
     },
   };
 };
+
+// A keyframe failure as the page shows it: the message, then what to do about it.
+function withFix(error: { message: string; fix?: string | null }): string {
+  return error.fix ? `${error.message} ${error.fix}` : error.message;
+}

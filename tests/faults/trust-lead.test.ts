@@ -1,0 +1,77 @@
+// Fault suite of issue 26 (trust, round 2), the lead's items: 18 (disk full while computing
+// keyframes: README row 46).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServices } from '../../src/services/create-services';
+import { dispatch } from '../../src/services/dispatch';
+import { openLibrary } from '../../src/services/library/library';
+import { statusForResult } from '../../src/server/status';
+import { runCli } from '../helpers/cli';
+import { FIXTURE_DIR } from '../helpers/paths';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-faults-trust-lead-'));
+const mounts: string[] = [];
+afterAll(() => {
+  for (const m of mounts) {
+    spawnSync('umount', ['-l', m]);
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+// A tmpfs of `size` (the tests run as root); throws when mounting is refused, so the test fails
+// loudly instead of passing on a disk that is not full.
+function tmpfs(name: string, size: string): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir, { recursive: true });
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  if (r.status !== 0) {
+    throw new Error(`mount tmpfs failed: ${r.stderr.toString()}`);
+  }
+  mounts.push(dir);
+  return dir;
+}
+
+describe('issue 26, item 18: a full disk while computing keyframes', () => {
+  // The example's import needs ~12 MB (video, raw files, database, the 4 MiB space reserve); its
+  // keyframes another ~6 MB: on a 14 MiB disk the import lands and the keyframes cannot.
+  it('item 46: import prints DISK_FULL with a fix (not INTERNAL), keeps the import and exits 2; the API answers 507 and the page data carries the failure', async () => {
+    const disk = tmpfs('full', '14m');
+    const lib = path.join(disk, 'lib');
+    const r = await runCli(['import', FIXTURE_DIR, '--library', lib]);
+    expect(r.stdout).toMatch(/^imported [0-9a-f-]{36}: /m);
+    expect(r.stderr).not.toContain('INTERNAL');
+    expect(r.stderr).toMatch(/keyframes failed: \[DISK_FULL\] .*is full/);
+    expect(r.stderr).toMatch(/fix: Free disk space/);
+    expect(r.code).toBe(2);
+    const id = /^imported ([0-9a-f-]{36}):/m.exec(r.stdout)![1]!;
+
+    // the review page's "Compute keyframes" and its page data, through the services
+    const library = openLibrary(lib, { create: false });
+    const services = createServices(library, {
+      appVersion: '0.0.0-test',
+      mediaUrl: () => '',
+      log: () => undefined,
+    });
+    try {
+      const computed = await dispatch(services.context, 'keyframes:compute', { id });
+      expect(computed.ok).toBe(false);
+      const error = (computed as { error: { code: string; message: string; fix?: string } }).error;
+      expect(error.code).toBe('DISK_FULL');
+      expect(error.message).toContain(lib);
+      expect(error.fix).toMatch(/Free disk space/);
+      expect(statusForResult(computed)).toBe(507);
+      const page = await dispatch(services.context, 'recordings:get', { id });
+      expect(page.ok).toBe(true);
+      const dto = (page as { value: { keyframesError?: { code: string; fix: string | null } } })
+        .value;
+      expect(dto.keyframesError?.code).toBe('DISK_FULL');
+      expect(dto.keyframesError?.fix).toMatch(/Free disk space/);
+    } finally {
+      await services.close();
+      library.close();
+    }
+  }, 120_000);
+});
