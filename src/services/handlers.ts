@@ -228,5 +228,6 @@ export const handlers = {
     };
   },
   'settings:get': (_input, ctx) => settle(() => readSettings(ctx.lib, ctx.settingsHost)),
-  'settings:set': (input, ctx) => settle(() => writeSettings(ctx.lib, input, ctx.settingsHost)),
+  'settings:set': (input, ctx) =>
+    settle(() => writeSettings(ctx.lib, input, ctx.settingsHost, ctx.env)),
 } satisfies ApiHandlers;

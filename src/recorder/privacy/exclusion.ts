@@ -1,6 +1,11 @@
 // Exclusion rules at capture (docs/privacy.md §1): windows by application or by title pattern
 // whose keys, clicks and accessibility data are never stored. Pure: compiling the rules (bad
 // regular expressions refused with the option they came from) and matching a window against them.
+// Title rules run on every window title the recorder sees, so they run on a linear-time engine
+// (RE2's, in pure JavaScript): a pattern that is catastrophic for a backtracking engine, such as
+// `^(a+)+$`, costs no more than any other; what RE2 cannot run in linear time (backreferences,
+// lookaround) is refused when the rule is given.
+import { RE2JS } from 're2js';
 import { AppError } from '../../shared/errors';
 
 /** Applications excluded by default: password managers (WM_CLASS class or instance, process
@@ -30,6 +35,12 @@ export const DEFAULT_EXCLUDED_TITLES = [
   '^Keychain Access$',
   '^Credential Manager$',
 ] as const;
+
+/** Most rules one source (a setting's list, a repeated `record` option) may give: each title rule
+ * runs on every window title. */
+export const MAX_EXCLUSION_RULES = 100;
+/** Longest application name or title pattern, in characters. */
+export const MAX_EXCLUSION_PATTERN_LENGTH = 500;
 
 /** One exclusion rule and where it came from (named in errors). */
 export type ExclusionRule = {
@@ -85,11 +96,29 @@ export function exclusionRules(sources: ExclusionSources): ExclusionRule[] {
     rules.push(...DEFAULT_EXCLUDED_APPS.map((p) => app(p, 'default')));
     rules.push(...DEFAULT_EXCLUDED_TITLES.map((p) => title(p, 'default')));
   }
-  rules.push(...(s.excludeApps ?? []).map((p) => app(p, 'privacy.excludeApps')));
-  rules.push(...(s.excludeTitles ?? []).map((p) => title(p, 'privacy.excludeTitles')));
-  rules.push(...(sources.excludeApps ?? []).map((p) => app(p, '--exclude-app')));
-  rules.push(...(sources.excludeTitles ?? []).map((p) => title(p, '--exclude-title')));
+  rules.push(...userRules(s.excludeApps, app, 'privacy.excludeApps'));
+  rules.push(...userRules(s.excludeTitles, title, 'privacy.excludeTitles'));
+  rules.push(...userRules(sources.excludeApps, app, '--exclude-app'));
+  rules.push(...userRules(sources.excludeTitles, title, '--exclude-title'));
   return rules;
+}
+
+// The rules of one source; more than MAX_EXCLUSION_RULES is refused (EXCLUSION_RULE_INVALID).
+function userRules(
+  patterns: readonly string[] | undefined,
+  make: (pattern: string, source: string) => ExclusionRule,
+  source: string,
+): ExclusionRule[] {
+  const list = patterns ?? [];
+  if (list.length > MAX_EXCLUSION_RULES) {
+    throw new AppError(
+      'EXCLUSION_RULE_INVALID',
+      `${source} has ${list.length} rules; at most ${MAX_EXCLUSION_RULES} are allowed (each one is checked against every window the recorder sees).`,
+      { option: source, field: source, count: list.length },
+      `Give ${source} at most ${MAX_EXCLUSION_RULES} rules: join title patterns that belong together into one (e.g. "Bank|Payroll").`,
+    );
+  }
+  return list.map((pattern) => make(pattern, source));
 }
 
 function app(pattern: string, source: string): ExclusionRule {
@@ -112,21 +141,33 @@ export function checkExclusionRule(rule: ExclusionRule): void {
         : `Give ${rule.source} a regular expression, e.g. ${rule.source === '--exclude-title' ? "--exclude-title 'Online Banking'" : '"Online Banking"'}.`,
     );
   }
+  if (rule.pattern.length > MAX_EXCLUSION_PATTERN_LENGTH) {
+    throw new AppError(
+      'EXCLUSION_RULE_INVALID',
+      `${rule.source}: a rule of ${rule.pattern.length} characters is too long (at most ${MAX_EXCLUSION_PATTERN_LENGTH}).`,
+      { option: rule.source, pattern: rule.pattern.slice(0, 100) },
+      `Shorten the rule given to ${rule.source}, or split it into several rules.`,
+    );
+  }
   if (rule.kind === 'title') {
     compileTitle(rule);
   }
 }
 
-// A title rule's regular expression (case-insensitive); a bad one is a coded error.
-function compileTitle(rule: ExclusionRule): RegExp {
+/** A compiled title rule. */
+type TitlePattern = { test: (title: string) => boolean };
+
+// A title rule's regular expression (case-insensitive, linear-time); a bad one is a coded error.
+function compileTitle(rule: ExclusionRule): TitlePattern {
   try {
-    return new RegExp(rule.pattern, 'i');
+    return RE2JS.compile(rule.pattern, RE2JS.CASE_INSENSITIVE);
   } catch (e) {
+    const reason = (e as Error).message.replace(/^error parsing regexp: /, '');
     throw new AppError(
       'EXCLUSION_RULE_INVALID',
-      `${rule.source} "${rule.pattern}" is not a valid regular expression: ${(e as Error).message}.`,
+      `${rule.source} "${rule.pattern}" is not a title pattern the recorder can run: ${reason}.`,
       { option: rule.source, pattern: rule.pattern },
-      `Fix the pattern given to ${rule.source} (JavaScript regular expression syntax, matched case-insensitively anywhere in the title; escape literal characters such as ( [ * + ? with a backslash).`,
+      `Fix the pattern given to ${rule.source} (a regular expression matched case-insensitively anywhere in the title, in RE2 syntax: no backreferences such as \\1 and no lookaround such as (?=…), which cannot be checked in linear time; escape literal characters such as ( [ * + ? with a backslash).`,
     );
   }
 }
@@ -143,7 +184,7 @@ function foldApp(name: string): string {
 export function compileExclusions(rules: readonly ExclusionRule[]): ExclusionMatcher {
   rules.forEach(checkExclusionRule);
   const apps = new Map<string, string>();
-  const titles: { re: RegExp; name: string }[] = [];
+  const titles: { re: TitlePattern; name: string }[] = [];
   for (const rule of rules) {
     if (rule.kind === 'app') {
       const key = foldApp(rule.pattern);

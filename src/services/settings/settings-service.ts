@@ -4,7 +4,6 @@
 // upload credentials only through the host's secret store (Electron's safeStorage): a host
 // without one (the browser host, the CLI) refuses them, so no secret is ever stored in plain text.
 import type { SettingsDto, SettingsPatch } from '../../shared/contract';
-import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
 import { AppError } from '../../shared/errors';
 import { getAppSettings, setAppSettings } from '../../store';
 import {
@@ -20,6 +19,7 @@ import {
   type SecretCipher,
 } from '../upload/secret-store';
 import { checkKeySegment, parseS3Url, type UploadDefaults } from '../upload/target';
+import { checkSettingsPatch } from './settings-checks';
 
 /** The recording defaults a fresh library starts with. */
 export const DEFAULT_SETTINGS = {
@@ -134,8 +134,15 @@ export function readSettings(lib: Library, host: SettingsHost): SettingsDto {
   };
 }
 
-/** Applies a `settings:set` patch (all or nothing) and answers the settings after it. */
-export function writeSettings(lib: Library, patch: SettingsPatch, host: SettingsHost): SettingsDto {
+/** Applies a `settings:set` patch (all or nothing) and answers the settings after it; a value
+ * that would break or harm later is refused before anything is written (settings-checks.ts).
+ * `env` is the host's environment (its DISPLAY: never the replay display). */
+export function writeSettings(
+  lib: Library,
+  patch: SettingsPatch,
+  host: SettingsHost,
+  env: NodeJS.ProcessEnv = process.env,
+): SettingsDto {
   const { cipher } = host;
   if (patch.libraryDir !== undefined && host.libraryDir === null) {
     throw new AppError(
@@ -164,14 +171,9 @@ export function writeSettings(lib: Library, patch: SettingsPatch, host: Settings
     patch.uploadTarget === undefined || patch.uploadTarget === null
       ? patch.uploadTarget
       : parseS3Url(patch.uploadTarget);
-  if (patch.privacy) {
-    // a bad rule is refused before anything is written, naming the setting and the fix
-    compileExclusions(
-      exclusionRules({
-        settings: { ...patch.privacy, useDefaultExclusions: false },
-      }),
-    );
-  }
+  // a bad rule, hotkey, endpoint or replay display is refused before anything is written, naming
+  // the field and the fix
+  checkSettingsPatch(patch, env);
   lib.db.transaction(() => {
     const current = recordingDefaults(lib);
     const next: RecordingDefaults = {

@@ -134,6 +134,9 @@ export const SettingsDtoSchema = obj({
 /** The app's settings. */
 export type SettingsDto = v.InferOutput<typeof SettingsDtoSchema>;
 
+// every title rule runs on every window title the recorder sees (src/recorder/privacy/exclusion.ts)
+const MAX_RULES = 'must have at most 100 rules';
+
 /** Input of `settings:set`: the fields to change. */
 export const SettingsPatchSchema = obj({
   annotator: v.optional(v.nullable(text(200))),
@@ -150,8 +153,8 @@ export const SettingsPatchSchema = obj({
   /** Exclusion rules; fields left out keep their value. */
   privacy: v.optional(
     obj({
-      excludeApps: v.optional(v.array(text(200, 1))),
-      excludeTitles: v.optional(v.array(text(500, 1))),
+      excludeApps: v.optional(v.pipe(v.array(text(200, 1)), v.maxLength(100, MAX_RULES))),
+      excludeTitles: v.optional(v.pipe(v.array(text(500, 1)), v.maxLength(100, MAX_RULES))),
       useDefaultExclusions: v.optional(boolField),
     }),
   ),
@@ -160,7 +163,10 @@ export const SettingsPatchSchema = obj({
   replayDisplay: v.optional(
     v.pipe(
       text(100),
-      v.regex(/^([A-Za-z0-9.:_-]+)?$/, 'must be a display name like :99, or empty'),
+      v.regex(
+        /^([A-Za-z0-9._-]*:\d{1,9}(\.\d{1,9})?)?$/,
+        'must be a display name like :99, or empty',
+      ),
     ),
   ),
   uploadTarget: v.optional(

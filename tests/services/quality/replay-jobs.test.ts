@@ -11,6 +11,7 @@ import type { ReplayOptions } from '../../../src/services/quality/replay-service
 import { validateMethodOutput, type ReplayStatusDto } from '../../../src/shared/contract';
 import type { ReplayReport, ReplayStepResult } from '../../../src/shared/domain';
 import { AppError } from '../../../src/shared/errors';
+import { writeSettings } from '../../../src/services/settings/settings-service';
 import { tempLibrary } from '../../helpers/library';
 import { makeRecording } from '../../helpers/store';
 
@@ -151,7 +152,11 @@ describe('replay jobs', () => {
   it("refuses the services' own display (no live replay from the UI)", async () => {
     const fake = controlledReplay();
     const s = start({ replay: fake.replay }, { DISPLAY: ':5' });
-    await setDisplay(s, ':5');
+    // settings:set refuses it (issue 26 item 7); a value saved before (or by a host on another
+    // display) is refused when the replay starts
+    const refused = await s.dispatch('settings:set', { replayDisplay: ':5' });
+    expect(!refused.ok && refused.error.code).toBe('REPLAY_LIVE_DISPLAY');
+    writeSettings(t.lib, { replayDisplay: ':5' }, { cipher: null, libraryDir: null }, {});
     const r = await call(s, 'replay:start', { id: a.id });
     expect(!r.ok && r.error.code).toBe('REPLAY_LIVE_DISPLAY');
     expect(fake.calls).toEqual([]);
