@@ -36,7 +36,8 @@ export type CaptureBackend = {
 export type WindowTracker = {
   /** Starts tracking; resolves with the first reading. */
   start(): Promise<ActiveWindowEntry>;
-  /** Subscribes to changes; returns the unsubscribe function. */
+  /** Subscribes to the changes after the first reading (start()'s answer, which is not
+   * reported again); returns the unsubscribe function. */
   onChange(listener: (entry: ActiveWindowEntry) => void): () => void;
   /** Every entry so far. */
   timeline(): ActiveWindowEntry[];

@@ -20,6 +20,7 @@ import {
   parseXwininfoGeometry,
   xpropCardinal,
   xpropString,
+  xpropWindow,
 } from './x11-props';
 
 /** What changed. */
@@ -43,6 +44,10 @@ export type ActiveWindowEntry = {
   pid: number | null;
   /** Client-area rectangle in screen px (without window-manager decorations), or null. */
   bounds: WindowBounds | null;
+  /** The window it is a transient of (`WM_TRANSIENT_FOR`: a dialog's parent), null when none;
+   * absent when the platform does not tell. Not stored: it tells a dialog that a click opened
+   * from a window that a click brought to the front (click-activation.ts). */
+  transientFor?: string | null;
 };
 
 /** Options of {@link ActiveWindowTracker}. */
@@ -126,7 +131,8 @@ export class ActiveWindowTracker {
     return this.entries[this.entries.length - 1] ?? null;
   }
 
-  // Subscribes to new timeline entries; returns an unsubscribe function.
+  // Subscribes to the changes after the first reading (which start() resolves with, as the
+  // WindowTracker port says); returns an unsubscribe function.
   onChange(listener: (entry: ActiveWindowEntry) => void): () => void {
     this.listeners.add(listener);
     return () => {
@@ -400,8 +406,11 @@ export class ActiveWindowTracker {
     }
     this.entries.push(entry);
     if (this.state === 'starting') {
+      // the first reading is start()'s answer, not a change: a listener subscribed before
+      // start() that also stored the answer stored the first row twice (issue 26, item 17)
       this.state = 'running';
       this.onFirstEntry?.(entry);
+      return;
     }
     this.listeners.forEach((listener) => listener(entry));
   }
@@ -423,6 +432,7 @@ export class ActiveWindowTracker {
         'WM_NAME',
         'WM_CLASS',
         '_NET_WM_PID',
+        'WM_TRANSIENT_FOR',
       ]),
       this.geometry(windowId),
     ]);
@@ -436,6 +446,7 @@ export class ActiveWindowTracker {
       appInstance: instance,
       pid: xpropCardinal(props, '_NET_WM_PID'),
       bounds,
+      transientFor: xpropWindow(props, 'WM_TRANSIENT_FOR'),
     };
   }
 

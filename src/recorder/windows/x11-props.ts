@@ -140,3 +140,10 @@ export function parseXwininfoGeometry(text: string): WindowBounds | null {
   }
   return { x, y, width, height };
 }
+
+/** A WINDOW property (`WM_TRANSIENT_FOR(WINDOW): window id # 0x400003`) as lowercase hex, or null
+ * when absent or 0. */
+export function xpropWindow(props: Map<string, XpropValue>, name: string): string | null {
+  const match = /0x[0-9a-fA-F]+/.exec(props.get(name)?.raw ?? '');
+  return match && Number.parseInt(match[0], 16) !== 0 ? match[0].toLowerCase() : null;
+}

@@ -143,6 +143,19 @@ export function listWindows(db: Db, recordingSeq: number): WindowRecord[] {
   }));
 }
 
+/**
+ * Moves the latest window-timeline entry stamped `tMs` to `newTMs` (the recorder learns after
+ * storing an activation that a click made it, item 17 of issue 26); returns how many rows moved.
+ */
+export function retimeWindow(db: Db, recordingSeq: number, tMs: number, newTMs: number): number {
+  return db
+    .prepare(
+      `UPDATE windows SET t_ms = ? WHERE id = (
+         SELECT id FROM windows WHERE recording_seq = ? AND t_ms = ? ORDER BY id DESC LIMIT 1)`,
+    )
+    .run(newTMs, recordingSeq, tMs).changes;
+}
+
 /** A timeline mark (pause, input gap, hotkey, note). */
 export type MarkRecord = {
   tMs: number;
