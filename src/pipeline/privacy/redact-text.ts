@@ -10,6 +10,8 @@
 // stay the same and OpenCUA's scripts read the folder as before, re-reducing it to the
 // placeholder. A backspace takes the last key-down back; a span with erased key-downs inside it
 // (corrected while typed) is masked whole with them, as is a span shorter than its placeholder.
+// A Tab, Enter, arrow or click ends a piece of text (issue 26, item 1): no span crosses one, so
+// each field of a form filled with Tab is masked on its own, as the scan reads it.
 import { EVENT_FLAGS, type PiiKind, type RawEvent } from '../../shared/domain';
 
 /** The placeholder each kind of finding is replaced with. */
@@ -100,12 +102,18 @@ export function textRedactor(redactions: readonly TextRedaction[]): TextRedactor
   // per-character records `{ text, … }`: spans spelling a redacted text get the placeholder's
   // characters, the rest of the span an empty text
   const keystrokes = (list: unknown[]): unknown[] => {
-    const chars = list.map((k) =>
-      k && typeof k === 'object' && typeof (k as { text?: unknown }).text === 'string'
-        ? (k as { text: string }).text
-        : '',
+    const records = list.map((k) =>
+      k && typeof k === 'object' ? (k as { text?: unknown; key?: unknown }) : {},
     );
-    const plan = spanPlan(chars, redactions);
+    const chars = records.map((k) => (typeof k.text === 'string' ? k.text : ''));
+    // a Tab, Enter or arrow between two pieces of text: no span crosses it
+    const breaks = new Set<number>();
+    records.forEach((k, i) => {
+      if (chars[i] === '' && typeof k.key === 'string' && isBreakKey(k.key)) {
+        breaks.add(i);
+      }
+    });
+    const plan = spanPlan(chars, redactions, breaks);
     return list.map((k, i) => {
       const next = plan.get(i);
       return next === undefined ? k : { ...(k as object), text: next };
@@ -116,20 +124,60 @@ export function textRedactor(redactions: readonly TextRedaction[]): TextRedactor
   return { isActive, string, value, events };
 }
 
+/** Keys that end a piece of typed text (docs/privacy.md §1): the scan reads the text between two
+ * of them, or two clicks, on its own, and a redaction span never crosses one. */
+const BREAK_KEYS: ReadonlySet<string> = new Set([
+  'tab',
+  'iso_left_tab',
+  'enter',
+  'return',
+  'kp_enter',
+  'up',
+  'down',
+  'left',
+  'right',
+  'home',
+  'end',
+  'page_up',
+  'page_down',
+  'pageup',
+  'pagedown',
+  'prior',
+  'next',
+  'esc',
+  'escape',
+]);
+
+/** True for a key name (ours, AgentNet's or pynput's `Key.tab`) that ends a piece of text. */
+export function isBreakKey(name: string): boolean {
+  return BREAK_KEYS.has(name.toLowerCase().replace(/^key\./, ''));
+}
+
+/** Never part of a redacted text: stands between two pieces of typed text. */
+const BREAK = '\u0000';
+
 /**
  * Over a sequence of characters (one entry per keystroke, '' for none), the new character of
  * every position inside an occurrence of a redacted text: the placeholder's characters, then ''
- * (masked) for the rest; a span shorter than its placeholder becomes '' whole.
+ * (masked) for the rest; a span shorter than its placeholder becomes '' whole. `breaks`: the
+ * positions that start a new piece of text (after a Tab, Enter, arrow or click); no occurrence
+ * spans two pieces, as the scan reads each piece on its own.
  */
 function spanPlan(
   chars: readonly string[],
   redactions: readonly TextRedaction[],
+  breaks: ReadonlySet<number> = new Set(),
 ): Map<number, string> {
   const plan = new Map<number, string>();
-  // the text over the positions that carry a character, and each character's position
+  // the text over the positions that carry a character, and each character's position (-1 for
+  // a break)
   const positions: number[] = [];
   let text = '';
   chars.forEach((c, i) => {
+    if (breaks.has(i) && text !== '' && !text.endsWith(BREAK)) {
+      positions.push(-1);
+      text += BREAK;
+    }
     if (c.length) {
       for (let k = 0; k < c.length; k += 1) {
         positions.push(i);
@@ -138,7 +186,7 @@ function spanPlan(
     }
   });
   const sorted = [...redactions]
-    .filter((r) => r.text.length > 0)
+    .filter((r) => r.text.length > 0 && !r.text.includes(BREAK))
     .sort((a, b) => b.text.length - a.text.length);
   for (const r of sorted) {
     for (let at = text.indexOf(r.text); at >= 0; at = text.indexOf(r.text, at + r.text.length)) {
@@ -154,9 +202,11 @@ function spanPlan(
   return plan;
 }
 
+const isMasked = (e: RawEvent): boolean => (e.flags & EVENT_FLAGS.masked) !== 0;
+
 /** The character a key-down types (null: none, or a masked one). */
 function typedChar(e: RawEvent): string | null {
-  if (e.kind !== 'keydown' || (e.flags & EVENT_FLAGS.masked) !== 0) {
+  if (e.kind !== 'keydown' || isMasked(e)) {
     return null;
   }
   if (e.char !== null && [...e.char].length === 1) {
@@ -178,7 +228,16 @@ export function redactKeyEvents(
   const downs: number[] = [];
   const chars: string[] = [];
   const erased: number[] = [];
+  // a Tab, Enter, arrow or click starts a new piece: no span crosses it
+  const breaks = new Set<number>();
   events.forEach((e, i) => {
+    if (
+      e.kind === 'down' ||
+      (e.kind === 'keydown' && e.key !== null && isBreakKey(e.key) && !isMasked(e))
+    ) {
+      breaks.add(chars.length);
+      return;
+    }
     const c = typedChar(e);
     if (c !== null) {
       downs.push(i);
@@ -186,9 +245,16 @@ export function redactKeyEvents(
     } else if (e.kind === 'keydown' && e.key === 'backspace' && downs.length) {
       erased.push(downs.pop()!);
       chars.pop();
+      // a break after the erased character now comes after the one before it
+      for (const b of [...breaks]) {
+        if (b > chars.length) {
+          breaks.delete(b);
+          breaks.add(chars.length);
+        }
+      }
     }
   });
-  const visible = spanPlan(chars, redactions);
+  const visible = spanPlan(chars, redactions, breaks);
   if (!visible.size) {
     return [...events];
   }

@@ -2,7 +2,6 @@
 // text of steps (write messages, keys of press and hotkey calls), step labels and descriptions,
 // accessibility names and values, and free-form label data.
 import type { ActionCall, PiiSource, PyValue, Step } from '../../shared/domain';
-import { typedTextOf } from '../edits/apply-edits';
 
 /** One piece of text to scan. */
 export type ScanText = {
@@ -47,6 +46,38 @@ function charTimesOf(step: Step, text: string): CharTime[] | undefined {
   return times;
 }
 
+/** The message of a `write` call (null: another call). */
+function writtenText(call: ActionCall): string | null {
+  const message = Array.isArray(call.args) ? call.args[0] : call.args.message;
+  return call.name === 'write' && typeof message === 'string' ? message : null;
+}
+
+/**
+ * The pieces of typed text of a step's calls: each run of write calls between two calls that are
+ * not writes (a Tab, Enter, arrow or other key) joined, in order; [] when it types none. A form
+ * filled with Tab between its fields is one step `write, press('tab'), write, …`: each field's
+ * text is a piece of its own (docs/privacy.md §5).
+ */
+export function typedPiecesOf(calls: readonly ActionCall[]): string[] {
+  const pieces: string[] = [];
+  let run: string | null = null;
+  for (const call of calls) {
+    const text = writtenText(call);
+    if (text === null) {
+      if (run !== null) {
+        pieces.push(run);
+      }
+      run = null;
+    } else {
+      run = (run ?? '') + text;
+    }
+  }
+  if (run !== null) {
+    pieces.push(run);
+  }
+  return pieces;
+}
+
 function stringsOf(value: PyValue | undefined, into: string[]): void {
   if (typeof value === 'string') {
     into.push(value);
@@ -68,23 +99,35 @@ function keysTextOf(calls: readonly ActionCall[]): string | null {
 }
 
 /**
- * The typed text of one step (its write messages, with the keystroke times when they spell it,
- * and the keys of its press and hotkey calls). `stepIndex` absent: the caller's step is not one
- * of the shown steps (a fresh reduction of the raw keys), so each match finds its step by time.
+ * The typed text of one step, piece by piece: each run of write messages between two other calls
+ * (a form filled with Tab between its fields is one step `write, press('tab'), write, …`, and
+ * each field's text is read on its own: joined, "…@example.org4111 1111 1111 1111+1 415…" matches
+ * nothing), with the keystroke times when the keystrokes spell the step's text; and the keys of
+ * its press and hotkey calls. `stepIndex` absent: the caller's step is not one of the shown steps
+ * (a fresh reduction of the raw keys), so each match finds its step by time.
  */
 export function typedTexts(step: Step, options: { ownStep: boolean }): ScanText[] {
   const out: ScanText[] = [];
   const own = options.ownStep ? { stepIndex: step.index } : {};
-  const written = typedTextOf(step.calls);
-  if (written !== null && written !== '') {
-    const charTimes = charTimesOf(step, written);
-    out.push({
-      source: 'typed',
-      text: written,
-      tMs: step.startMs,
-      ...own,
-      ...(charTimes ? { charTimes } : {}),
-    });
+  const pieces = typedPiecesOf(step.calls);
+  const written = pieces.join('');
+  const times = written === '' ? undefined : charTimesOf(step, written);
+  let start = 0;
+  for (const text of pieces) {
+    const end = start + text.length;
+    if (text !== '') {
+      const charTimes = times
+        ?.filter((c) => c.offset >= start && c.offset < end)
+        .map((c) => ({ offset: c.offset - start, tMs: c.tMs }));
+      out.push({
+        source: 'typed',
+        text,
+        tMs: step.startMs,
+        ...own,
+        ...(charTimes ? { charTimes } : {}),
+      });
+    }
+    start = end;
   }
   const keys = keysTextOf(step.calls);
   if (keys !== null) {
@@ -102,7 +145,8 @@ export function stepLabelTexts(step: Step): ScanText[] {
     out.push({ source: 'label', text: step.label, ...at });
   }
   if (step.description.trim() !== '') {
-    const typed = typedTextOf(step.calls);
+    // the pieces one per line: a match that spans two of them is not an echo
+    const typed = typedPiecesOf(step.calls).join('\n');
     out.push({
       source: 'label',
       text: step.description,

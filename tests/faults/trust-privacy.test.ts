@@ -1,0 +1,258 @@
+// Issue 26, privacy faults (README rows 29–30), end to end with real parts.
+//
+// Row 29: a form of four fields (e-mail, card, phone, access key) filled with Tab between them
+// is reduced to one step `write, press('tab'), write, …`; the scan read its writes joined with
+// no separator, so nothing matched and the export shipped the card and the key. Recorded for
+// real: Xvfb + openbox + AT-SPI, a GTK form typed into by xdotool, the services' record session,
+// real ffmpeg and SQLite; the scan, the export's refusal and the redaction by the real CLI.
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServices } from '../../src/services/create-services';
+import type { PiiFinding } from '../../src/shared/domain';
+import { startDesktop, type Desktop } from '../helpers/desktop';
+import { runCli } from '../helpers/cli';
+import { tempLibrary } from '../helpers/library';
+import { SYSTEM_PYTHON } from '../fixtures/apps/gtk-form';
+import { redactKeyEvents } from '../../src/pipeline/privacy/redact-text';
+import { EventScript } from '../pipeline/reduce/event-script';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const CONTACT_FORM = path.resolve(import.meta.dirname, '../fixtures/apps/gtk-contact-form.py');
+const EMAIL = 'alice.smith@example.org';
+const CARD = '4111 1111 1111 1111';
+const PHONE = '+1 415 555 0132';
+const KEY = 'AKIAIOSFODNN7EXAMPLE';
+
+type Rect = { cx: number; cy: number };
+type ContactForm = {
+  widgets: Record<'email' | 'card' | 'phone' | 'key' | 'submit', Rect>;
+  /** The text of each field, as the form holds it. */
+  values(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+};
+
+/** Starts tests/fixtures/apps/gtk-contact-form.py and waits for its `ready` line. */
+async function launchContactForm(desktop: Desktop): Promise<ContactForm> {
+  const child: ChildProcess = desktop.spawn(SYSTEM_PYTHON, [CONTACT_FORM]);
+  const lines: Record<string, unknown>[] = [];
+  let buffer = '';
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout?.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    let nl = buffer.indexOf('\n');
+    while (nl >= 0) {
+      lines.push(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
+      buffer = buffer.slice(nl + 1);
+      nl = buffer.indexOf('\n');
+    }
+  });
+  const waitFor = async (type: string): Promise<Record<string, unknown>> => {
+    for (let i = 0; i < 300; i += 1) {
+      const found = lines.find((l) => l.type === type);
+      if (found) {
+        lines.splice(lines.indexOf(found), 1);
+        return found;
+      }
+      await sleep(50);
+    }
+    throw new Error(`gtk-contact-form: no ${type} line; stderr:\n${stderr}`);
+  };
+  const ready = await waitFor('ready');
+  return {
+    widgets: ready.widgets as ContactForm['widgets'],
+    async values() {
+      child.stdin?.write(`${JSON.stringify({ cmd: 'values' })}\n`);
+      return (await waitFor('values')).values as Record<string, string>;
+    },
+    async close() {
+      child.stdin?.end(`${JSON.stringify({ cmd: 'quit' })}\n`);
+      await sleep(200);
+    },
+  };
+}
+
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+describe(
+  'item 29: a form filled with Tab (real Xvfb recording, real CLI)',
+  { timeout: 180_000 },
+  () => {
+    let desktop: Desktop;
+    let form: ContactForm;
+    const t = tempLibrary();
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-privacy-out-'));
+    let id = '';
+
+    beforeAll(async () => {
+      desktop = await startDesktop();
+      form = await launchContactForm(desktop);
+      const services = createServices(t.lib, {
+        appVersion: 'test',
+        env: desktop.env,
+        log: () => undefined,
+      });
+      try {
+        const x = (...args: string[]) => desktop.run('xdotool', args);
+        const stop = new AbortController();
+        let onStarted = (): void => undefined;
+        const started = new Promise<void>((resolve) => (onStarted = resolve));
+        const run = services.record({
+          task: 'Fill in the contact details',
+          fps: 10,
+          signal: stop.signal,
+          onStarted: () => onStarted(),
+          keepKeyframes: () => false,
+        });
+        await Promise.race([started, run]);
+        await sleep(300);
+        const w = form.widgets;
+        await x('mousemove', String(w.email.cx), String(w.email.cy));
+        await sleep(120);
+        await x('click', '1');
+        await sleep(300);
+        for (const [i, text] of [EMAIL, CARD, PHONE, KEY].entries()) {
+          if (i > 0) {
+            await x('key', 'Tab');
+            await sleep(150);
+          }
+          await x('type', '--delay', '15', text);
+          await sleep(150);
+        }
+        await sleep(300);
+        await x('mousemove', String(w.submit.cx), String(w.submit.cy));
+        await sleep(120);
+        await x('click', '1');
+        await sleep(400);
+        stop.abort();
+        ({ id } = await run);
+        await services.reduceRecording(id);
+      } finally {
+        await services.close();
+      }
+    }, 90_000);
+
+    afterAll(async () => {
+      await form?.close();
+      await desktop?.stop();
+      t.cleanup();
+      fs.rmSync(outDir, { recursive: true, force: true });
+    });
+
+    it('item 29: four fields filled with Tab are one step; scan finds each; export without --allow-pii is refused naming the card and the secret', async () => {
+      // the text really went into four fields (Tab moved the focus), and the reducer made one
+      // step of it: write, press('tab'), write, …
+      expect(await form.values()).toEqual({ email: EMAIL, card: CARD, phone: PHONE, key: KEY });
+      const shown = await runCli(['show', id, '--json', '--library', t.dir]);
+      expect(shown.code, shown.stderr).toBe(0);
+      const steps = (JSON.parse(shown.stdout) as { steps: { index: number; code: string }[] })
+        .steps;
+      const typing = steps.filter((s) => s.code.includes(EMAIL));
+      expect(typing, steps.map((s) => s.code).join('\n')).toHaveLength(1);
+      const code = typing[0]!.code;
+      for (const text of [CARD, PHONE, KEY]) {
+        expect(code).toContain(text);
+      }
+      expect(code.match(/press\('tab'\)|press\(keys=\['tab'\]\)|'tab'/g)?.length).toBe(3);
+
+      const scan = await runCli(['scan', id, '--json', '--library', t.dir]);
+      expect(scan.code, scan.stderr).toBe(0);
+      const findings = (JSON.parse(scan.stdout) as { findings: PiiFinding[] }).findings;
+      const typed = findings.filter((f) => f.source === 'typed');
+      const kinds = typed.map((f) => f.kind).sort();
+      expect(kinds, JSON.stringify(findings, null, 1)).toEqual([
+        'card',
+        'email',
+        'phone',
+        'secret',
+      ]);
+      for (const f of typed) {
+        expect(f.stepIndex).toBe(typing[0]!.index);
+        expect(f.excerpt).not.toMatch(/alice\.smith@|4111 1111 1111|415 555|AKIAIOSFODNN7/);
+      }
+
+      const refused = await runCli([
+        'export',
+        id,
+        '--format',
+        'agentnet-raw',
+        '--out',
+        path.join(outDir, 'refused'),
+        '--library',
+        t.dir,
+      ]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/PII_UNRESOLVED/);
+      expect(refused.stderr).toMatch(/\bcard\b/);
+      expect(refused.stderr).toMatch(/\bsecret\b/);
+      expect(fs.existsSync(path.join(outDir, 'refused'))).toBe(false);
+    });
+
+    it('item 29: redacting the findings masks each field in the export (code, raw keys)', async () => {
+      const redact = await runCli(['scan', id, '--redact-all', '--library', t.dir]);
+      expect(redact.code, redact.stderr).toBe(0);
+      const out = path.join(outDir, 'redacted');
+      const exported = await runCli([
+        'export',
+        id,
+        '--format',
+        'agentnet-raw',
+        '--out',
+        out,
+        '--library',
+        t.dir,
+      ]);
+      expect(exported.code, exported.stderr).toBe(0);
+      const texts = filesUnder(out)
+        .filter((f) => !f.endsWith('.mp4'))
+        .map((f) => fs.readFileSync(f, 'utf8'))
+        .join('\n');
+      for (const leaked of [EMAIL, CARD, PHONE, KEY, '4111111111111111', 'AKIAIOSFODNN7']) {
+        expect(texts).not.toContain(leaked);
+      }
+      for (const placeholder of ['[EMAIL]', '[CARD]', '[PHONE]', '[SECRET]']) {
+        expect(texts).toContain(placeholder);
+      }
+    });
+  },
+);
+
+describe('item 29: redaction spans follow the pieces of typed text', () => {
+  /** The characters the key-downs type after redaction, a Tab shown as `|`. */
+  const typed = (events: ReturnType<typeof redactKeyEvents>) =>
+    events
+      .filter((e) => e.kind === 'keydown')
+      .map((e) => (e.key === 'tab' ? '|' : (e.char ?? (e.key === 'space' ? ' ' : '_'))))
+      .join('');
+
+  it('item 29: each field of a form filled with Tab is masked on its own; no span crosses a Tab', () => {
+    const s = new EventScript(10_000);
+    s.moveTo(100, 100).click().wait(200);
+    s.type('ab12', 40).tap('tab').type('34cd', 40).tap('tab');
+    s.type(CARD, 40).tap('tab').type(KEY, 40);
+    const events = s.events;
+    expect(typed(events)).toBe(`ab12|34cd|${CARD}|${KEY}`);
+    // "1234" is typed only across a Tab (two fields): not a piece of text, nothing masked
+    expect(typed(redactKeyEvents(events, [{ text: '1234', placeholder: '[X]' }]))).toBe(
+      typed(events),
+    );
+    // the card and the key, each in its own field: each span starts right after its Tab
+    const redacted = redactKeyEvents(events, [
+      { text: CARD, placeholder: '[CARD]' },
+      { text: KEY, placeholder: '[SECRET]' },
+    ]);
+    expect(typed(redacted)).toBe(
+      `ab12|34cd|[CARD]${'_'.repeat(CARD.length - 6)}|[SECRET]${'_'.repeat(KEY.length - 8)}`,
+    );
+    expect(redacted.length).toBe(events.length);
+  });
+});
