@@ -9,6 +9,7 @@ import {
   describeRun,
   describeScroll,
   describeTap,
+  callsLabel,
   pointerLabel,
   runLabel,
 } from './describe';
@@ -287,7 +288,12 @@ export function buildStep(
     index: 0,
     kind: described.kind,
     description: described.description,
-    label: named?.label ?? described.agentnetAction,
+    // recorded steps that name no element say what they do ("Press ctrl+c", "Scroll down 3
+    // times"); AgentNet imports and the goldens (no elements) keep the type words
+    label:
+      named?.label ??
+      (elements ? callsLabel(described.kind, described.calls) : null) ??
+      described.agentnetAction,
     calls: described.calls,
     startMs: stampMs(draft.start),
     endMs: stampMs(draft.end),

@@ -6,6 +6,7 @@ import { callsToCode, descriptionToCalls, pyReprFloat, stage1Description } from 
 import type { ScreenSize, ScrollTick } from '../code';
 import type { HotkeyDraft, PointerDraft, RunDraft, ScrollDraft, TapDraft } from './drafts';
 import { hotkeyCall, pressCall } from '../code/call-args';
+import { pyNumber } from '../../shared/python/py-value';
 import { finalRunCalls } from './run-calls';
 import type { AgentNetTarget } from '../agentnet/accessibility';
 import { controlNounOf, TEXT_ENTRY_CONTROL_TYPES, type ControlType } from '../agentnet/role-map';
@@ -270,26 +271,97 @@ export function runLabel(
     return null;
   }
   const where = elementPhrase(element.name, element.controlType);
-  const text = calls
-    .map((call) => {
-      const args = Array.isArray(call.args) ? {} : call.args;
-      return call.name === 'write' && typeof args.message === 'string' ? args.message : '';
-    })
-    .join('');
-  const keys = calls.flatMap((call) => {
-    const args = Array.isArray(call.args) ? {} : call.args;
-    return call.name === 'press' && Array.isArray(args.keys) ? args.keys.map(String) : [];
-  });
   if (element.isSecure) {
     return `Type in ${where}`;
   }
-  const typed = text === '' ? '' : `Type "${clip(text, LABEL_TEXT_MAX_CHARS)}"`;
-  const pressed = keys.length ? `press ${[...new Set(keys)].join(', ')}` : '';
-  if (typed && pressed) {
-    return `${typed} and ${pressed} in ${where}`;
+  const typing = typingPhrase(calls);
+  return typing === null ? null : `${typing} in ${where}`;
+}
+
+/** Longest number of typed/pressed parts a label lists before it ends in `…`. */
+const LABEL_MAX_PARTS = 4;
+
+/**
+ * What a run of write/press/hotkey calls does, in the order it was done ("Press backspace and
+ * type "x"", "Type "a", press tab and type "b""), or null when it holds none of them. Each
+ * piece of text stays apart from the next (a form filled with Tab is not one run-on string).
+ */
+export function typingPhrase(calls: readonly ActionCall[]): string | null {
+  const parts: { kind: 'text' | 'keys'; value: string }[] = [];
+  for (const call of calls) {
+    const args = Array.isArray(call.args) ? {} : call.args;
+    if (call.name === 'write' && typeof args.message === 'string' && args.message !== '') {
+      const last = parts[parts.length - 1];
+      if (last?.kind === 'text') {
+        last.value += args.message;
+      } else {
+        parts.push({ kind: 'text', value: args.message });
+      }
+    } else if ((call.name === 'press' || call.name === 'hotkey') && Array.isArray(args.keys)) {
+      const keys = args.keys.map(String);
+      const chord = call.name === 'hotkey' ? [keys.join('+')] : keys;
+      for (const key of chord) {
+        const last = parts[parts.length - 1];
+        if (last?.kind !== 'keys' || last.value !== key) {
+          parts.push({ kind: 'keys', value: key });
+        }
+      }
+    }
   }
-  if (typed) {
-    return `${typed} in ${where}`;
+  if (parts.length === 0) {
+    return null;
   }
-  return `${pressed.charAt(0).toUpperCase()}${pressed.slice(1)} in ${where}`;
+  const shown = parts
+    .slice(0, LABEL_MAX_PARTS)
+    .map((part) =>
+      part.kind === 'text'
+        ? `type "${clip(part.value, LABEL_TEXT_MAX_CHARS)}"`
+        : `press ${part.value}`,
+    );
+  // consecutive presses read as one ("press tab, enter")
+  const merged: string[] = [];
+  for (const phrase of shown) {
+    const prev = merged[merged.length - 1];
+    if (prev?.startsWith('press ') && phrase.startsWith('press ')) {
+      merged[merged.length - 1] = `${prev}, ${phrase.slice('press '.length)}`;
+    } else {
+      merged.push(phrase);
+    }
+  }
+  const more = parts.length > LABEL_MAX_PARTS ? ' …' : '';
+  const joined =
+    merged.length === 1
+      ? merged[0]!
+      : `${merged.slice(0, -1).join(', ')} and ${merged[merged.length - 1]!}`;
+  return `${joined.charAt(0).toUpperCase()}${joined.slice(1)}${more}`;
+}
+
+/**
+ * The label of a recorded step that names no element: what it does, from its calls ("Press
+ * ctrl+c", "Scroll down 3 times", "Type "hello""), or null to keep the type word (pointer steps
+ * without an element, and calls it cannot phrase).
+ */
+export function callsLabel(kind: StepKind, calls: readonly ActionCall[]): string | null {
+  if (kind === 'scroll' || kind === 'hscroll') {
+    let total = 0;
+    let horizontal = kind === 'hscroll';
+    for (const call of calls) {
+      const args = Array.isArray(call.args) ? {} : call.args;
+      const clicks = pyNumber(args.clicks);
+      if ((call.name === 'scroll' || call.name === 'hscroll') && clicks !== null) {
+        total += clicks;
+        horizontal = call.name === 'hscroll';
+      }
+    }
+    if (total === 0) {
+      return null;
+    }
+    const direction = horizontal ? (total > 0 ? 'right' : 'left') : total > 0 ? 'up' : 'down';
+    const n = Math.abs(total);
+    return `Scroll ${direction} ${n === 1 ? 'once' : `${n} times`}`;
+  }
+  if (kind === 'hotkey' || kind === 'press' || kind === 'write') {
+    return typingPhrase(calls);
+  }
+  return null;
 }

@@ -85,6 +85,29 @@ describe('labels naming the element', () => {
       press('filler', '').click();
       s.wait(300).type('x');
     });
-    expect(unnamed.labels).toEqual(['click', 'type']);
+    // issue 26 item 23: typing with no text field named says what was typed, not "type"
+    expect(unnamed.labels).toEqual(['click', 'Type "x"']);
+  });
+
+  it('issue 26 item 23: keys in the order pressed, each piece of text apart; hotkeys and scrolls say what they do', () => {
+    const backFirst = recorded((s, press) => {
+      s.moveTo(100, 100, 3);
+      press('entry', 'Name').click();
+      s.wait(300).tap('backspace').type('x');
+    });
+    expect(backFirst.labels[1]).toBe('Press backspace and type "x" in Name text field');
+    const form = recorded((s, press) => {
+      s.moveTo(100, 100, 3);
+      press('entry', 'E-mail').click();
+      s.wait(300).type('ab').tap('tab').type('cd');
+    });
+    expect(form.labels[1]).toBe('Type "ab", press tab and type "cd" in E-mail text field');
+    const keys = recorded((s, press) => {
+      s.moveTo(100, 100, 3);
+      press('push button', 'OK').click();
+      s.wait(400).keyDown('ctrl').tap('c').keyUp('ctrl');
+      s.wait(400).wheel(0, -1).wait(20).wheel(0, -1).wait(20).wheel(0, -1);
+    });
+    expect(keys.labels.slice(1)).toEqual(['Press ctrl+c', 'Scroll down 3 times']);
   });
 });
