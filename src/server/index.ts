@@ -2,6 +2,6 @@
 export { createServer, DEFAULT_HOST, type ServerHandle, type ServerOptions } from './server';
 export { createEventHub, type EventHub } from './events';
 export { mediaPath } from './media';
-export { bindPolicyError, isLoopbackHost, PASSWORD_ENV } from './security';
+export { bindPolicyError, createSessionPath, isLoopbackHost, PASSWORD_ENV } from './security';
 export { statusForResult } from './status';
 export { defaultRendererDir } from './static';

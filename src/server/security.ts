@@ -3,8 +3,15 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 
-/** Name of the cookie that carries the launch token for the browser (media, SSE, API). */
+/**
+ * Name of the cookie that carries the launch token for the browser (media, SSE, API). Its Path is
+ * the launch's session path ({@link createSessionPath}): cookies are scoped by host, not port, so
+ * with Path=/ every other web server on 127.0.0.1 would receive it.
+ */
 export const TOKEN_COOKIE = 'cua_token';
+/** First segment of every session path: `/s/<random>`. */
+export const SESSION_PATH_PREFIX = '/s/';
+const SESSION_PATH_RE = /^\/s\/[A-Za-z0-9_-]{16,}$/;
 /** Environment variable holding the password required for a non-loopback bind. */
 export const PASSWORD_ENV = 'CUA_SERVE_PASSWORD';
 /** Shortest password accepted for a non-loopback bind. */
@@ -13,6 +20,18 @@ export const MIN_PASSWORD_LENGTH = 8;
 // Creates a fresh random per-launch token: 32 random bytes, base64url (43 characters).
 export function createToken(): string {
   return crypto.randomBytes(32).toString('base64url');
+}
+
+// Creates a fresh per-launch session path, `/s/<22 base64url characters>` (16 random bytes): the
+// browser UI, its API calls and media live under it, and the token cookie is limited to it, so
+// the browser sends the cookie to no other server on the machine (they cannot guess the path).
+export function createSessionPath(): string {
+  return `${SESSION_PATH_PREFIX}${crypto.randomBytes(16).toString('base64url')}`;
+}
+
+// True for a path createSessionPath could have made (no trailing slash).
+export function isSessionPath(value: string): boolean {
+  return SESSION_PATH_RE.test(value);
 }
 
 // Compares two secrets in constant time (hashing first so lengths do not leak either).

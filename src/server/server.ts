@@ -12,8 +12,10 @@ import { sendError, sendHtml, setSecurityHeaders } from './respond';
 import {
   allowedHosts,
   bindPolicyError,
+  createSessionPath,
   createToken,
   isLoopbackAddress,
+  isSessionPath,
   isLoopbackHost,
   readBasicPassword,
   readBearer,
@@ -51,6 +53,12 @@ export type ServerOptions = {
   allowRemote?: boolean;
   /** Password every request must carry as HTTP Basic when `allowRemote` (any user name). */
   password?: string;
+  /**
+   * Per-launch path the browser UI is served under (`/s/<random>`, see createSessionPath); the
+   * token cookie is limited to it. Pass the one the services' mediaUrl prefixes; default: a
+   * fresh one.
+   */
+  basePath?: string;
   /** Folder of the built renderer (index.html + assets/); default: defaultRendererDir(). */
   staticDir?: string;
   /** Largest accepted request body, bytes; default 1 MiB. */
@@ -63,10 +71,15 @@ export type ServerOptions = {
 
 /** A running server. */
 export type ServerHandle = {
-  /** URL to open: `http://<host>:<port>/?token=<token>` (sets the cookie, then redirects). */
+  /** URL to open: `http://<host>:<port>/s/<random>/?token=<token>` (sets the cookie, then
+   * redirects to the UI without the token). */
   url: string;
-  /** Base URL without the token, e.g. `http://127.0.0.1:41234`. */
+  /** Origin of the server, e.g. `http://127.0.0.1:41234` (Bearer clients call `/api/` here). */
   origin: string;
+  /** Where the browser UI lives: origin + session path, e.g. `http://127.0.0.1:41234/s/AbC…`. */
+  base: string;
+  /** The per-launch session path, e.g. `/s/AbC…` (no trailing slash). */
+  basePath: string;
   /** The per-launch token (base64url of 32 random bytes). */
   token: string;
   /** Bound TCP port. */
@@ -118,6 +131,12 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
   // a password is only enforced when remote access was asked for and configured
   const password = allowRemote ? options.password : undefined;
   const token = createToken();
+  const basePath = options.basePath ?? createSessionPath();
+  if (!isSessionPath(basePath)) {
+    throw new AppError('USAGE', `basePath "${basePath}" is not a session path (/s/<random>)`, {
+      basePath,
+    });
+  }
   const staticDir = options.staticDir ?? defaultRendererDir();
   const limitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const sse = createSseStreams(options.events, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
@@ -153,8 +172,21 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
       }
     }
     const queryAt = target.indexOf('?');
-    const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
+    const fullPath = queryAt < 0 ? target : target.slice(0, queryAt);
     const query = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
+    if (fullPath === basePath) {
+      // the UI's relative URLs need the trailing slash
+      res.writeHead(308, {
+        Location: `${basePath}/${queryAt < 0 ? '' : target.slice(queryAt)}`,
+        'Content-Length': 0,
+      });
+      res.end();
+      return;
+    }
+    // the browser UI and its API and media calls live under the session path (the only path the
+    // cookie is sent to); Bearer clients may call /api and /media at the root as well
+    const inSession = fullPath.startsWith(`${basePath}/`);
+    const rawPath = inSession ? fullPath.slice(basePath.length) : fullPath;
     const isApi = rawPath === '/api' || rawPath.startsWith('/api/');
     const isMedia = rawPath === '/media' || rawPath.startsWith('/media/');
 
@@ -240,14 +272,29 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
         return;
       }
       // move the token into an HttpOnly cookie and drop it from the address bar and history;
-      // always back to `/` (echoing the path could redirect to `//elsewhere`)
+      // always to the UI's fixed address (echoing the path could redirect to `//elsewhere`). The
+      // cookie's Path is the session path: cookies ignore ports, so with Path=/ every other web
+      // server on this host would receive it
       res.writeHead(303, {
-        Location: '/',
-        'Set-Cookie': `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+        Location: `${basePath}/`,
+        'Set-Cookie': `${TOKEN_COOKIE}=${token}; Path=${basePath}/; HttpOnly; SameSite=Strict`,
         'Cache-Control': 'no-store',
         'Content-Length': 0,
       });
       res.end();
+      return;
+    }
+    if (!inSession) {
+      // the UI is only served under the session path: a page loaded elsewhere would have no
+      // cookie for its API calls (and the address would not say which launch it belongs to)
+      sendHtml(
+        res,
+        404,
+        'Open the address printed by cua-annotator serve',
+        '<p>The review UI of this server lives at a per-launch address (<code>/s/…/</code>). ' +
+          'Open the URL that <code>cua-annotator serve</code> printed (it signs this browser in), ' +
+          'or the address a signed-in tab shows.</p>',
+      );
       return;
     }
     await serveStatic(staticDir, rawPath, res);
@@ -278,11 +325,14 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
   hosts = allowedHosts(address.port);
   hosts.add(`${shownHost}:${address.port}`.toLowerCase());
   const origin = `http://${shownHost}:${address.port}`;
+  const base = `${origin}${basePath}`;
 
   let closing: Promise<void> | null = null;
   return {
-    url: `${origin}/?token=${token}`,
+    url: `${base}/?token=${token}`,
     origin,
+    base,
+    basePath,
     token,
     port: address.port,
     close: () => {

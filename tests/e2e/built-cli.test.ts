@@ -204,29 +204,32 @@ describe('the built CLI (out/node)', () => {
         let stdout = '';
         child.stdout.on('data', (d: Buffer) => {
           stdout += d.toString();
-          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}/.exec(stdout);
+          const m =
+            /http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/\?token=[A-Za-z0-9_-]{43}/.exec(
+              stdout,
+            );
           if (m) {
             resolve(new URL(m[0]));
           }
         });
         child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
       });
-      // the printed link moves the token into a cookie, then `/` is the UI
+      // the printed link moves the token into a cookie, then its path (`/s/<random>/`) is the UI
       const launch = await fetch(url, { redirect: 'manual' });
       expect(launch.status).toBe(303);
       const cookie = (launch.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
       expect(cookie).toMatch(/^cua_token=/);
-      const page = await fetch(new URL('/', url), { headers: { cookie } });
+      const page = await fetch(new URL('./', url), { headers: { cookie } });
       expect(page.status).toBe(200);
       const html = await page.text();
       expect(html).toContain('<div id="root"></div>');
       const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
       expect(script, html).toBeDefined();
-      const asset = await fetch(new URL(`/${script}`, url));
+      const asset = await fetch(new URL(script ?? '', url));
       expect(asset.status).toBe(200);
       expect(asset.headers.get('content-type')).toContain('text/javascript');
       // and the API over the same bundle
-      const list = await fetch(new URL('/api/recordings:list', url), {
+      const list = await fetch(new URL('api/recordings:list', url), {
         method: 'POST',
         headers: {
           authorization: `Bearer ${url.searchParams.get('token') ?? ''}`,

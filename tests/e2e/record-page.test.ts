@@ -72,7 +72,9 @@ function startServe(
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       stdout += d.toString();
-      const m = /(http:\/\/[0-9.]+:\d+)\/\?token=([A-Za-z0-9_-]+)/.exec(stdout);
+      const m = /(http:\/\/[0-9.]+:\d+(?:\/s\/[A-Za-z0-9_-]+)?)\/\?token=([A-Za-z0-9_-]+)/.exec(
+        stdout,
+      );
       if (m?.[1] && m[2]) {
         resolve({ child, url: m[0], origin: m[1], token: m[2] });
       }

@@ -65,7 +65,8 @@ export async function rendererHolding(marker: string): Promise<string | null> {
   return dir;
 }
 
-/** A running server: the child, the printed token URL, its origin and token. */
+/** A running server: the child, the printed token URL, the UI's base (origin + per-launch path;
+ * `${origin}/#/…` opens a page, `${origin}/api/…` calls a method) and the token. */
 export type Served = { child: ChildProcess; url: string; origin: string; token: string };
 
 // Starts `cua-annotator serve` on a free port and resolves with the printed token URL.
@@ -90,7 +91,11 @@ export function startServer(libraryDir: string): Promise<Served> {
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+)/.exec(stdout);
+      // the UI lives under a per-launch path: http://127.0.0.1:<port>/s/<random>/?token=<token>
+      const m =
+        /(http:\/\/127\.0\.0\.1:\d+(?:\/s\/[A-Za-z0-9_-]+)?)\/\?token=([A-Za-z0-9_-]+)/.exec(
+          stdout,
+        );
       if (m?.[1] && m[2]) {
         resolve({ child, url: m[0], origin: m[1], token: m[2] });
       }

@@ -56,7 +56,10 @@ describe('cua-annotator serve (child process)', () => {
       const url = await new Promise<URL>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {
           stdout += d.toString();
-          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}/.exec(stdout);
+          const m =
+            /http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/\?token=[A-Za-z0-9_-]{43}/.exec(
+              stdout,
+            );
           if (m) {
             resolve(new URL(m[0]));
           }
@@ -81,9 +84,11 @@ describe('cua-annotator serve (child process)', () => {
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ id }),
       });
-      expect(json(detail).value.video.url).toBe(`/media/${id}/video`);
+      // media URLs lie under the per-launch path, where the browser sends its cookie
+      const basePath = url.pathname.replace(/\/$/, '');
+      expect(json(detail).value.video.url).toBe(`${basePath}/media/${id}/video`);
       const video = await rawRequest(port, {
-        path: `/media/${id}/video`,
+        path: `${basePath}/media/${id}/video`,
         headers: { Authorization: `Bearer ${token}`, Range: 'bytes=0-7' },
       });
       expect(video.status).toBe(206);

@@ -53,7 +53,10 @@ const bearer = () => ({ Authorization: `Bearer ${token}` });
 describe('HTTP server: binding and token', () => {
   it('binds 127.0.0.1 on an ephemeral port and prints a token URL', () => {
     expect(server.port).toBeGreaterThan(0);
-    expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=${server.token}`);
+    // the UI lives under a per-launch path (the cookie's Path): /s/<16 random bytes>
+    expect(server.basePath).toMatch(/^\/s\/[A-Za-z0-9_-]{22}$/);
+    expect(server.base).toBe(`http://127.0.0.1:${server.port}${server.basePath}`);
+    expect(server.url).toBe(`${server.base}/?token=${server.token}`);
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(videoFile).not.toBe('');
   });
@@ -101,15 +104,20 @@ describe('HTTP server: binding and token', () => {
     expect(json(viaCookie).value.total).toBe(1);
   });
 
-  it('/?token= sets an HttpOnly SameSite=Strict cookie and redirects to / without it', async () => {
+  it('?token= sets an HttpOnly SameSite=Strict cookie for the session path only and redirects there', async () => {
+    for (const launch of [`${server.basePath}/?token=${token}`, `/?token=${token}`]) {
+      const res = await rawRequest(port, { path: launch });
+      expect(res.status, launch).toBe(303);
+      expect(res.headers.location, launch).toBe(`${server.basePath}/`);
+      const cookie = res.headers['set-cookie']?.[0] ?? '';
+      expect(cookie).toMatch(new RegExp(`^cua_token=${token};`));
+      expect(cookie).toMatch(/; HttpOnly/);
+      expect(cookie).toMatch(/; SameSite=Strict/);
+      // never Path=/: cookies ignore ports, every other server on 127.0.0.1 would get it
+      expect(cookie).toContain(`; Path=${server.basePath}/;`);
+    }
     const res = await rawRequest(port, { path: `/?token=${token}` });
-    expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/');
     const cookie = res.headers['set-cookie']?.[0] ?? '';
-    expect(cookie).toMatch(new RegExp(`^cua_token=${token};`));
-    expect(cookie).toMatch(/; HttpOnly/);
-    expect(cookie).toMatch(/; SameSite=Strict/);
-    expect(cookie).toMatch(/; Path=\//);
     const jar = cookie.split(';')[0] ?? '';
     const media = await rawRequest(port, {
       method: 'HEAD',
@@ -117,6 +125,17 @@ describe('HTTP server: binding and token', () => {
       headers: { Cookie: jar },
     });
     expect(media.status).toBe(200);
+
+    const inSession = await rawRequest(port, {
+      method: 'HEAD',
+      path: `${server.basePath}${mediaPath(id, 'video')}`,
+      headers: { Cookie: jar },
+    });
+    expect(inSession.status).toBe(200);
+    // the session path without its trailing slash leads to the UI
+    const bare = await rawRequest(port, { path: server.basePath });
+    expect(bare.status).toBe(308);
+    expect(bare.headers.location).toBe(`${server.basePath}/`);
 
     const wrong = await rawRequest(port, { path: `/?token=not-${token}` });
     expect(wrong.status).toBe(401);
@@ -381,7 +400,12 @@ describe('HTTP server: media', () => {
 
 describe('HTTP server: renderer files', () => {
   it('serves index.html with a strict CSP and nosniff, and falls back to it for routes', async () => {
-    for (const p of ['/', '/recordings/abc', '/library']) {
+    // not at the root: the UI is only served under the per-launch session path
+    const root = await rawRequest(port, { path: '/' });
+    expect(root.status).toBe(404);
+    expect(root.body.toString()).toContain('cua-annotator serve');
+    expect(root.body.toString()).not.toContain('<title>UI</title>');
+    for (const p of ['/', '/recordings/abc', '/library'].map((r) => `${server.basePath}${r}`)) {
       const res = await rawRequest(port, { path: p });
       expect(res.status, p).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -392,12 +416,16 @@ describe('HTTP server: renderer files', () => {
       );
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
-    const asset = await rawRequest(port, { path: '/assets/app-1234.js' });
+    const asset = await rawRequest(port, { path: `${server.basePath}/assets/app-1234.js` });
     expect(asset.status).toBe(200);
     expect(asset.headers['content-type']).toMatch(/^text\/javascript/);
     expect(asset.headers['cache-control']).toMatch(/immutable/);
-    expect((await rawRequest(port, { path: '/assets/missing.js' })).status).toBe(404);
-    expect((await rawRequest(port, { method: 'POST', path: '/' })).status).toBe(405);
+    expect((await rawRequest(port, { path: `${server.basePath}/assets/missing.js` })).status).toBe(
+      404,
+    );
+    expect((await rawRequest(port, { method: 'POST', path: `${server.basePath}/` })).status).toBe(
+      405,
+    );
   });
 
   it('never serves a file outside the renderer folder', async () => {
@@ -411,8 +439,13 @@ describe('HTTP server: renderer files', () => {
         '/..%5ccua-outside-secret.txt',
         '/../../../../etc/passwd',
       ]) {
+        for (const at of [attempt, `${server.basePath}${attempt}`]) {
+          const res = await rawRequest(port, { path: at });
+          expect([400, 404], at).toContain(res.status);
+          expect(res.body.toString(), at).not.toContain(SECRET);
+          expect(res.body.toString(), at).not.toContain('root:');
+        }
         const res = await rawRequest(port, { path: attempt });
-        expect([400, 404], attempt).toContain(res.status);
         expect(res.body.toString(), attempt).not.toContain(SECRET);
         expect(res.body.toString(), attempt).not.toContain('root:');
       }
@@ -532,7 +565,7 @@ describe('HTTP server: remote binding', () => {
       });
       expect(wrong.status).toBe(401);
       const page = await rawRequest(remote.port, {
-        path: '/',
+        path: `${remote.basePath}/`,
         host: `review-box.lan:${remote.port}`,
         headers: { Authorization: basic(password) },
       });
@@ -569,7 +602,7 @@ describe('HTTP server: renderer not built', () => {
     const hub = createEventHub();
     const bare = await createServer({ services, events: hub, staticDir: empty });
     try {
-      const res = await rawRequest(bare.port, { path: '/' });
+      const res = await rawRequest(bare.port, { path: `${bare.basePath}/` });
       expect(res.status).toBe(503);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.body.toString()).toContain('npm run build:renderer');

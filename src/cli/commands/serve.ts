@@ -4,6 +4,7 @@ import {
   bindPolicyError,
   createEventHub,
   createServer,
+  createSessionPath,
   DEFAULT_HOST,
   defaultRendererDir,
   isLoopbackHost,
@@ -17,9 +18,11 @@ import { errLine, out } from '../output';
 
 const HELP = `Usage: cua-annotator serve [--host 127.0.0.1] [--port 0] [--library DIR] [--allow-remote] [--open]
 
-Serves the review UI and its API to a browser. Prints a URL with a fresh random token; opening
-it stores the token in a cookie for this browser. Every /api and /media request needs the token,
-and only Host 127.0.0.1/localhost/[::1] is answered. Runs until Ctrl+C (SIGINT) or SIGTERM.
+Serves the review UI and its API to a browser. Prints a URL with a fresh random token under a
+fresh random path (/s/…/); opening it stores the token in a cookie this browser sends only to
+that path of this server (never to other servers on this machine). Every /api and /media request
+needs the token, and only Host 127.0.0.1/localhost/[::1] is answered. Runs until Ctrl+C (SIGINT)
+or SIGTERM.
 
 Options:
   --host ADDR       interface to listen on (default ${DEFAULT_HOST}); anything but loopback also
@@ -95,6 +98,8 @@ export const serveCommand: Command = {
     const staticDir = values.renderer ? path.resolve(values.renderer) : defaultRendererDir();
 
     const events = createEventHub();
+    // the browser UI, its API and its media live under this per-launch path (media URLs too)
+    const basePath = createSessionPath();
     return await withServices(
       values.library,
       async (services) => {
@@ -106,6 +111,7 @@ export const serveCommand: Command = {
           allowRemote,
           password,
           staticDir,
+          basePath,
           log: errLine,
         });
         const { stopped, dispose } = untilSignal();
@@ -131,7 +137,12 @@ export const serveCommand: Command = {
         }
         return 0;
       },
-      { services: { emit: events.emit, mediaUrl: mediaPath } },
+      {
+        services: {
+          emit: events.emit,
+          mediaUrl: (id, kind, name) => `${basePath}${mediaPath(id, kind, name)}`,
+        },
+      },
     );
   },
 };

@@ -1,6 +1,8 @@
 // Transport over the HTTP binding (`cua-annotator serve`): POST /api/<method> with a JSON body,
 // Server-Sent Events on GET /api/events. Auth is the HttpOnly session cookie the server sets when
-// the page is first loaded with `?token=…`, so requests only need same-origin credentials.
+// the page is first loaded with `?token=…`, so requests only need same-origin credentials. The
+// cookie is limited to the per-launch path the page is served under (`/s/<random>/`), so by
+// default the calls go to paths relative to the page (`api/<method>`), which stay under it.
 import { API_EVENTS, type ApiEvent } from '../../shared/contract';
 import type { Transport, WireResult } from './transport';
 import { isWireResult } from './transport';
@@ -14,7 +16,7 @@ export type EventSourceLike = {
 
 /** Options of {@link httpTransport}. */
 export type HttpTransportOptions = {
-  /** Origin + path prefix of the server; default '' (same origin as the page). */
+  /** Origin + path prefix of the server; default: relative to the page (`api/…` beside it). */
   baseUrl?: string;
   /** fetch implementation; default the global fetch. */
   fetchImpl?: typeof fetch;
@@ -62,7 +64,8 @@ export function parseEventMessage(
 
 // A transport over fetch + EventSource.
 export function httpTransport(options: HttpTransportOptions = {}): Transport {
-  const base = (options.baseUrl ?? '').replace(/\/$/, '');
+  // `${prefix}api/…`: relative to the page unless a base was given
+  const prefix = options.baseUrl === undefined ? '' : `${options.baseUrl.replace(/\/$/, '')}/`;
   const doFetch = options.fetchImpl ?? ((input, init) => fetch(input, init));
   const openEvents =
     options.openEvents === undefined
@@ -84,7 +87,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
     if (source || !openEvents) {
       return;
     }
-    source = openEvents(`${base}/api/events`);
+    source = openEvents(`${prefix}api/events`);
     for (const name of API_EVENTS) {
       source.addEventListener(name, (e) => dispatch(name, e.data));
     }
@@ -104,7 +107,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
       let response: Response;
       const body = JSON.stringify(payload ?? {});
       try {
-        response = await doFetch(`${base}/api/${method}`, {
+        response = await doFetch(`${prefix}api/${method}`, {
           method: 'POST',
           credentials: 'same-origin',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
