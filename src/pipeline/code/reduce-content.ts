@@ -21,6 +21,12 @@ export type ContentStep = {
   calls: ActionCall[];
   /** Index of the screenshot shown before the action (`<episode_id>_<imageIndex>.png`). */
   imageIndex: number;
+  /**
+   * True when a reviewer split this step off the one before it (issue 26 item 15): the boundary
+   * is theirs, so no typing continuation or double click joins the two again. Absent on every
+   * step of an unedited recording, whose reduction stays the reference's.
+   */
+  keepApart?: boolean;
 };
 
 const MODIFIER_ONLY_KEYS: ReadonlySet<string> = new Set(['shift', 'ctrl', 'cmd']);
@@ -53,7 +59,7 @@ export function reduceContent(steps: readonly ContentStep[]): ContentStep[] {
     const previousIndex = out.length - 1;
     const previous = out[previousIndex];
     const previousLast = previous?.calls[previous.calls.length - 1];
-    if (previous !== undefined && previousLast !== undefined) {
+    if (previous !== undefined && previousLast !== undefined && step.keepApart !== true) {
       const instruction = `${previous.instruction} ${step.instruction}`;
       // 3. typing continuation: fold into the previous step and reduce again
       if (first.name === 'write' && previousLast.name === 'write') {

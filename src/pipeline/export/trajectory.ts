@@ -6,6 +6,15 @@ import { callsToCode, reduceContent, type ContentStep } from '../code';
 /** One exported step: instruction, calls, and which keyframe (original step index) it shows. */
 export type TrajectoryStep = ContentStep & { code: string };
 
+/** Key of `Step.extra` set (true) on the second half of a reviewer's split
+ * (services/edits/apply-edits.ts): the exports keep it apart from the step before it. */
+export const SPLIT_BOUNDARY_KEY = 'splitBoundary';
+
+/** True when a reviewer split `step` off the step before it. */
+export function startsAtSplit(step: { extra?: Record<string, unknown> }): boolean {
+  return step.extra?.[SPLIT_BOUNDARY_KEY] === true;
+}
+
 /** The terminate call appended to every trajectory. */
 export function terminateCall(status: 'success' | 'failure' = 'success'): ActionCall {
   return { name: 'terminate', args: { status } };
@@ -14,16 +23,18 @@ export function terminateCall(status: 'success' | 'failure' = 'success'): Action
 /**
  * Steps (with calls) → the exported trajectory: OpenCUA's content reduction (typing continuation,
  * synthetic double click, dropped empty/modifier-only steps), then the terminate step whose
- * image index is `steps.length`.
+ * image index is `steps.length`. A reviewer's split is kept: the reduction never joins the
+ * second half of a split to the step before it ({@link startsAtSplit}).
  */
 export function buildTrajectory(
-  steps: readonly Pick<Step, 'label' | 'calls'>[],
+  steps: readonly (Pick<Step, 'label' | 'calls'> & Partial<Pick<Step, 'extra'>>)[],
   status: 'success' | 'failure' = 'success',
 ): TrajectoryStep[] {
   const content: ContentStep[] = steps.map((s, i) => ({
     instruction: s.label,
     calls: [...s.calls],
     imageIndex: i,
+    ...(startsAtSplit(s) ? { keepApart: true } : {}),
   }));
   const reduced = reduceContent(content);
   reduced.push({
@@ -31,5 +42,5 @@ export function buildTrajectory(
     calls: [terminateCall(status)],
     imageIndex: steps.length,
   });
-  return reduced.map((s) => ({ ...s, code: callsToCode(s.calls) }));
+  return reduced.map(({ keepApart: _keepApart, ...s }) => ({ ...s, code: callsToCode(s.calls) }));
 }

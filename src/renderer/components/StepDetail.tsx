@@ -67,6 +67,10 @@ function SplitPanel({
         </span>
         <span className="split-b">{chars.slice(at).join('')}</span>
       </div>
+      <p className="muted" data-testid="split-export-note">
+        Every export keeps the two steps, each with its own text, label and image. OpenCUA&apos;s
+        own conversion of an agentnet-raw folder joins typing steps in a row into one again.
+      </p>
       <div className="form-actions">
         <button type="button" className="btn" onClick={onClose}>
           Cancel

@@ -3,7 +3,7 @@
 // ids of split/inserted steps, merged labels and codes come from there).
 import type { RecordingDto, StepDto, StepEdit } from '../../shared/contract';
 import type { ActionCall } from '../../shared/domain';
-import { stepKindOfCalls } from '../../shared/domain';
+import { splitStepLabels, stepKindOfCalls } from '../../shared/domain';
 import { assertNever } from '../../shared/assert';
 import { callsPreview } from './code-preview';
 import { callArg, pyStringOf } from './py-value';
@@ -126,12 +126,17 @@ export function previewSteps(steps: readonly StepDto[], edit: StepEdit, seq = 0)
         return list;
       }
       const chars = [...text];
-      const first = withCalls(s, [
-        { name: 'write', args: { message: chars.slice(0, edit.at).join('') } },
-      ]);
+      const halves = [chars.slice(0, edit.at).join(''), chars.slice(edit.at).join('')] as const;
+      // as the service labels them (a label it knows the reviewer wrote stays on both halves)
+      const [firstLabel, secondLabel] = splitStepLabels(s.label, text, halves);
+      const first = {
+        ...withCalls(s, [{ name: 'write', args: { message: halves[0] } }]),
+        label: firstLabel,
+      };
       const second: StepDto = {
-        ...withCalls(s, [{ name: 'write', args: { message: chars.slice(edit.at).join('') } }]),
+        ...withCalls(s, [{ name: 'write', args: { message: halves[1] } }]),
         id: `${PENDING_ID_PREFIX}split:${seq}`,
+        label: secondLabel,
         mark: null,
       };
       list.splice(i, 1, first, second);

@@ -4,10 +4,11 @@
 // steps are never mutated; untouched steps keep every field (only `index` follows their new
 // position), so exports of untouched steps stay byte-identical.
 import type { ActionCall, PyValue, Step } from '../../shared/domain';
-import { stepKindOfCalls } from '../../shared/domain';
+import { splitStepLabels, stepKindOfCalls } from '../../shared/domain';
 import type { SkippedEdit, StepEdit, StepMark, StoredEdit } from '../../shared/contract';
 import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
 import { assertNever } from '../../shared/assert';
+import { SPLIT_BOUNDARY_KEY } from '../../pipeline/export/trajectory';
 import { callPoint, describeCalls, toPixels, type ScreenSize } from './describe-calls';
 
 /** Options of {@link applyEdits}. */
@@ -40,6 +41,8 @@ type State = {
   marks: Map<string, StepMark>;
   trim: TrimWindow;
   editedIds: Set<string>;
+  /** Steps whose label a relabel edit set (a split keeps the reviewer's words). */
+  relabelled: Set<string>;
   screen: ScreenSize | undefined;
 };
 
@@ -132,6 +135,14 @@ export function mergeCalls(a: readonly ActionCall[], b: readonly ActionCall[]): 
 export function typedTextOf(calls: readonly ActionCall[]): string | null {
   const texts = calls.map(writeText).filter((t): t is string => t !== null);
   return texts.length ? texts.join('') : null;
+}
+
+/** Every write message of `calls` joined, in order ('' when none). */
+function writtenText(calls: readonly ActionCall[]): string {
+  return calls
+    .map(writeText)
+    .filter((t): t is string => t !== null)
+    .join('');
 }
 
 /** Splits calls at code point `at` of the typed text (keys before the split stay first). */
@@ -246,6 +257,8 @@ function withCalls(
       described.coordinate ?? (point && screen.width > 0 ? toPixels(point, screen) : null),
     extra: {
       edit: provenance,
+      // a reviewer's split stays apart from the step before it in every export
+      ...(base.extra[SPLIT_BOUNDARY_KEY] === true ? { [SPLIT_BOUNDARY_KEY]: true } : {}),
       ...(button ? { button } : {}),
       ...(rawScroll.dx !== 0 || rawScroll.dy !== 0 ? { rawScroll } : {}),
     },
@@ -318,6 +331,7 @@ function applyOne(state: State, stored: StoredEdit): void {
       const i = find(state, edit.stepId);
       state.steps[i] = { ...at(state, i), label: edit.label };
       state.editedIds.add(edit.stepId);
+      state.relabelled.add(edit.stepId);
       return;
     }
     case 'set-action': {
@@ -386,15 +400,32 @@ function applyOne(state: State, stored: StoredEdit): void {
       const provenance = { op: edit.op, editId, from: [edit.stepId] };
       // typing steps have no wheel ticks
       const noScroll = { dx: 0, dy: 0 };
-      const first = withCalls({ ...step, endMs: cut.tMs }, firstCalls, state, provenance, noScroll);
+      // each half's label names its own text, unless a reviewer wrote the label
+      const isRelabelled = state.relabelled.has(edit.stepId);
+      const [firstLabel, secondLabel] = isRelabelled
+        ? [step.label, step.label]
+        : splitStepLabels(step.label, writtenText(step.calls), [
+            writtenText(firstCalls),
+            writtenText(secondCalls),
+          ]);
+      const first = withCalls(
+        { ...step, label: firstLabel, endMs: cut.tMs },
+        firstCalls,
+        state,
+        provenance,
+        noScroll,
+      );
       const second = withCalls(
         {
           ...step,
           id: `${EDIT_STEP_ID_PREFIX}${editId}`,
+          label: secondLabel,
           startMs: cut.tMs,
           eventStartIdx: cut.idx,
           preMove: null,
           coordinate: null,
+          // the reviewer's boundary: the exports keep the halves apart (issue 26 item 15)
+          extra: { ...step.extra, [SPLIT_BOUNDARY_KEY]: true },
         },
         secondCalls,
         state,
@@ -403,6 +434,9 @@ function applyOne(state: State, stored: StoredEdit): void {
       );
       state.steps.splice(i, 1, first, second);
       state.editedIds.add(first.id).add(second.id);
+      if (isRelabelled) {
+        state.relabelled.add(second.id);
+      }
       return;
     }
     case 'insert': {
@@ -465,6 +499,7 @@ export function applyEdits(
     marks: new Map(),
     trim: { startMs: null, endMs: null },
     editedIds: new Set(),
+    relabelled: new Set(),
     screen: options.screen,
   };
   const skipped: SkippedEdit[] = [];

@@ -5,6 +5,7 @@ export * from './action';
 export * from './recording';
 export * from './step';
 export * from './step-kind';
+export * from './split-label';
 export * from './export';
 export * from './upload';
 export * from './keyframe';
