@@ -2,8 +2,9 @@
 // binary needed). Main is ESM in out/main/ with every runtime dependency of package.json left an
 // import from node_modules (native addons need their own files); the child-process entries of
 // src/infra/child-launcher.ts are built beside it (out/main/<entry>.js), where the app's
-// utilityProcess launcher (src/main/launcher.ts) starts them. The preload is one CommonJS file
-// with everything bundled in: a sandboxed preload may require nothing but 'electron'.
+// utilityProcess launcher (src/main/launcher.ts) starts them. Each preload (the main window's and
+// the HUD's) is one CommonJS file with everything bundled in: a sandboxed preload may require
+// nothing but 'electron'.
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
@@ -52,7 +53,8 @@ export default defineConfig({
       externalizeDeps: false,
       isolatedEntries: true,
       rolldownOptions: {
-        input: { index: here('./src/preload/index.ts') },
+        // the main window's preload, and the HUD's (the HUD's methods only)
+        input: { index: here('./src/preload/index.ts'), hud: here('./src/preload/hud.ts') },
         external: ['electron'],
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },

@@ -25,6 +25,7 @@ import {
   utilityProcess,
 } from 'electron';
 import type { ApiEvent, ApiEvents } from '../shared/contract';
+import { HUD_EVENTS, HUD_METHODS } from '../shared/contract/hud';
 import {
   createServices,
   openLibraryForHost,
@@ -58,6 +59,10 @@ import {
 const MODULE_DIR = import.meta.dirname;
 const RENDERER_DIR = path.join(MODULE_DIR, '..', 'renderer');
 const PRELOAD_PATH = path.join(MODULE_DIR, '..', 'preload', 'index.cjs');
+/** The HUD's preload: the HUD's methods only (src/shared/contract/hud.ts). */
+const HUD_PRELOAD_PATH = path.join(MODULE_DIR, '..', 'preload', 'hud.cjs');
+const HUD_METHOD_SET: ReadonlySet<string> = new Set(HUD_METHODS);
+const HUD_EVENT_SET: ReadonlySet<string> = new Set(HUD_EVENTS);
 /** The contract event the recording UX follows. */
 const RECORDER_STATUS_EVENT = 'recorder:status-changed';
 
@@ -178,7 +183,9 @@ async function start(): Promise<void> {
   }
   let shell: RecordingShell | null = null;
   const emit = <E extends ApiEvent>(event: E, payload: ApiEvents[E]): void => {
-    broadcastEvent(appWindows(), event, payload);
+    // the HUD hears only what its page listens to (src/shared/contract/hud.ts)
+    const listeners = appWindows().filter((w) => w !== hudWindow || HUD_EVENT_SET.has(event));
+    broadcastEvent(listeners, event, payload);
     if ((event as string) === RECORDER_STATUS_EVENT) {
       const snapshot = toRecorderSnapshot(payload);
       if (snapshot !== null) {
@@ -225,10 +232,16 @@ async function start(): Promise<void> {
   const disposeIpc = registerIpc(ipcMain, dispatcher, {
     isTrustedSender: createSenderCheck({ appOrigin: PAGE_ORIGIN, isOwnWebContents }),
     onRefused: (method, reason) => process.stderr.write(`ipc: refused ${method}: ${reason}\n`),
+    // the HUD calls its handful of methods only, whatever its page asks
+    methodsOf: (event) =>
+      hudWindow !== null && !hudWindow.isDestroyed() && event.sender === hudWindow.webContents
+        ? HUD_METHOD_SET
+        : null,
   });
 
   const windowOptions = {
     preloadPath: PRELOAD_PATH,
+    hudPreloadPath: HUD_PRELOAD_PATH,
     pageUrl: PAGE_URL,
     appOrigin: PAGE_ORIGIN,
     openSettingsPane,

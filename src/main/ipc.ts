@@ -74,6 +74,11 @@ export type RegisterIpcOptions = {
   isTrustedSender: (event: IpcSender) => boolean;
   /** Told about each refused call (for the log); default: nothing. */
   onRefused?: (method: ApiMethod, reason: string) => void;
+  /**
+   * The methods a trusted sender may call (the HUD: src/shared/contract/hud.ts), or null for
+   * every method of the contract (the main window); default: every method for every sender.
+   */
+  methodsOf?: (event: IpcSender) => ReadonlySet<string> | null;
 };
 
 /** Options of {@link createSenderCheck}. */
@@ -117,6 +122,15 @@ function forbidden(method: ApiMethod): Result<unknown> {
   });
 }
 
+/** The FORBIDDEN envelope of a method outside the sending window's allow-list. */
+function notForThisWindow(method: ApiMethod): Result<unknown> {
+  return err({
+    code: 'FORBIDDEN',
+    message: `${method} refused: this window (the recording HUD) may not call it.`,
+    details: { method },
+  });
+}
+
 // Registers one handler per contract method; returns a function removing them again.
 export function registerIpc(
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>,
@@ -132,6 +146,11 @@ export function registerIpc(
         if (!options.isTrustedSender(event)) {
           refused(method, 'untrusted sender frame');
           return forbidden(method);
+        }
+        const allowed = options.methodsOf?.(event) ?? null;
+        if (allowed !== null && !allowed.has(method)) {
+          refused(method, "outside the sending window's methods");
+          return notForThisWindow(method);
         }
         try {
           return await services.dispatch(method, payload);

@@ -10,8 +10,10 @@ export type BrowserWindowClass = new (options: BrowserWindowConstructorOptions) 
 
 /** Options of {@link createMainWindow} and {@link createHudWindow}. */
 export type AppWindowOptions = {
-  /** The built preload (out/preload/index.cjs). */
+  /** The built preload of the main window (out/preload/index.cjs). */
   preloadPath: string;
+  /** The built preload of the HUD (out/preload/hud.cjs): the HUD's methods only. */
+  hudPreloadPath: string;
   /** URL of the renderer's index page (`cua-app://app/index.html`, or the dev server's). */
   pageUrl: string;
   /** The origin navigation is confined to. */
@@ -54,7 +56,7 @@ export function createHudWindow(
 ): BrowserWindow {
   const win = new Window(
     secureWindowOptions({
-      preloadPath: options.preloadPath,
+      preloadPath: options.hudPreloadPath,
       ...HUD_SIZE,
       show: false,
       frame: false,

@@ -1,5 +1,5 @@
 // What the preload exposes to the renderer (docs/architecture.md §3, IPC binding): `invoke` and
-// `on`, over the contract's allow-lists only. A name outside them is refused here, without any
+// `on`, over the contract's allow-lists only (the HUD's preload: the HUD's part of them). A name outside them is refused here, without any
 // IPC; the renderer never sees ipcRenderer, the IPC event object or the sender. The channel names
 // match src/main/ipc.ts (`cua:<method>`, `cua:event`; a test checks both sides agree).
 import type { IpcRenderer, IpcRendererEvent } from 'electron';
@@ -25,8 +25,11 @@ export type Bridge = {
   on: (event: string, listener: (payload: unknown) => void) => () => void;
 };
 
-const METHODS: ReadonlySet<string> = new Set(API_METHODS);
-const EVENTS: ReadonlySet<string> = new Set(API_EVENTS);
+/** The methods and events a bridge lets through (a window's allow-lists). */
+export type BridgeAllowList = { methods: readonly string[]; events: readonly string[] };
+
+/** The main window's allow-lists: the whole contract. */
+export const FULL_ALLOW_LIST: BridgeAllowList = { methods: API_METHODS, events: API_EVENTS };
 
 /** The envelope of a method outside the allow-list (no IPC is sent for it). */
 function unknownMethod(method: unknown): Result<never> {
@@ -46,9 +49,15 @@ function isEventMessage(message: unknown): message is { event: string; payload: 
   );
 }
 
-// Builds the bridge over the renderer's IPC; one 'cua:event' listener serves every subscriber
-// and is removed when the last one unsubscribes.
-export function createBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on' | 'removeListener'>): Bridge {
+// Builds the bridge over the renderer's IPC, letting through the names of `allow` only (default
+// the whole contract); one 'cua:event' listener serves every subscriber and is removed when the
+// last one unsubscribes.
+export function createBridge(
+  ipc: Pick<IpcRenderer, 'invoke' | 'on' | 'removeListener'>,
+  allow: BridgeAllowList = FULL_ALLOW_LIST,
+): Bridge {
+  const METHODS: ReadonlySet<string> = new Set(allow.methods);
+  const EVENTS: ReadonlySet<string> = new Set(allow.events);
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   let count = 0;
   const onMessage = (_event: IpcRendererEvent, message: unknown): void => {

@@ -289,6 +289,48 @@ describe('main process composition root', () => {
     expect(main.isOwnWindow('0x4000000')).toBe(true);
     expect(main.isOwnWindow('0x4000001')).toBe(false);
 
+    // item 37: the HUD (opened when a recording starts; with no display this one fails at once)
+    // loads the HUD's own preload, reaches only the HUD's methods over IPC, and hears only the
+    // recorder's status
+    const savedDisplay = process.env.DISPLAY;
+    delete process.env.DISPLAY;
+    try {
+      await electron.handlers.get('cua:recorder:start')!(fromApp, { task: 'HUD bridge' });
+    } finally {
+      process.env.DISPLAY = savedDisplay;
+    }
+    const hudWindow = electron.windows.find((w) => w.url.endsWith('#/hud'));
+    expect(hudWindow, 'the HUD window').toBeDefined();
+    expect(String(hudWindow!.options.webPreferences!.preload)).toMatch(/preload[/\\]hud\.cjs$/);
+    const hudSender = hudWindow!.webContents as {
+      mainFrame: unknown;
+      send: ReturnType<typeof vi.fn>;
+    };
+    const fromHud = { sender: hudSender, senderFrame: hudSender.mainFrame };
+    for (const method of [
+      'recorder:get-status',
+      'recorder:pause',
+      'recorder:resume',
+      'recorder:stop',
+    ]) {
+      const r = (await electron.handlers.get(`cua:${method}`)!(fromHud, {})) as {
+        ok: boolean;
+        error?: { code: string };
+      };
+      expect(r.ok || r.error?.code !== 'FORBIDDEN', `${method} from the HUD`).toBe(true);
+    }
+    for (const method of ['recordings:list', 'settings:set', 'exports:run', 'recorder:start']) {
+      await expect(
+        electron.handlers.get(`cua:${method}`)!(fromHud, {}),
+        `${method} from the HUD`,
+      ).resolves.toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+    }
+    // the main window still reaches everything
+    await expect(list(fromApp, {})).resolves.toMatchObject({ ok: true });
+    const hudEvents = hudSender.send.mock.calls.map((c) => (c[1] as { event: string }).event);
+    expect(hudEvents.length).toBeGreaterThan(0);
+    expect(new Set(hudEvents)).toEqual(new Set(['recorder:status-changed']));
+
     // a second launch focuses the window
     for (const l of electron.appListeners.get('second-instance') ?? []) {
       l();

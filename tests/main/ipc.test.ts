@@ -208,3 +208,33 @@ describe('IPC binding', () => {
     expect(API_EVENTS).toContain('recorder:status-changed');
   });
 });
+
+describe('item 37: windows limited to their own methods', () => {
+  it('item 37: a window given a smaller allow-list (the HUD) gets FORBIDDEN for every other method', async () => {
+    const hud = contents('cua-app://app/index.html#/hud', { processId: 5, routingId: 2 });
+    const both = createSenderCheck({
+      appOrigin: 'cua-app://app',
+      isOwnWebContents: (c) => c === ours || c === hud,
+    });
+    const hudMethods = new Set(['recorder:get-status', 'recorder:stop']);
+    const ipc = fakeIpcMain();
+    registerIpc(ipc, services, {
+      isTrustedSender: both,
+      methodsOf: (event) => (event.sender === hud ? hudMethods : null),
+    });
+    const fromHud = invokeEvent(hud, hud.mainFrame);
+    await expect(ipc.handlers.get('cua:recorder:get-status')!(fromHud, {})).resolves.toMatchObject({
+      ok: true,
+    });
+    for (const method of ['recordings:list', 'settings:set', 'exports:run']) {
+      await expect(ipc.handlers.get(`cua:${method}`)!(fromHud, {}), method).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'FORBIDDEN' },
+      });
+    }
+    // the main window keeps every method
+    await expect(ipc.handlers.get('cua:recordings:list')!(trusted, {})).resolves.toMatchObject({
+      ok: true,
+    });
+  });
+});

@@ -82,6 +82,7 @@ function fakeWindowClass() {
 
 const options = {
   preloadPath: '/app/out/preload/index.cjs',
+  hudPreloadPath: '/app/out/preload/hud.cjs',
   pageUrl: 'cua-app://app/index.html',
   appOrigin: 'cua-app://app',
 };
@@ -92,7 +93,7 @@ describe('window security', () => {
     createMainWindow(Window, options);
     createHudWindow(Window, { ...options, platform: 'linux' });
     expect(made).toHaveLength(2);
-    for (const win of made) {
+    for (const [i, win] of made.entries()) {
       const prefs = win.options.webPreferences!;
       expect(prefs).toMatchObject({
         contextIsolation: true,
@@ -103,7 +104,8 @@ describe('window security', () => {
         webSecurity: true,
         allowRunningInsecureContent: false,
         webviewTag: false,
-        preload: options.preloadPath,
+        // the HUD's preload exposes the HUD's methods only (item 37)
+        preload: i === 0 ? options.preloadPath : options.hudPreloadPath,
       });
       const loaded = win.calls.filter(([n]) => n === 'loadURL').map(([, a]) => a[0] as string);
       expect(loaded).toHaveLength(1);

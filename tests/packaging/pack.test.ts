@@ -28,6 +28,8 @@ const FLIPPED_WIRE = '01001100';
 const BUNDLES = [
   'out/main/index.js',
   'out/preload/index.cjs',
+  // the HUD's preload (its methods only)
+  'out/preload/hud.cjs',
   'out/renderer/index.html',
   'out/node/cli.js',
   // the accessibility helpers, child entries of both builds (docs/packaging.md §6)

@@ -47,49 +47,56 @@ function buildSection(section: 'main' | 'preload'): string {
   return path.join(outDir, section);
 }
 
+/** Runs a built preload where a sandboxed preload runs: its api, and the IPC calls it sends. */
+function runPreload(file: string) {
+  const code = fs.readFileSync(file, 'utf8');
+  const required = [...code.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
+  expect([...new Set(required)], file).toEqual(['electron']);
+  const exposed: [string, Record<string, unknown>][] = [];
+  const invoked: [string, unknown][] = [];
+  const electron = {
+    contextBridge: {
+      exposeInMainWorld: (name: string, api: Record<string, unknown>) => exposed.push([name, api]),
+    },
+    ipcRenderer: {
+      invoke: (channel: string, payload: unknown) => (
+        invoked.push([channel, payload]),
+        Promise.resolve({ ok: true, value: null })
+      ),
+      on: () => undefined,
+      removeListener: () => undefined,
+    },
+  };
+  const sandboxRequire = (name: string): unknown => {
+    if (name !== 'electron') {
+      throw new Error(`module not found: ${name}`);
+    }
+    return electron;
+  };
+  const module = { exports: {} };
+  vm.runInNewContext(`(function (require, module, exports) {\n${code}\n})`, {
+    setTimeout,
+    console,
+  })(sandboxRequire, module, module.exports);
+  expect(exposed.map(([name]) => name)).toEqual(['api']);
+  const api = exposed[0]![1] as {
+    invoke: (m: string, p: unknown) => Promise<unknown>;
+    on: (e: string, l: () => void) => () => void;
+  };
+  expect(Object.keys(api).sort()).toEqual(['invoke', 'on']);
+  return { api, invoked };
+}
+
 describe('built preload', () => {
-  it('is one CommonJS file requiring only electron and exposing only invoke/on', async () => {
-    const file = path.join(buildSection('preload'), 'index.cjs');
-    const files = fs.readdirSync(path.dirname(file)).filter((f) => !f.endsWith('.map'));
-    expect(files).toEqual(['index.cjs']);
-    const code = fs.readFileSync(file, 'utf8');
-    const required = [...code.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
-    expect([...new Set(required)]).toEqual(['electron']);
+  const dir = buildSection('preload');
 
-    const exposed: [string, Record<string, unknown>][] = [];
-    const invoked: [string, unknown][] = [];
-    const electron = {
-      contextBridge: {
-        exposeInMainWorld: (name: string, api: Record<string, unknown>) =>
-          exposed.push([name, api]),
-      },
-      ipcRenderer: {
-        invoke: (channel: string, payload: unknown) => (
-          invoked.push([channel, payload]),
-          Promise.resolve({ ok: true, value: null })
-        ),
-        on: () => undefined,
-        removeListener: () => undefined,
-      },
-    };
-    const sandboxRequire = (name: string): unknown => {
-      if (name !== 'electron') {
-        throw new Error(`module not found: ${name}`);
-      }
-      return electron;
-    };
-    const module = { exports: {} };
-    vm.runInNewContext(`(function (require, module, exports) {\n${code}\n})`, {
-      setTimeout,
-      console,
-    })(sandboxRequire, module, module.exports);
+  it('is one CommonJS file per window (main, HUD) requiring only electron', () => {
+    const files = fs.readdirSync(dir).filter((f) => !f.endsWith('.map'));
+    expect(files.sort()).toEqual(['hud.cjs', 'index.cjs']);
+  });
 
-    expect(exposed.map(([name]) => name)).toEqual(['api']);
-    const api = exposed[0]![1] as {
-      invoke: (m: string, p: unknown) => Promise<unknown>;
-      on: (e: string, l: () => void) => () => void;
-    };
-    expect(Object.keys(api).sort()).toEqual(['invoke', 'on']);
+  it("the main window's exposes only invoke/on over the contract", async () => {
+    const { api, invoked } = runPreload(path.join(dir, 'index.cjs'));
     await api.invoke('recordings:list', {});
     await expect(api.invoke('shell:exec', { cmd: 'rm' })).resolves.toMatchObject({
       ok: false,
@@ -97,6 +104,20 @@ describe('built preload', () => {
     });
     expect(invoked).toEqual([['cua:recordings:list', {}]]);
     expect(() => api.on('anything', () => undefined)).toThrow();
+  });
+
+  it("item 37: the HUD's exposes only the HUD's methods and events", async () => {
+    const { api, invoked } = runPreload(path.join(dir, 'hud.cjs'));
+    await api.invoke('recorder:stop', {});
+    for (const method of ['recordings:list', 'exports:run', 'settings:set', 'recorder:start']) {
+      await expect(api.invoke(method, {}), method).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'UNKNOWN_METHOD' },
+      });
+    }
+    expect(invoked).toEqual([['cua:recorder:stop', {}]]);
+    api.on('recorder:status-changed', () => undefined)();
+    expect(() => api.on('uploads:progress', () => undefined)).toThrow();
   });
 });
 

@@ -137,3 +137,46 @@ describe('preload', () => {
     }
   });
 });
+
+describe('item 37: the HUD preload', () => {
+  async function loadHudPreload(): Promise<{ name: string; api: Bridge }> {
+    vi.resetModules();
+    electron.contextBridge.exposeInMainWorld.mockClear();
+    await import('../../src/preload/hud');
+    expect(electron.contextBridge.exposeInMainWorld).toHaveBeenCalledTimes(1);
+    const [name, api] = electron.contextBridge.exposeInMainWorld.mock.calls[0] as [string, Bridge];
+    return { name, api };
+  }
+
+  it('item 37: exposes window.api over the HUD page calls only (its status, pause, resume, stop)', async () => {
+    const { name, api } = await loadHudPreload();
+    expect(name).toBe('api');
+    expect(Object.keys(api).sort()).toEqual(['invoke', 'on']);
+    const hudMethods = [
+      'recorder:get-status',
+      'recorder:pause',
+      'recorder:resume',
+      'recorder:stop',
+    ];
+    for (const method of hudMethods) {
+      await expect(api.invoke(method, {})).resolves.toMatchObject({ ok: true });
+    }
+    expect(electron.ipcRenderer.invoke).toHaveBeenCalledTimes(hudMethods.length);
+    // every other contract method is refused without any IPC
+    for (const method of API_METHODS.filter((m) => !hudMethods.includes(m))) {
+      await expect(api.invoke(method, {}), method).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'UNKNOWN_METHOD' },
+      });
+    }
+    expect(electron.ipcRenderer.invoke).toHaveBeenCalledTimes(hudMethods.length);
+    const status: unknown[] = [];
+    api.on('recorder:status-changed', (p) => status.push(p));
+    push({ event: 'recorder:status-changed', payload: { state: 'paused' } });
+    push({ event: 'uploads:progress', payload: { id: 'x' } });
+    expect(status).toEqual([{ state: 'paused' }]);
+    for (const event of API_EVENTS.filter((e) => e !== 'recorder:status-changed')) {
+      expect(() => api.on(event, () => undefined), event).toThrow(/Unknown event/);
+    }
+  });
+});
