@@ -77,6 +77,17 @@ describe('check gate end to end (Chromium + cua-annotator serve)', () => {
     expect(entry).toContain('Reason: test card of the shop sandbox');
   });
 
+  it('issue 26 item 23: Accept opens the gate titled for accepting, not for submitting', async () => {
+    await page.getByTestId('review-accepted').click();
+    await page.getByTestId('check-gate').waitFor();
+    expect(await page.locator('#check-gate-title').textContent()).toBe('Checks before accepting');
+    await page.getByTestId('check-gate-reason').fill('sandbox card');
+    expect(await page.getByTestId('check-gate-go-on').textContent()).toBe('Accept despite errors');
+    await page.getByTestId('check-gate-fix').click();
+    await page.getByTestId('check-gate').waitFor({ state: 'detached' });
+    expect(await chip().textContent()).toContain('Submitted');
+  });
+
   it('Upload with an error: the gate offers only "Fix first"', async () => {
     await page.getByTestId('upload-button').click();
     await page.getByTestId('check-gate').waitFor();

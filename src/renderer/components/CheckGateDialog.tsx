@@ -4,7 +4,14 @@
 // the verdict's comment keeps).
 import { Modal } from './Modal';
 import './check-gate.css';
-import { canGoOn, gateCounts, useCheckGateStore } from '../store/check';
+import { canGoOn, gateCounts, useCheckGateStore, type GatePurpose } from '../store/check';
+
+// The gate's words for what it stands before (the title and the go-on button).
+const GATE_WORDS: Record<GatePurpose, { verb: string; noun: string }> = {
+  submit: { verb: 'Submit', noun: 'submitting' },
+  accept: { verb: 'Accept', noun: 'accepting' },
+  upload: { verb: 'Upload', noun: 'uploading' },
+};
 
 // The modal check gate (shown while the check gate store's dialog is open).
 export function CheckGateDialog() {
@@ -13,12 +20,12 @@ export function CheckGateDialog() {
     return null;
   }
   const { errors, warnings } = gateCounts(s);
-  const verb = s.purpose === 'upload' ? 'Upload' : 'Submit';
+  const { verb, noun } = GATE_WORDS[s.purpose];
   const many = s.results.length > 1;
   return (
     <Modal
       titleId="check-gate-title"
-      title={<>Checks before {s.purpose === 'upload' ? 'upload' : 'submit'}</>}
+      title={<>Checks before {noun}</>}
       testId="check-gate"
       isBusy={false}
       onClose={s.fixFirst}
@@ -55,10 +62,10 @@ export function CheckGateDialog() {
               </ul>
             </section>
           ))}
-        {s.status === 'ready' && errors > 0 && s.purpose === 'submit' && (
+        {s.status === 'ready' && errors > 0 && s.purpose !== 'upload' && (
           <label className="field">
             <span className="field-label">
-              Reason to submit despite the errors (kept in the review comment)
+              Reason to {verb.toLowerCase()} despite the errors (kept in the review comment)
             </span>
             <textarea
               className="input"
@@ -73,7 +80,7 @@ export function CheckGateDialog() {
           <button type="button" className="btn" onClick={s.fixFirst} data-testid="check-gate-fix">
             Fix first
           </button>
-          {s.status === 'ready' && (errors === 0 || s.purpose === 'submit') && (
+          {s.status === 'ready' && (errors === 0 || s.purpose !== 'upload') && (
             <button
               type="button"
               className={`btn ${errors ? 'btn-bad' : 'btn-primary'}`}

@@ -103,7 +103,8 @@ export function ReviewPanel({ recording, isBusy, error, onSetStatus }: ReviewPan
                 setComment('');
                 return;
               }
-              void useCheckGateStore.getState().request([recording.id], 'submit', (decision) => {
+              const purpose = a.to === 'accepted' ? 'accept' : 'submit';
+              void useCheckGateStore.getState().request([recording.id], purpose, (decision) => {
                 const withOverride = overrideComment(input.comment, decision);
                 onSetStatus(
                   withOverride === undefined ? input : { ...input, comment: withOverride },

@@ -97,6 +97,7 @@ describe('useCheckGateStore', () => {
         override: {
           reason: 'keyframes come with the export',
           codes: ['TASK_MISSING', 'KEYFRAME_MISSING step 2', 'COORDINATE_OFF_SCREEN ×2'],
+          purpose: 'submit',
         },
       },
     ]);
@@ -106,6 +107,10 @@ describe('useCheckGateStore', () => {
         'Reason: keyframes come with the export',
     );
     expect(overrideComment(undefined, { override: null })).toBeUndefined();
+    // issue 26 item 23: an accept says so
+    expect(
+      overrideComment(undefined, { override: { reason: 'r', codes: ['X'], purpose: 'accept' } }),
+    ).toBe('Accepted despite check errors (X). Reason: r');
   });
 
   it('a check that fails shows its error and runs nothing', async () => {

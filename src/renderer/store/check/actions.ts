@@ -49,7 +49,7 @@ export function canGoOn(
     return false;
   }
   const { errors } = gateCounts(s);
-  return errors === 0 || (s.purpose === 'submit' && s.reason.trim() !== '');
+  return errors === 0 || (s.purpose !== 'upload' && s.reason.trim() !== '');
 }
 
 /** The verdict comment with the override written into it (the review history keeps it). */
@@ -61,7 +61,7 @@ export function overrideComment(
     return comment;
   }
   const note =
-    `Submitted despite check errors (${decision.override.codes.join(', ')}). ` +
+    `${decision.override.purpose === 'accept' ? 'Accepted' : 'Submitted'} despite check errors (${decision.override.codes.join(', ')}). ` +
     `Reason: ${decision.override.reason}`;
   return comment ? `${comment}\n\n${note}` : note;
 }
@@ -126,7 +126,9 @@ export const createCheckGateActions: StateCreator<CheckGateStore, [], [], CheckG
     const decision: GateDecision =
       errors === 0
         ? { override: null }
-        : { override: { reason: s.reason.trim(), codes: errorCodes(s.results) } };
+        : {
+            override: { reason: s.reason.trim(), codes: errorCodes(s.results), purpose: s.purpose },
+          };
     const proceed = s.pending;
     set(initialCheckGateState());
     proceed(decision);

@@ -7,14 +7,16 @@ import type { ApiMethods } from '../../../shared/contract';
 export type CheckProblemDto = ApiMethods['recordings:check']['output']['problems'][number];
 
 /** What the gate stands in front of: a review move (submit, accept) or an upload. */
-export type GatePurpose = 'submit' | 'upload';
+/** What the gate stands before: a submit, an accept (a review move) or an upload. */
+export type GatePurpose = 'submit' | 'accept' | 'upload';
 
 /** One recording's check. */
 export type GateResult = { id: string; ok: boolean; problems: CheckProblemDto[] };
 
 /** What the user decided: go on (warnings only or nothing found: `override` null), or go on
  * despite errors with a reason (only before a review move; the reason goes into its comment). */
-export type GateDecision = { override: null } | { override: { reason: string; codes: string[] } };
+export type GateDecision =
+  { override: null } | { override: { reason: string; codes: string[]; purpose: GatePurpose } };
 
 /** The check gate's state. */
 export type CheckGateState = {
