@@ -7,8 +7,18 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/infra/run-command';
+import { exportRecordings } from '../../src/services/export/export-service';
+import { checkRecordingInLibrary } from '../../src/services/quality/check-service';
+import { reduceRecording } from '../../src/services/reduce-service';
+import { computeKeyframes, TERMINATE_KEYFRAME_ID } from '../../src/services/review/keyframes';
+import { EXPORT_FORMATS } from '../../src/shared/domain';
+import { insertEvents, insertVideo, listKeyframes } from '../../src/store';
 import { runCli } from '../helpers/cli';
+import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR } from '../helpers/paths';
+import { makeRecording } from '../helpers/store';
+import { EventScript } from '../pipeline/reduce/event-script';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-trust-lib-'));
 afterAll(() => {
@@ -70,5 +80,93 @@ describe('concurrent imports', () => {
         'SELECT source_fingerprint AS k FROM recordings ORDER BY seq',
       ).map((r) => r.k === null),
     ).toEqual([false, true]);
+  }, 120_000);
+});
+
+describe('terminate keyframe at the video end', () => {
+  const FPS = 30;
+  const FRAMES = 271;
+  const VIDEO_START_MS = 1000;
+
+  it('item 42: the screen changes in the last 0.1 s after the last step: every keyframe lies in the video, check and every export pass', async () => {
+    const t = tempLibrary();
+    try {
+      const { id, seq } = makeRecording(t.lib.db, { videoStartMs: VIDEO_START_MS });
+      const videoRel = `recordings/${id}/screen.mp4`;
+      const videoPath = t.lib.resolve(videoRel);
+      fs.mkdirSync(path.dirname(videoPath), { recursive: true });
+      // black until the last two frames (269, 270), which are white: the first change after the
+      // last step is seen by the forward probe at 9.0 s (frame 270), whose result 9.1 s is
+      // frame 273 of 271
+      const made = await runCommand(
+        'ffmpeg',
+        [
+          ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', 'lavfi'],
+          ...['-i', `color=c=black:size=160x100:rate=${FPS}`, '-frames:v', String(FRAMES)],
+          ...['-vf', "drawbox=x=0:y=0:w=160:h=100:color=white:t=fill:enable='gte(n,269)'"],
+          ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-y', videoPath],
+        ],
+        { timeoutMs: 60_000 },
+      );
+      expect(made.code, made.stderr).toBe(0);
+      insertVideo(t.lib.db, seq, 0, {
+        path: videoRel,
+        width: 160,
+        height: 100,
+        fps: FPS,
+        frameCount: FRAMES,
+        durationMs: (FRAMES / FPS) * 1000,
+        startMs: VIDEO_START_MS,
+        startMethod: 'test',
+        codec: 'h264',
+        sizeBytes: fs.statSync(videoPath).size,
+        sha256: null,
+      });
+      const s = new EventScript(2_480);
+      s.moveTo(300, 200).click().wait(200);
+      insertEvents(t.lib.db, seq, s.events);
+      reduceRecording(t.lib, id);
+
+      await computeKeyframes(t.lib, id);
+      const rows = [...listKeyframes(t.lib.db, seq).values()];
+      const terminate = rows.find((r) => r.stepId === TERMINATE_KEYFRAME_ID);
+      expect(terminate?.frame).toBe(FRAMES - 1);
+      for (const r of rows) {
+        expect(r.frame, r.stepId).not.toBeNull();
+        expect(r.frame!, r.stepId).toBeLessThan(FRAMES);
+        expect(r.path, r.stepId).not.toBeNull();
+      }
+      expect(checkRecordingInLibrary(t.lib, id).ok).toBe(true);
+      for (const format of EXPORT_FORMATS) {
+        const done = await exportRecordings(t.lib, [id], {
+          appVersion: '0.0.0-test',
+          format,
+          outDir: path.join(root, `end-${format}`),
+        });
+        expect(done).toHaveLength(1);
+      }
+
+      // a row stored before the fix (frame 273, no image) is named by `check` with a fix that
+      // works: Recompute
+      t.lib.db
+        .prepare(
+          `UPDATE keyframes SET frame = 273, path = NULL WHERE recording_seq = ? AND step_id = ?`,
+        )
+        .run(seq, TERMINATE_KEYFRAME_ID);
+      const checked = checkRecordingInLibrary(t.lib, id);
+      expect(checked.ok).toBe(false);
+      const missing = checked.problems.find((p) => p.code === 'KEYFRAME_MISSING');
+      expect(missing?.message).toContain('terminate');
+      expect(missing?.fix).toMatch(/Recompute/);
+      await computeKeyframes(t.lib, id);
+      expect(checkRecordingInLibrary(t.lib, id).ok).toBe(true);
+      await exportRecordings(t.lib, [id], {
+        appVersion: '0.0.0-test',
+        format: 'agentnet-jsonl',
+        outDir: path.join(root, 'end-recomputed'),
+      });
+    } finally {
+      t.cleanup();
+    }
   }, 120_000);
 });

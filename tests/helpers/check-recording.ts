@@ -80,7 +80,8 @@ export function makeCheckRecording(lib: Library, plant: Plant = {}): { id: strin
     stepId,
     timeMs: 0,
     frame: 0,
-    path: null,
+    // as a computation stores a decoded frame (check does not open the file)
+    path: `recordings/${rec.id}/keyframes/frame-000000.png`,
     inputJson,
     source: 'test',
     diagnostics: [],

@@ -44,9 +44,10 @@ export type KeyframeProbe = {
   /** Frame index of `timeS`: floor(timeS · fps + 0.5). */
   frame: number;
   /** Time the search returns when this probe is the first that differs: timeS + 0.1 (steps:
-   * clamped to the video end, §1.4; terminate: not clamped), video-relative s. */
+   * clamped to the video end, §1.4), then moved onto the last frame when its frame lies past
+   * it (§1.6, native), video-relative s. */
   resultTimeS: number;
-  /** Frame index of `resultTimeS` (may be ≥ frameCount for terminate). */
+  /** Frame index of `resultTimeS`, always inside the video. */
   resultFrame: number;
 };
 
@@ -107,7 +108,7 @@ export type KeyframeTerminatePlan =
       rule: 'fixed';
       /** Why no search runs. */
       reason: 'empty-range' | 'video-ends-first';
-      /** Chosen time, video-relative s (not clamped). */
+      /** Chosen time, video-relative s (on the last frame when it would lie past it, §1.6). */
       timeS: number;
       /** Its frame index. */
       frame: number;
@@ -240,9 +241,24 @@ function planStep(step: KeyframeStepInput, index: number, video: VideoFacts): Ke
   return { rule: 'B', timeS, frame: frameIndexAt(timeS, video.fps) };
 }
 
-// docs/keyframes.md §1.4: a time at or past the video end becomes max(0, L − 0.01).
+// docs/keyframes.md §1.4: a time at or past the video end becomes max(0, L − 0.01), then (§1.6,
+// native) onto the last frame when its frame lies past it.
 function clampToVideo(timeS: number, video: VideoFacts): number {
-  return timeS >= video.durationS ? Math.max(0, video.durationS - END_MARGIN_S) : timeS;
+  return toLastFrame(
+    timeS >= video.durationS ? Math.max(0, video.durationS - END_MARGIN_S) : timeS,
+    video,
+  );
+}
+
+// docs/keyframes.md §1.6 (native): a chosen time whose frame lies past the last frame (the
+// reference reads nothing there and keeps a null image; L − 0.01 is such a time below 50 fps,
+// and so is a terminate result t + 0.1 in the video's last 0.1 s) becomes the last frame's time,
+// so every keyframe is an image of the video. Times whose frame is in the video are unchanged.
+function toLastFrame(timeS: number, video: VideoFacts): number {
+  if (video.frameCount > 0 && frameIndexAt(timeS, video.fps) >= video.frameCount) {
+    return (video.frameCount - 1) / video.fps;
+  }
+  return timeS;
 }
 
 function planBackwardSearch(loS: number, hiS: number, video: VideoFacts): KeyframeSearchPlan {
@@ -289,16 +305,17 @@ function planTerminate(lastEndS: number, video: VideoFacts): KeyframeTerminatePl
     const loS = lastEndS - vst;
     const hiS = Math.max(loS, durationS + vst - vst);
     if (loS === hiS) {
+      const timeS = toLastFrame(loS, video);
       return {
         rule: 'fixed',
         reason: 'empty-range',
-        timeS: loS,
-        frame: frameIndexAt(loS, video.fps),
+        timeS,
+        frame: frameIndexAt(timeS, video.fps),
       };
     }
     return { rule: 'forward', search: planForwardSearch(loS, hiS, video) };
   }
-  const timeS = Math.max(0, durationS - END_MARGIN_S);
+  const timeS = toLastFrame(Math.max(0, durationS - END_MARGIN_S), video);
   return {
     rule: 'fixed',
     reason: 'video-ends-first',
@@ -313,14 +330,15 @@ function planForwardSearch(loS: number, hiS: number, video: VideoFacts): Keyfram
   const probes: KeyframeProbe[] = [];
   let stopProbe: KeyframeSearchPlan['stopProbe'] = null;
   if (isRefInRange) {
-    // docs/keyframes.md §1.5 step 4: repeated float64 addition; the result t + 0.1 is not clamped
+    // docs/keyframes.md §1.5 step 4: repeated float64 addition; the result t + 0.1 is not
+    // clamped to L − 0.01, but a result past the last frame is that frame (§1.6, native)
     for (let t = loS; t <= hiS; t += PROBE_STEP_S) {
       const frame = frameIndexAt(t, video.fps);
       if (!isInRange(frame, video.frameCount)) {
         stopProbe = { timeS: t, frame };
         break;
       }
-      const resultTimeS = t + PROBE_STEP_S;
+      const resultTimeS = toLastFrame(t + PROBE_STEP_S, video);
       probes.push({
         timeS: t,
         frame,

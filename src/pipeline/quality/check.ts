@@ -54,8 +54,13 @@ export type CheckInput = {
   /** Recording-clock range of the video (ms), null when the recording has none. */
   video: { startMs: number; endMs: number } | null;
   /** Keyframe freshness: ids of steps whose stored keyframe is missing or stale, and whether the
-   * terminate keyframe is. */
-  keyframes: { staleStepIds: readonly string[]; isTerminateStale: boolean };
+   * terminate keyframe is; and the fresh keyframes stored without an image (the frame could not
+   * be read: every export and upload would stop), with their frame (stepId null: terminate). */
+  keyframes: {
+    staleStepIds: readonly string[];
+    isTerminateStale: boolean;
+    imageless?: readonly { stepId: string | null; frame: number | null }[];
+  };
   /** The settings that change what is checked. */
   settings: { requireLabels: boolean };
   /** Privacy findings with their resolution. */
@@ -137,6 +142,23 @@ export function checkRecording(input: CheckInput, options: CheckOptions = {}): C
       null,
       'The final (terminate) keyframe is missing or stale.',
       'Open the recording in the review UI (it computes keyframes) or call `keyframes:compute`.',
+    );
+  }
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  for (const k of input.keyframes.imageless ?? []) {
+    const step = k.stepId === null ? null : byId.get(k.stepId);
+    if (k.stepId !== null && !step) {
+      continue; // a row of a step an edit removed
+    }
+    const frame = k.frame === null ? '' : ` (video frame ${k.frame})`;
+    add(
+      'KEYFRAME_MISSING',
+      step ? step.index : null,
+      `${step ? `Step ${step.index}'s keyframe` : 'The final (terminate) keyframe'}${frame} has no image: ` +
+        'the frame could not be read from the video, so every export and upload would stop.',
+      'Recompute the keyframes ("Recompute keyframes" on the recording\'s review page, or ' +
+        '`keyframes:compute`). If the image is still missing, the video cannot be decoded there: ' +
+        'trim the recording to end before that point, or delete the step.',
     );
   }
 

@@ -8,7 +8,11 @@ import { getRecording } from '../../store';
 import type { Library } from '../library/library';
 import { scanWithResolutions } from '../privacy/policy';
 import type { ScanOptions } from '../privacy/scan-service';
-import { keyframeStaleness } from '../review/keyframes';
+import {
+  keyframeStaleness,
+  TERMINATE_KEYFRAME_ID,
+  type KeyframeStaleness,
+} from '../review/keyframes';
 import { readCheckSettings } from '../settings/settings-service';
 
 /** Options of {@link checkRecordingInLibrary}. */
@@ -30,6 +34,31 @@ function videoRange(
   };
 }
 
+// The fresh keyframe rows stored without an image (a frame that could not be read); stale and
+// missing rows are reported as such.
+function imagelessKeyframes(
+  staleness: KeyframeStaleness,
+): { stepId: string | null; frame: number | null }[] {
+  const stale = new Set(staleness.stale.map((s) => s.id));
+  const out: { stepId: string | null; frame: number | null }[] = [];
+  for (const step of staleness.steps) {
+    const row = staleness.rows.get(step.id);
+    if (row && row.path === null && !stale.has(step.id)) {
+      out.push({ stepId: step.id, frame: row.frame });
+    }
+  }
+  const terminate = staleness.rows.get(TERMINATE_KEYFRAME_ID);
+  if (
+    staleness.steps.length &&
+    terminate &&
+    terminate.path === null &&
+    !staleness.isTerminateStale
+  ) {
+    out.push({ stepId: null, frame: terminate.frame });
+  }
+  return out;
+}
+
 /** Checks one recording (id or unique prefix) of the library: `ok` false on any error. */
 export function checkRecordingInLibrary(
   lib: Library,
@@ -48,6 +77,7 @@ export function checkRecordingInLibrary(
       keyframes: {
         staleStepIds: staleness.stale.map((s) => s.id),
         isTerminateStale: staleness.isTerminateStale,
+        imageless: imagelessKeyframes(staleness),
       },
       settings: readCheckSettings(lib),
       findings,

@@ -51,7 +51,7 @@ describe('planKeyframes', () => {
     expect(plan.steps.map((s) => s.rule)).toEqual(['A', 'A', 'A', 'B', 'B', 'B']);
   });
 
-  it('case B: press − 0.5, at least 0.01 s, clamped to L − 0.01 at the video end', () => {
+  it('case B: press − 0.5, at least 0.01 s, clamped to L − 0.01, then to the last frame', () => {
     const plan = planKeyframes({
       ...SHORT_VIDEO,
       steps: [
@@ -65,9 +65,10 @@ describe('planKeyframes', () => {
     expect(plan.steps).toEqual([
       { rule: 'B', timeS: pressRel - 0.5, frame: frameIndexAt(pressRel - 0.5, 30) },
       { rule: 'B', timeS: 0.01, frame: 0 },
-      { rule: 'B', timeS: 1 - 0.01, frame: 30 }, // floor(29.7 + 0.5) = 30: past the last frame
+      // L − 0.01 is frame floor(29.7 + 0.5) = 30, past the last frame: the last frame (§1.6)
+      { rule: 'B', timeS: 29 / 30, frame: 29 },
     ]);
-    expect(plan.candidateFrames).toEqual([0, 6]);
+    expect(plan.candidateFrames).toEqual([0, 6, 29]);
   });
 
   it('case A: hi = max(lo, press − 0.5), probes down from hi, results + 0.1 clamped', () => {
@@ -80,12 +81,13 @@ describe('planKeyframes', () => {
     expect(search.hiS).toBe(hi);
     expect(search.refFrame).toBe(frameIndexAt(hi, 30));
     expect(search.isRefInRange).toBe(true);
-    // probe 0 (t ≈ 0.95) would return ≈ 1.05 ≥ L, clamped to L − 0.01
+    // probe 0 (t ≈ 0.95) would return ≈ 1.05 ≥ L, clamped to L − 0.01 (frame 30), then to the
+    // last frame
     expect(search.probes[0]).toEqual({
       timeS: hi,
       frame: 29,
-      resultTimeS: 0.99,
-      resultFrame: 30,
+      resultTimeS: 29 / 30,
+      resultFrame: 29,
     });
     expect(search.probes[1]?.resultTimeS).toBe(hi - 0.1 + 0.1);
     expect(search.probes.map((p) => p.frame)).toEqual([29, 26, 23, 20, 17]);
@@ -135,14 +137,16 @@ describe('planKeyframes', () => {
     // probes 0.8, 0.9 read frames 24, 27; 1.0 would read frame 30 (past the end) → stop
     expect(search.probes.map((p) => p.frame)).toEqual([24, 27]);
     expect(search.stopProbe?.frame).toBe(30);
-    expect(search.probes[1]?.resultFrame).toBe(30); // not clamped for terminate
+    // the result 1.0 of probe 0.9 is frame 30, past the last frame: the last frame (§1.6)
+    expect(search.probes[1]?.resultTimeS).toBe(29 / 30);
+    expect(search.probes[1]?.resultFrame).toBe(29);
 
     const late = planKeyframes({ ...SHORT_VIDEO, steps: [step({ endS: VST + 1.2 })] });
     expect(late.terminate).toEqual({
       rule: 'fixed',
       reason: 'video-ends-first',
-      timeS: 0.99,
-      frame: 30,
+      timeS: 29 / 30, // L − 0.01 is frame 30, past the last frame
+      frame: 29,
     });
   });
 

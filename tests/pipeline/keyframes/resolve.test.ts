@@ -73,15 +73,16 @@ describe('resolveKeyframes diagnostics', () => {
     expect(steps[0]?.frame).toBe(-9);
   });
 
-  it('terminate: a result past the video end keeps its time and reports the missing frame', () => {
+  it('terminate: a result past the video end is the last frame, with no diagnostic (issue 26 item 14)', () => {
     const plan = planKeyframes({ ...SHORT_VIDEO, steps: [click(0.1, 0.7, 0.8)] });
     const { terminate } = resolveKeyframes(plan, {
       steps: [{ isRefRead: true, differs: [false, false] }],
       terminate: { isRefRead: true, differs: [false, true] },
     });
-    expect(terminate?.timeS).toBe(VST + 0.8 - VST + 0.1 + 0.1);
-    expect(terminate?.frame).toBe(30);
-    expect(terminate?.diagnostics.map((d) => d.code)).toEqual(['KEYFRAME_FRAME_MISSING']);
+    // the reference returns 0.8 + 0.1 + 0.1 (frame 30 of 30) and keeps a null image
+    expect(terminate?.timeS).toBe(29 / 30);
+    expect(terminate?.frame).toBe(29);
+    expect(terminate?.diagnostics).toEqual([]);
   });
 
   it('terminate: running into the video end without a change is lo and no diagnostic', () => {
