@@ -14,6 +14,8 @@ import type { ActionCall, Step } from '../../src/shared/domain';
 import { splitStepLabels } from '../../src/shared/domain';
 import { buildTrajectory, startsAtSplit } from '../../src/pipeline/export/trajectory';
 import { applyEdits } from '../../src/services/edits/apply-edits';
+import { previewSteps } from '../../src/renderer/lib/edit-preview';
+import { makeStep } from '../renderer/helpers/dto';
 import { resolveFfmpeg } from '../../src/infra/ffmpeg/binary';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { exportRecordings } from '../../src/services/export/export-service';
@@ -313,4 +315,51 @@ describe("issue 26 item 15: the split boundary and the halves' labels", () => {
       ).map((s) => s.label),
     ).toEqual(['Enter the full name "Alice Example"', 'Enter the full name "Alice Example"']);
   });
+});
+
+describe('issue 26 item 15: the page previews the split the service makes', () => {
+  const write = (message: string): ActionCall => ({ name: 'write', args: { message } });
+  const press = (...keys: string[]): ActionCall => ({ name: 'press', args: { keys } });
+  const CASES: { calls: ActionCall[]; label: string; at: number }[] = [
+    { calls: [write('Alice Example')], label: 'Type "Alice Example" in Name text field', at: 5 },
+    { calls: [write('abc'), press('enter'), write('def')], label: 'type', at: 3 },
+    { calls: [write('abc'), press('tab'), write('def')], label: 'Type "abcdef"', at: 4 },
+    { calls: [press('backspace'), write('héllo😀x')], label: 'Type "héllo😀x"', at: 6 },
+  ];
+
+  it.each(CASES.map((c) => [JSON.stringify(c.calls), c] as const))(
+    'item 43: split of %s: the preview shows the halves and labels the service stores',
+    (_name, { calls, label, at }) => {
+      const dto = makeStep('s', 0, { kind: 'write', calls, label });
+      const preview = previewSteps([dto], { op: 'split', stepId: 's', at });
+      const base: Step = {
+        id: 's',
+        index: 0,
+        kind: 'write',
+        description: '',
+        label,
+        calls,
+        startMs: dto.startMs,
+        endMs: dto.endMs,
+        eventStartIdx: null,
+        coordinate: null,
+        preMove: null,
+        target: null,
+        extra: {},
+        diagnostics: [],
+      };
+      const edit: StoredEdit = {
+        id: 1,
+        atMs: 0,
+        author: null,
+        state: 'active',
+        edit: { op: 'split', stepId: 's', at },
+      };
+      const service = applyEdits([base], [edit], { screen: { width: 1366, height: 768 } });
+      expect(service.skipped).toEqual([]);
+      const view = (steps: readonly { calls: ActionCall[]; label: string; kind: string }[]) =>
+        steps.map((st) => ({ calls: st.calls, label: st.label, kind: st.kind }));
+      expect(view(preview)).toEqual(view(service.steps));
+    },
+  );
 });

@@ -3,7 +3,7 @@
 // ids of split/inserted steps, merged labels and codes come from there).
 import type { RecordingDto, StepDto, StepEdit } from '../../shared/contract';
 import type { ActionCall } from '../../shared/domain';
-import { splitStepLabels, stepKindOfCalls } from '../../shared/domain';
+import { splitCalls, splitStepLabels, stepKindOfCalls, writtenTextOf } from '../../shared/domain';
 import { assertNever } from '../../shared/assert';
 import { callsPreview } from './code-preview';
 import { callArg, pyStringOf } from './py-value';
@@ -125,16 +125,15 @@ export function previewSteps(steps: readonly StepDto[], edit: StepEdit, seq = 0)
       if (!s || text === null || !canSplitAt(s, edit.at)) {
         return list;
       }
-      const chars = [...text];
-      const halves = [chars.slice(0, edit.at).join(''), chars.slice(edit.at).join('')] as const;
-      // as the service labels them (a label it knows the reviewer wrote stays on both halves)
-      const [firstLabel, secondLabel] = splitStepLabels(s.label, text, halves);
-      const first = {
-        ...withCalls(s, [{ name: 'write', args: { message: halves[0] } }]),
-        label: firstLabel,
-      };
+      // the service's halves and labels (a label it knows the reviewer wrote stays on both)
+      const [firstCalls, secondCalls] = splitCalls(s.calls, edit.at);
+      const [firstLabel, secondLabel] = splitStepLabels(s.label, writtenTextOf(s.calls), [
+        writtenTextOf(firstCalls),
+        writtenTextOf(secondCalls),
+      ]);
+      const first = { ...withCalls(s, firstCalls), label: firstLabel };
       const second: StepDto = {
-        ...withCalls(s, [{ name: 'write', args: { message: halves[1] } }]),
+        ...withCalls(s, secondCalls),
         id: `${PENDING_ID_PREFIX}split:${seq}`,
         label: secondLabel,
         mark: null,

@@ -4,7 +4,7 @@
 // steps are never mutated; untouched steps keep every field (only `index` follows their new
 // position), so exports of untouched steps stay byte-identical.
 import type { ActionCall, PyValue, Step } from '../../shared/domain';
-import { splitStepLabels, stepKindOfCalls } from '../../shared/domain';
+import { splitCalls, splitStepLabels, stepKindOfCalls, writtenTextOf } from '../../shared/domain';
 import type { SkippedEdit, StepEdit, StepMark, StoredEdit } from '../../shared/contract';
 import { EDIT_STEP_ID_PREFIX } from '../../shared/contract';
 import { assertNever } from '../../shared/assert';
@@ -135,41 +135,6 @@ export function mergeCalls(a: readonly ActionCall[], b: readonly ActionCall[]): 
 export function typedTextOf(calls: readonly ActionCall[]): string | null {
   const texts = calls.map(writeText).filter((t): t is string => t !== null);
   return texts.length ? texts.join('') : null;
-}
-
-/** Every write message of `calls` joined, in order ('' when none). */
-function writtenText(calls: readonly ActionCall[]): string {
-  return calls
-    .map(writeText)
-    .filter((t): t is string => t !== null)
-    .join('');
-}
-
-/** Splits calls at code point `at` of the typed text (keys before the split stay first). */
-export function splitCalls(calls: readonly ActionCall[], at: number): [ActionCall[], ActionCall[]] {
-  const first: ActionCall[] = [];
-  const second: ActionCall[] = [];
-  let seen = 0;
-  for (const call of calls) {
-    const text = writeText(call);
-    if (text === null) {
-      (seen <= at ? first : second).push(call);
-      continue;
-    }
-    const chars = Array.from(text);
-    if (seen + chars.length <= at) {
-      first.push(call);
-    } else if (seen >= at) {
-      second.push(call);
-    } else {
-      const cut = at - seen;
-      const args = kwargs(call);
-      first.push({ name: 'write', args: { ...args, message: chars.slice(0, cut).join('') } });
-      second.push({ name: 'write', args: { ...args, message: chars.slice(cut).join('') } });
-    }
-    seen += chars.length;
-  }
-  return [first, second];
 }
 
 // ---- step building --------------------------------------------------------------------------
@@ -404,9 +369,9 @@ function applyOne(state: State, stored: StoredEdit): void {
       const isRelabelled = state.relabelled.has(edit.stepId);
       const [firstLabel, secondLabel] = isRelabelled
         ? [step.label, step.label]
-        : splitStepLabels(step.label, writtenText(step.calls), [
-            writtenText(firstCalls),
-            writtenText(secondCalls),
+        : splitStepLabels(step.label, writtenTextOf(step.calls), [
+            writtenTextOf(firstCalls),
+            writtenTextOf(secondCalls),
           ]);
       const first = withCalls(
         { ...step, label: firstLabel, endMs: cut.tMs },

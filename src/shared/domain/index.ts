@@ -5,7 +5,7 @@ export * from './action';
 export * from './recording';
 export * from './step';
 export * from './step-kind';
-export * from './split-label';
+export * from './split-step';
 export * from './export';
 export * from './upload';
 export * from './keyframe';

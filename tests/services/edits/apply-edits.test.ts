@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { EditState, StepEdit, StoredEdit } from '../../../src/shared/contract';
 import type { ActionCall, Step } from '../../../src/shared/domain';
 import { callsToCode } from '../../../src/pipeline/code';
-import { applyEdits, mergeCalls, splitCalls } from '../../../src/services/edits/apply-edits';
+import { applyEdits, mergeCalls } from '../../../src/services/edits/apply-edits';
+import { splitCalls } from '../../../src/shared/domain';
 
 const SCREEN = { width: 1000, height: 500 };
 const KEYBOARD = '\u2328\uFE0F';
