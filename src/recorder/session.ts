@@ -128,6 +128,11 @@ export type RecordingSessionOptions = {
   exclusion?: CaptureExclusionOptions | null;
   /** Thresholds of the idle and long-recording warnings (src/recorder/live-warnings.ts). */
   liveWarnings?: LiveWarningOptions;
+  /**
+   * Tells whether a press was aimed at the app's own windows (excludeAppGesture). Null/absent:
+   * no press is ever taken for the app's gesture.
+   */
+  isAppPress?: AppPressCheck | null;
   /** A live warning (`IDLE_LONG`, `RECORDING_LONG`, `DISPLAY_CHANGED`; docs/architecture.md §5
    * "Live warnings"): the host shows it and stores it with the recording. */
   onLiveWarning?: (warning: LiveWarning) => void;
@@ -251,6 +256,25 @@ export type SessionStats = {
 /** How long before a request from the app's own window its triggering press may lie, ms. */
 export const APP_GESTURE_WINDOW_MS = 3000;
 
+/** A press the session kept: the candidate gesture of a pause or stop asked for by the app. */
+export type GesturePress = {
+  kind: 'button' | 'key';
+  /** Session clock ms of the press. */
+  tMs: number;
+  /** Where a button went down, virtual-desktop pixels (null for keys). */
+  x: number | null;
+  y: number | null;
+  /** The focused window when the request came (the active-window timeline), or null. */
+  focused: ActiveWindowEntry | null;
+};
+
+/**
+ * True when `press` was aimed at one of the app's own windows (src/services/recording/
+ * app-input.ts appPressCheck): only such a press may be taken for the gesture that asked the
+ * recorder to pause or stop.
+ */
+export type AppPressCheck = (press: GesturePress) => Promise<boolean>;
+
 /** A recording session: `start()`, optionally `pause()`/`resume()`, then `stop()`. */
 export class RecordingSession {
   private stateValue: SessionState = 'idle';
@@ -268,8 +292,10 @@ export class RecordingSession {
   /** Frames and drops of the segments that ended. */
   private endedFrames = 0;
   private endedDrops = 0;
-  /** Session-clock ms of the last button or key presses kept (newest last, a few). */
-  private pressTimes: number[] = [];
+  /** The last button or key presses kept (newest last, a few). */
+  private presses: Omit<GesturePress, 'focused'>[] = [];
+  /** The focused window as the tracker last reported it (null: none or unknown). */
+  private focused: ActiveWindowEntry | null = null;
   private snapshotTimer: NodeJS.Timeout | null = null;
   /** When to snapshot the focused window (created once accessibility started). */
   private snapshotPolicy: SnapshotPolicy | null = null;
@@ -346,13 +372,14 @@ export class RecordingSession {
   }
 
   /**
-   * Leaves the gesture that asked for a stop or pause at `requestMs` out of the steps: when the
-   * app's own window (the Record page, the HUD, the tray) got the click or key, its press is the
-   * last one before the request, at most {@link APP_GESTURE_WINDOW_MS} earlier. First waits until
-   * the input hook has handed on everything stamped before the request (the click usually
-   * arrives after the request does), so the annotator's own last input is never taken for it.
-   * An `app-input` mark from that press to now tells the reducer to skip those events (the raw
-   * events stay stored). No-op without such a press.
+   * Leaves the gesture that asked for a stop or pause at `requestMs` out of the steps: the last
+   * press before the request, at most {@link APP_GESTURE_WINDOW_MS} earlier, when it was aimed at
+   * the app's own window (the Record page, the HUD, the tray: {@link RecordingSessionOptions.
+   * isAppPress}). First waits until the input hook has handed on everything stamped before the
+   * request (the click usually arrives after the request does). An `app-input` mark from that
+   * press to now tells the reducer to skip those events (the raw events stay stored). A press
+   * aimed elsewhere is the annotator's own input (a request from a script, or from a click the
+   * hook cannot see): nothing is left out then, nor without a check.
    */
   async excludeAppGesture(
     requestMs = monotonicNowMs(),
@@ -360,10 +387,20 @@ export class RecordingSession {
   ): Promise<void> {
     await this.hook?.settle(requestMs);
     await this.inputChain; // the events exclusion rules were still judging
-    const press = this.pressTimes.filter((t) => t <= requestMs).at(-1);
-    if (press !== undefined && requestMs - press <= withinMs) {
-      this.options.sink.mark({ tMs: press, endMs: monotonicNowMs(), kind: 'app-input' });
-      this.pressTimes = this.pressTimes.filter((t) => t > requestMs);
+    const press = this.presses.filter((p) => p.tMs <= requestMs).at(-1);
+    const isAppPress = this.options.isAppPress;
+    if (press === undefined || requestMs - press.tMs > withinMs || !isAppPress) {
+      return;
+    }
+    let isApp = false;
+    try {
+      isApp = await isAppPress({ ...press, focused: this.focused });
+    } catch (e) {
+      this.options.onWarning?.(`could not tell whether the last press was the app's: ${String(e)}`);
+    }
+    if (isApp) {
+      this.options.sink.mark({ tMs: press.tMs, endMs: monotonicNowMs(), kind: 'app-input' });
+      this.presses = this.presses.filter((p) => p.tMs > requestMs);
     }
   }
 
@@ -466,11 +503,13 @@ export class RecordingSession {
       }
       this.windows = o.platform.windows({ env: o.env ?? process.env, now: monotonicNowMs });
       this.windows.onChange((entry) => {
+        this.focused = entry;
         o.sink.window(this.exclusion?.window(entry) ?? entry);
         this.noteWindow(entry);
       });
       try {
         const first = await this.windows.start();
+        this.focused = first;
         o.sink.window(this.exclusion?.window(first) ?? first);
         this.noteWindow(first);
       } catch (e) {
@@ -505,7 +544,7 @@ export class RecordingSession {
     this.stateValue = 'paused';
     this.pausedAtMs = monotonicNowMs();
     this.liveWarnings?.pause(this.pausedAtMs);
-    this.pressTimes = [];
+    this.presses = [];
     await this.runTransition('pause', () => this.endSegment());
   }
 
@@ -946,9 +985,18 @@ export class RecordingSession {
     this.options.sink.events(mapInputEvents(this.space, batch));
     for (const e of batch) {
       if (e.kind === 'down' || e.kind === 'keydown') {
-        this.pressTimes.push(e.tMs);
-        if (this.pressTimes.length > 16) {
-          this.pressTimes.shift();
+        const at =
+          e.kind === 'down' && e.x !== null && e.y !== null
+            ? inputToVirtualPixels(this.space, e.x, e.y)
+            : null;
+        this.presses.push({
+          kind: e.kind === 'down' ? 'button' : 'key',
+          tMs: e.tMs,
+          x: at?.x ?? null,
+          y: at?.y ?? null,
+        });
+        if (this.presses.length > 16) {
+          this.presses.shift();
         }
       }
     }

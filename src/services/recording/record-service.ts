@@ -31,6 +31,7 @@ import { endOpenExclusionMarks } from './exclusion-marks';
 import { finalizeCapture } from './finalize';
 import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
 import { linuxProcessName } from '../../recorder/privacy/capture-exclusion';
+import { appPressCheck, type AppWindows } from './app-input';
 import { x11PointerWindow } from '../../recorder/privacy/x11-pointer-window';
 import { readPrivacySettings } from '../settings/settings-service';
 import { LibrarySink } from './library-sink';
@@ -73,6 +74,12 @@ export type RecordOptions = {
   /** Thresholds of the idle and long-recording live warnings (defaults: 60 s, 30 min;
    * src/recorder/live-warnings.ts). Live warnings go to onWarning and are stored at once. */
   liveWarnings?: LiveWarningOptions;
+  /**
+   * The host's own windows (the desktop app's window ids), besides this process's windows and
+   * the Record page's: only a press aimed at one of them is taken for the gesture of a pause or
+   * stop the app asks for (RecordControl.excludeAppGesture, app-input.ts).
+   */
+  appWindows?: () => Partial<AppWindows>;
 };
 
 /** What a host drives a running recording with (src/services/recording/recorder-service.ts). */
@@ -87,8 +94,9 @@ export type RecordControl = {
   resume(): Promise<void>;
   /** Asks the recording to stop; recordSession then saves it and resolves. */
   stop(): void;
-  /** Leaves the click or key that asked for this at `requestMs` (the session clock, default now;
-   * in the app's window) out of the steps, once the input hook delivered up to then. */
+  /** Leaves the click or key that asked for this at `requestMs` (the session clock, default now)
+   * out of the steps, once the input hook delivered up to then: only a press aimed at the app's
+   * own window (RecordOptions.appWindows); none such, nothing is left out. */
   excludeAppGesture(requestMs?: number): Promise<void>;
 };
 
@@ -234,6 +242,14 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     env,
     onWarning: warn,
     liveWarnings: options.liveWarnings,
+    // the app's own press that asked for a pause or stop: one aimed at the app's windows
+    isAppPress: appPressCheck({
+      pointerWindow: platform.os === 'linux' ? x11PointerWindow({ env }) : null,
+      appWindows: () => {
+        const host = options.appWindows?.() ?? {};
+        return { windowIds: host.windowIds ?? [], pids: [process.pid, ...(host.pids ?? [])] };
+      },
+    }),
     // idle, long recording, display change: shown now and stored at once (a recorder that dies
     // next still leaves them on the row), docs/architecture.md §5 "Live warnings"
     onLiveWarning: ({ message }) => {

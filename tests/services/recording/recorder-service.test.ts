@@ -44,6 +44,8 @@ describe('recorder:* through the services (Xvfb + AT-SPI + GTK form)', { timeout
       env: desktop.env,
       log: () => undefined,
       recorderTickMs: 200,
+      // the form stands for the app's own window: its clicks that pause and stop are the app's
+      appWindows: () => ({ pids: [form.ready.pid] }),
       emit: (event, payload) => {
         if (event === 'recorder:status-changed') {
           statuses.push(payload as RecorderStatusDto);
