@@ -1,5 +1,5 @@
 // Fault suite of issue 26 (trust, round 2), the lead's items: 18 (disk full while computing
-// keyframes: README row 46).
+// keyframes: README row 46), 23 (small but seen: README row 51).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +9,10 @@ import { createServices } from '../../src/services/create-services';
 import { dispatch } from '../../src/services/dispatch';
 import { openLibrary } from '../../src/services/library/library';
 import { statusForResult } from '../../src/server/status';
+import { applyEdit } from '../../src/services/edits/edit-service';
+import { refreshStaleKeyframes } from '../../src/services/review/keyframes';
+import { getRecording, listKeyframes } from '../../src/store';
+import { exampleLibrary } from '../helpers/example-library';
 import { runCli } from '../helpers/cli';
 import { FIXTURE_DIR } from '../helpers/paths';
 
@@ -74,4 +78,41 @@ describe('issue 26, item 18: a full disk while computing keyframes', () => {
       library.close();
     }
   }, 120_000);
+});
+
+describe('issue 26, item 23: small but seen', () => {
+  it('item 51: redacting again and again leaves one keyframe PNG per stored row, not a pile', async () => {
+    const ex = await exampleLibrary();
+    try {
+      const rec = getRecording(ex.lib.db, ex.id);
+      const folder = path.join(ex.lib.resolve(rec.dir), 'keyframes');
+      const pngs = () =>
+        fs
+          .readdirSync(folder)
+          .filter((n) => n.endsWith('.png'))
+          .sort();
+      const named = () =>
+        [...new Set([...listKeyframes(ex.lib.db, rec.seq).values()].map((r) => r.path))]
+          .filter((p): p is string => p !== null)
+          .map((p) => path.posix.basename(p))
+          .sort();
+      const before = pngs();
+      expect(before.length).toBeGreaterThan(5);
+      for (const [i, x] of [10, 20, 30].entries()) {
+        applyEdit(ex.lib, ex.id, {
+          op: 'redact-box',
+          stepId: null,
+          startMs: 0,
+          endMs: 1000 * (i + 1),
+          box: { x, y: 10, width: 40, height: 40 },
+        });
+        await refreshStaleKeyframes(ex.lib, ex.id);
+      }
+      // every file on disk is one a row names, and there are no more of them than at the start
+      expect(pngs()).toEqual(named());
+      expect(pngs().length).toBeLessThanOrEqual(before.length);
+    } finally {
+      ex.cleanup();
+    }
+  }, 180_000);
 });

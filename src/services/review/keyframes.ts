@@ -204,7 +204,31 @@ export async function refreshStaleKeyframes(
   // rows of steps an edit removed stay: an undo brings those steps back with their keyframes
   options.signal?.throwIfAborted();
   lib.db.transaction(() => replaceKeyframes(lib.db, rec.seq, [...rows.values()]))();
+  await pruneKeyframeFiles(lib, rec.seq, final);
   return { steps: stale.length, files, diagnostics };
+}
+
+// Removes the PNGs of a recording's keyframe folder that no stored row names any more (a
+// redaction renames every keyframe: without this the old ones piled up, one set per redaction).
+// Hidden files are other writers' temporaries and are left alone; a reader that loses a file
+// meanwhile decodes instead (storedExportKeyframes).
+async function pruneKeyframeFiles(lib: Library, seq: number, folder: string): Promise<void> {
+  const named = new Set(
+    [...listKeyframes(lib.db, seq).values()].flatMap((row) =>
+      row.path === null ? [] : [path.posix.basename(row.path)],
+    ),
+  );
+  let names: string[];
+  try {
+    names = await fs.readdir(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.endsWith('.png') && !name.startsWith('.') && !named.has(name)) {
+      await fs.rm(path.join(folder, name), { force: true });
+    }
+  }
 }
 
 /** The PNG bytes of every exported image of a recording (index = trajectory image index:
