@@ -8,6 +8,9 @@ import type { StepDto, StoredEdit } from '../../src/shared/contract';
 import type { ActionCall, Step, StepKind } from '../../src/shared/domain';
 import { previewSteps } from '../../src/renderer/lib/edit-preview';
 import { applyEdits } from '../../src/services/edits/apply-edits';
+import { stepKindOfCalls } from '../../src/shared/domain';
+import { reduce } from '../../src/pipeline/reduce';
+import { EventScript, TEST_CONTEXT } from '../pipeline/reduce/event-script';
 import { makeStep } from '../renderer/helpers/dto';
 
 const SCREEN = { width: 1366, height: 768 };
@@ -96,4 +99,40 @@ describe('issue 26 item 16: one step kind for the preview and the service', () =
       expect({ preview, service }).toEqual({ preview: service, service: kind });
     },
   );
+});
+
+describe('issue 26 item 16: the one kind agrees with the reducer', () => {
+  it('item 44: every step the reducer makes has the kind its calls give', () => {
+    const s = new EventScript();
+    s.moveTo(100, 100).click().wait(600);
+    s.moveTo(200, 100).click().wait(80).click().wait(600);
+    s.moveTo(300, 100).click('right').wait(600);
+    s.moveTo(400, 100).click('middle').wait(600);
+    s.moveTo(500, 100).click('left', 1500).wait(600);
+    s.moveTo(100, 200).down().moveTo(300, 260, 6).up().wait(600);
+    s.moveTo(400, 400).wheel(0, -1).wait(50).wheel(0, -1).wait(600);
+    s.moveTo(450, 400).wheel(1, 0).wait(50).wheel(1, 0).wait(50).wheel(1, 0).wait(600);
+    s.moveTo(500, 400).wheel(1, -1).wait(50).wheel(1, -1).wait(600);
+    s.type('hi there').tap('enter').wait(600);
+    s.moveTo(600, 500).click().wait(600).tap('tab').wait(600);
+    s.keyDown('ctrl_l').tap('c', 50, { char: null }).keyUp('ctrl_l').wait(600);
+    const { steps } = reduce(s.events, TEST_CONTEXT);
+    expect(steps.length).toBeGreaterThanOrEqual(10);
+    const kinds = steps.map((st) => ({ reduced: st.kind, calls: stepKindOfCalls(st.calls) }));
+    expect(kinds.map((k) => k.calls)).toEqual(kinds.map((k) => k.reduced));
+    expect(new Set(kinds.map((k) => k.reduced))).toEqual(
+      new Set([
+        'click',
+        'doubleClick',
+        'rightClick',
+        'middleClick',
+        'dragTo',
+        'scroll',
+        'hscroll',
+        'write',
+        'press',
+        'hotkey',
+      ]),
+    );
+  });
 });
