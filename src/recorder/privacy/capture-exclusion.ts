@@ -7,6 +7,8 @@ import { EXCLUDED_MARK_KIND, EXCLUDED_WINDOW_TITLE } from '../../shared/domain/p
 import type { InputEvent } from '../input/normalize-input-event';
 import type { ActiveWindowEntry } from '../windows/active-window';
 import type { WindowBounds } from '../windows/x11-props';
+import type { StackSelect, WindowStackTracker } from '../windows/x11-window-stack';
+import { ExcludedRegions } from './excluded-regions';
 import type { ExclusionMatcher, ExclusionVerdict, WindowIdentity } from './exclusion';
 import type { PointedWindow, PointerWindowLookup } from './x11-pointer-window';
 
@@ -18,6 +20,12 @@ export type CaptureExclusionOptions = {
   pointerWindow?: PointerWindowLookup | null;
   /** A process's name from its pid (Linux: /proc/<pid>/comm); default none. */
   processName?: (pid: number) => string | null;
+  /**
+   * A reader of the windows on the screen (X11: x11-window-stack.ts) for the clients `select`
+   * picks; the rectangles of excluded windows become `excluded-region` marks while they are
+   * mapped, focused or not. Absent: only the focused window's intervals are marked.
+   */
+  windowStack?: ((select: StackSelect) => WindowStackTracker) | null;
 };
 
 /** How the exclusion writes its marks (the session's sink). */
@@ -57,6 +65,9 @@ export class CaptureExclusion {
   private readonly pressVerdicts = new Map<string, boolean>();
   private pointerCache: { atMs: number; verdict: boolean | null } | null = null;
   private isPointerLookupBroken = false;
+  /** The excluded windows on the screen (started with the first window entry). */
+  private screen: { stack: WindowStackTracker; regions: ExcludedRegions } | null = null;
+  private isClosed = false;
 
   constructor(
     private readonly options: CaptureExclusionOptions,
@@ -85,6 +96,7 @@ export class CaptureExclusion {
    * instance or pid while excluded; id and bounds kept), opening or ending the interval's mark.
    */
   window(entry: ActiveWindowEntry): ActiveWindowEntry {
+    this.watchScreen();
     if (entry.windowId === null && entry.title === null) {
       // no window active (focus in passing between two windows): the state before goes on, so
       // an interval ends only when a window that is not excluded comes to the front
@@ -117,12 +129,45 @@ export class CaptureExclusion {
     return { ...entry, title: EXCLUDED_WINDOW_TITLE, app: null, appInstance: null, pid: null };
   }
 
-  /** Ends the open interval (the recording stops); no-op without one. */
+  /** Ends the open interval and the excluded windows' regions (the recording stops). */
   close(endMs: number): void {
     const open = this.openInterval();
     if (open) {
       this.endInterval(open, endMs);
     }
+    this.isClosed = true;
+    const screen = this.screen;
+    this.screen = null;
+    screen?.regions.close(endMs);
+    void screen?.stack.stop().catch(() => undefined);
+  }
+
+  // The excluded windows on the screen, focused or not (issue 26, item 6): the reader starts with
+  // the first window entry (before the video's first frame) and reads again at every focus or
+  // title change after it.
+  private watchScreen(): void {
+    if (this.screen) {
+      this.screen.stack.refresh();
+      return;
+    }
+    const factory = this.options.windowStack;
+    if (!factory || this.isClosed) {
+      return;
+    }
+    const stack = factory((client) => this.judge(client).excluded);
+    const regions = new ExcludedRegions(this.marks);
+    this.screen = { stack, regions };
+    stack.start((reading) =>
+      regions.reading(
+        reading.startMs,
+        reading.endMs,
+        reading.windows.map((w) => ({
+          windowId: w.windowId,
+          rule: this.judge(w).rule ?? 'excluded',
+          bounds: w.frame,
+        })),
+      ),
+    );
   }
 
   /** True when the focused window at `tMs` was excluded (the timeline so far). */

@@ -2,7 +2,7 @@
 // `redact-box` edits and its excluded intervals (marks of kind `excluded`, blanked whole), applied
 // to keyframe images and to the exported video. The library's video and rows never change.
 import { createHash } from 'node:crypto';
-import { EXCLUDED_MARK_KIND } from '../../shared/domain/privacy';
+import { EXCLUDED_MARK_KIND, EXCLUDED_REGION_MARK_KIND } from '../../shared/domain/privacy';
 import type { VideoInfo } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { KeptRange } from '../../pipeline/export/kept-range';
@@ -23,7 +23,8 @@ import type { Library } from '../library/library';
 const REDACT_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** Every pixel redaction of a recording: active box edits, then excluded intervals (an open
- * interval runs to the end of the video). */
+ * interval runs to the end of the video), then the rectangles of excluded windows while they were
+ * on the screen (`excluded-region` marks, docs/privacy.md §2; without bounds: the whole frame). */
 export function pixelRedactions(lib: Library, seq: number): PixelRedaction[] {
   const out: PixelRedaction[] = [];
   for (const e of listEdits(lib.db, seq, ['active'])) {
@@ -34,9 +35,34 @@ export function pixelRedactions(lib: Library, seq: number): PixelRedaction[] {
   for (const m of listMarks(lib.db, seq)) {
     if (m.kind === EXCLUDED_MARK_KIND) {
       out.push({ startMs: m.tMs, endMs: m.endMs ?? Number.MAX_SAFE_INTEGER, box: null });
+    } else if (m.kind === EXCLUDED_REGION_MARK_KIND) {
+      out.push({
+        startMs: m.tMs,
+        endMs: m.endMs ?? Number.MAX_SAFE_INTEGER,
+        box: regionBox(m.data.bounds),
+      });
     }
   }
   return out;
+}
+
+// The box of an `excluded-region` mark (screen px, which are the video's on X11); a mark whose
+// bounds cannot be read blanks the whole frame rather than nothing.
+function regionBox(bounds: unknown): PixelRedaction['box'] {
+  const b = bounds as Partial<Record<'x' | 'y' | 'width' | 'height', unknown>> | null | undefined;
+  if (!b) {
+    return null;
+  }
+  const [x, y, width, height] = [b.x, b.y, b.width, b.height];
+  return typeof x === 'number' &&
+    typeof y === 'number' &&
+    typeof width === 'number' &&
+    typeof height === 'number' &&
+    [x, y, width, height].every(Number.isFinite) &&
+    width > 0 &&
+    height > 0
+    ? { x, y, width, height }
+    : null;
 }
 
 /** A short hash of a recording's redactions (null: none), for freshness keys and file names. */

@@ -2,7 +2,11 @@
 // stores the mark when an excluded window comes to the front and sets its end when focus leaves
 // or the recording stops; after a crash the end is the next window-timeline entry that is not
 // excluded, else the end of what was recorded (the video's last frame, the last event).
-import { EXCLUDED_MARK_KIND, EXCLUDED_WINDOW_TITLE } from '../../shared/domain/privacy';
+import {
+  EXCLUDED_MARK_KIND,
+  EXCLUDED_REGION_MARK_KIND,
+  EXCLUDED_WINDOW_TITLE,
+} from '../../shared/domain/privacy';
 import type { RawEvent } from '../../shared/domain';
 import {
   endOpenMarks,
@@ -14,12 +18,14 @@ import {
 } from '../../store';
 import type { Library } from '../library/library';
 
-/** Sets an end on every open `excluded` mark of the recording; returns how many it ended. */
+/** Sets an end on every open `excluded` and `excluded-region` mark of the recording; returns how
+ * many it ended. A region (an excluded window on the screen) lasts to the end of what was
+ * recorded: nothing tells when the window went. */
 export function endOpenExclusionMarks(lib: Library, seq: number): number {
-  const open = listMarks(lib.db, seq).filter(
-    (m) => m.kind === EXCLUDED_MARK_KIND && m.endMs === null,
-  );
-  if (open.length === 0) {
+  const marks = listMarks(lib.db, seq);
+  const open = marks.filter((m) => m.kind === EXCLUDED_MARK_KIND && m.endMs === null);
+  const regions = marks.filter((m) => m.kind === EXCLUDED_REGION_MARK_KIND && m.endMs === null);
+  if (open.length === 0 && regions.length === 0) {
     return 0;
   }
   const windows = listWindows(lib.db, seq);
@@ -37,6 +43,15 @@ export function endOpenExclusionMarks(lib: Library, seq: number): number {
       }).at(-1);
       const endMs = next?.tMs ?? Math.max(mark.tMs, videoEnd, lastEvent?.tMs ?? mark.tMs);
       ended += endOpenMarks(lib.db, seq, EXCLUDED_MARK_KIND, mark.tMs, Math.round(endMs));
+    }
+    for (const mark of regions) {
+      const lastEvent = readEvents(lib.db, seq, {
+        fromMs: mark.tMs,
+        toMs: Number.MAX_SAFE_INTEGER,
+      }).at(-1);
+      const endMs = Math.max(mark.tMs, videoEnd, lastEvent?.tMs ?? mark.tMs);
+      // rounded up: the end is included, and must not fall short of the last frame
+      ended += endOpenMarks(lib.db, seq, EXCLUDED_REGION_MARK_KIND, mark.tMs, Math.ceil(endMs));
     }
   })();
   return ended;
@@ -92,8 +107,8 @@ export function withoutExcludedMoves<E extends Pick<RawEvent, 'tMs' | 'kind' | '
 /**
  * What the upload's dump of the recording's rows does about its excluded intervals (null: it has
  * none): the rows of pointer moves over an excluded window while it had focus are left out (as
- * {@link withoutExcludedMoves} leaves them out of exports), and each `excluded` mark leaves
- * without its rule, which would name the application or quote the title (its bounds and times
+ * {@link withoutExcludedMoves} leaves them out of exports), and each `excluded` and
+ * `excluded-region` mark leaves without its rule, which would name the application or quote the title (its bounds and times
  * stay: they let the receiving library blank the frames).
  */
 export function exclusionDumpFilter(
@@ -101,7 +116,7 @@ export function exclusionDumpFilter(
   seq: number,
 ): ((table: string, row: Record<string, unknown>) => Record<string, unknown> | null) | null {
   const marks = listMarks(lib.db, seq);
-  if (!marks.some((m) => m.kind === EXCLUDED_MARK_KIND)) {
+  if (!marks.some((m) => m.kind === EXCLUDED_MARK_KIND || m.kind === EXCLUDED_REGION_MARK_KIND)) {
     return null;
   }
   const events = readEvents(lib.db, seq);
@@ -111,7 +126,11 @@ export function exclusionDumpFilter(
     if (table === 'events') {
       return typeof row.idx === 'number' && dropped.has(row.idx) ? null : row;
     }
-    if (table === 'marks' && row.kind === EXCLUDED_MARK_KIND && typeof row.data_json === 'string') {
+    if (
+      table === 'marks' &&
+      (row.kind === EXCLUDED_MARK_KIND || row.kind === EXCLUDED_REGION_MARK_KIND) &&
+      typeof row.data_json === 'string'
+    ) {
       const { rule: _rule, ...data } = JSON.parse(row.data_json) as Record<string, unknown>;
       return { ...row, data_json: JSON.stringify(data) };
     }

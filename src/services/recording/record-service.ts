@@ -33,6 +33,7 @@ import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclus
 import { linuxProcessName } from '../../recorder/privacy/capture-exclusion';
 import { appPressCheck, type AppWindows } from './app-input';
 import { x11PointerWindow } from '../../recorder/privacy/x11-pointer-window';
+import { X11WindowStack } from '../../recorder/windows/x11-window-stack';
 import { readPrivacySettings } from '../settings/settings-service';
 import { LibrarySink } from './library-sink';
 
@@ -232,6 +233,20 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
       matcher: exclusion,
       pointerWindow: platform.os === 'linux' ? x11PointerWindow({ env }) : null,
       ...(platform.os === 'linux' ? { processName: linuxProcessName } : {}),
+      // excluded windows on the screen, focused or not, are blanked where they are (X11)
+      windowStack:
+        platform.os === 'linux'
+          ? (select) =>
+              new X11WindowStack({
+                env,
+                now: monotonicNowMs,
+                select,
+                onError: (e) =>
+                  warn(
+                    `the windows on the screen cannot be read (${e.message}): excluded windows found before stay blanked, new ones are blanked only while they have focus`,
+                  ),
+              })
+          : null,
     },
     hotkeys: options.hotkeys,
     // checked above, before anything was written

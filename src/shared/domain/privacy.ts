@@ -13,7 +13,15 @@ export type PiiKind = v.InferOutput<typeof PiiKindSchema>;
 export const BLOCKING_PII_KINDS = ['card', 'iban', 'secret'] as const satisfies readonly PiiKind[];
 
 /** Where a finding's text came from. */
-export const PII_SOURCES = ['typed', 'window-title', 'accessibility', 'task', 'label'] as const;
+export const PII_SOURCES = [
+  'typed',
+  'window-title',
+  'accessibility',
+  'task',
+  'label',
+  /** A file an import kept under the recording's `raw/` (it leaves with the upload). */
+  'raw-file',
+] as const;
 /** One of {@link PII_SOURCES}. */
 export const PiiSourceSchema = v.picklist(PII_SOURCES);
 /** One of {@link PII_SOURCES}. */
@@ -40,9 +48,18 @@ export type PiiFinding = {
   tMs: number | null;
   /** The text around the match with the match itself masked. */
   excerpt: string;
+  /** Source `raw-file`: the file's name in the imported folder (kept as `raw/<file>`). */
+  file?: string;
 };
 
 /** Mark kind of an interval during which an excluded window had focus (marks table). */
 export const EXCLUDED_MARK_KIND = 'excluded';
 /** Title stored in the window timeline instead of an excluded window's title. */
 export const EXCLUDED_WINDOW_TITLE = 'excluded';
+/**
+ * Mark kind of an excluded window's rectangle while it was on the screen, focused or not
+ * (issue 26, item 6): `data_json = {"rule", "bounds": {x, y, width, height}}` (screen px, the
+ * window-manager frame included); every export, keyframe and upload blanks the rectangle over
+ * [tMs, endMs].
+ */
+export const EXCLUDED_REGION_MARK_KIND = 'excluded-region';

@@ -276,7 +276,10 @@ describe('exclusion at capture (Xvfb, GTK form, xmessage)', () => {
 
   it('stores "excluded" in the timeline instead of the titles and apps', () => {
     const end = marks[1]!.endMs!;
-    const during = windows.filter((w) => w.tMs < end);
+    // the plain xmessage's row is stamped at the click that brought it to the front (issue 26,
+    // item 17), a moment before its activation was seen and ended the excluded interval
+    const plainId = `0x${Number(windowIds.plain).toString(16)}`;
+    const during = windows.filter((w) => w.tMs < end && w.windowId !== plainId);
     for (const w of during) {
       // `excluded`, or no window active while focus passes from one window to the next
       expect(w).toMatchObject({ app: null, pid: null });

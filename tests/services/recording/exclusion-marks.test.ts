@@ -9,6 +9,7 @@ import {
 } from '../../../src/services/recording/exclusion-marks';
 import type { RawEvent } from '../../../src/shared/domain';
 import { LibrarySink } from '../../../src/services/recording/library-sink';
+import { pixelRedactions } from '../../../src/services/export/redact-media';
 import { insertEvents, insertMark, insertVideo, listMarks } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
 import { makeRecording } from '../../helpers/store';
@@ -64,6 +65,60 @@ describe('endOpenExclusionMarks', () => {
       ['note', 4100, null],
     ]);
     expect(endOpenExclusionMarks(t.lib, seq)).toBe(0);
+  });
+
+  it('item 34: ends open excluded-region marks at the end of what was recorded; exports blank their box', () => {
+    const t = tempLibrary();
+    libs.push(t);
+    const { seq } = makeRecording(t.lib.db, { videoStartMs: 1000 });
+    const box = { x: 10, y: 20, width: 30, height: 40 };
+    const rule = 'title:/secret/';
+    insertMark(t.lib.db, seq, {
+      tMs: 900,
+      endMs: 1500,
+      kind: 'excluded-region',
+      data: { rule, bounds: box },
+    });
+    insertMark(t.lib.db, seq, {
+      tMs: 1200.5,
+      endMs: null,
+      kind: 'excluded-region',
+      data: { rule, bounds: box },
+    });
+    insertMark(t.lib.db, seq, { tMs: 1300, endMs: null, kind: 'excluded-region', data: { rule } });
+    insertEvents(t.lib.db, seq, [ev(0, 6400.2, 'move', 1, 1)]);
+    insertVideo(t.lib.db, seq, 0, {
+      path: 'recordings/x/video-0.mp4',
+      width: 320,
+      height: 240,
+      fps: 10,
+      frameCount: 50,
+      durationMs: 5000,
+      startMs: 1000,
+      startMethod: 'test',
+      codec: 'h264',
+      sizeBytes: 1,
+      sha256: null,
+    });
+    expect(endOpenExclusionMarks(t.lib, seq)).toBe(2);
+    expect(listMarks(t.lib.db, seq).map((m) => [m.tMs, m.endMs])).toEqual([
+      [900, 1500],
+      [1200.5, 6401], // the last event, after the video's end, rounded up
+      [1300, 6401],
+    ]);
+    // every export, keyframe and upload: the box over its time; no readable bounds: whole frame
+    expect(pixelRedactions(t.lib, seq)).toEqual([
+      { startMs: 900, endMs: 1500, box },
+      { startMs: 1200.5, endMs: 6401, box },
+      { startMs: 1300, endMs: 6401, box: null },
+    ]);
+    // the upload's dump leaves their rule out, their bounds and times go
+    const filter = exclusionDumpFilter(t.lib, seq)!;
+    const row = { id: 1, t_ms: 900, end_ms: 1500, kind: 'excluded-region' };
+    expect(filter('marks', { ...row, data_json: JSON.stringify({ rule, bounds: box }) })).toEqual({
+      ...row,
+      data_json: JSON.stringify({ bounds: box }),
+    });
   });
 
   it('the session sink sets the end of the mark it opened', () => {
