@@ -93,6 +93,29 @@ describe('cua-annotator redact', () => {
     expect(gone.stderr).toMatch(/NOT_FOUND/);
   });
 
+  it('issue 26 item 23: clock times (0:30, 1:02.5) and a note saying a bare number is ms', async () => {
+    const clock = await runCli([
+      ...['redact', id, '--box', '1,1,2,2', '--from', '0:30', '--to', '1:02.5', '--json'],
+      ...['--library', dir],
+    ]);
+    expect(clock.code, clock.stderr).toBe(0);
+    const added = (JSON.parse(clock.stdout) as { redaction: { startMs: number; endMs: number } })
+      .redaction;
+    expect([added.startMs, added.endMs]).toEqual([30_000, 62_500]);
+    const bare = await runCli([
+      ...['redact', id, '--box', '1,1,2,2', '--from', '0', '--to', '30', '--library', dir],
+    ]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toContain(
+      'note: --to 30 is read as 30 ms (0.030 s); write 30s for seconds',
+    );
+    const bad = await runCli([
+      ...['redact', id, '--box', '1,1,2,2', '--from', '0:75', '--to', '1:00', '--library', dir],
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/not a clock time/);
+  });
+
   it('refuses bad boxes, times and mode mixes with usage errors', async () => {
     for (const args of [
       ['--box', '1,2,3', '--from', '0', '--to', '1'],

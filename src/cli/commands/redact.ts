@@ -4,7 +4,7 @@ import { AppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
-import { out, outJson } from '../output';
+import { errLine, out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator redact <id> --box X,Y,W,H --from T --to T [--force] [--json]
        cua-annotator redact <id> --list [--json]
@@ -18,8 +18,9 @@ Intervals an excluded window had focus are blanked whole without any edit.
 
 Options:
   --box X,Y,W,H   the box in recording pixels (the video's pixels, top-left 0,0), integers
-  --from T        start of the range on the video: milliseconds (1500 or 1500ms) or seconds (1.5s)
-  --to T          end of the range (included), same units
+  --from T        start of the range on the video: milliseconds (1500 or 1500ms), seconds (1.5s)
+                  or a clock time (0:30, 1:02.5, 1:00:00); a bare number is milliseconds
+  --to T          end of the range (included), same forms
   --list          list the box redactions (edit id, state, range, box)
   --undo EDIT_ID  undo box redaction EDIT_ID (it must be the latest edit)
   --force         edit an accepted recording (it goes back to review)
@@ -44,16 +45,35 @@ export function parseBox(text: string): { x: number; y: number; width: number; h
   return { x, y, width, height };
 }
 
-/** Parses a time on the video: `1500`, `1500ms` (milliseconds) or `1.5s` (seconds); ms out. */
+/** Parses a time on the video: `1500`, `1500ms` (milliseconds), `1.5s` (seconds) or a clock
+ * time `0:30`, `1:02.5`, `1:00:00` (minutes:seconds, hours:minutes:seconds); ms out. */
 export function parseVideoTime(flag: string, text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
+  const t = text.trim();
+  const clock = /^(?:(\d+):)?(\d+):(\d{1,2}(?:\.\d+)?)$/.exec(t);
+  if (clock) {
+    const [, h, m, sec] = clock;
+    if (Number(sec) >= 60 || (h !== undefined && Number(m) >= 60)) {
+      throw new UsageError(
+        `${flag}: ${JSON.stringify(text)} is not a clock time (minutes and seconds below 60)`,
+      );
+    }
+    const seconds = Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
+    return Math.round(seconds * 1000 * 1000) / 1000;
+  }
+  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(t);
   if (!m) {
     throw new UsageError(
-      `${flag} must be milliseconds (1500, 1500ms) or seconds (1.5s), got ${JSON.stringify(text)}`,
+      `${flag} must be milliseconds (1500, 1500ms), seconds (1.5s) or a clock time (0:30, ` +
+        `1:02.5), got ${JSON.stringify(text)}`,
     );
   }
   const n = Number(m[1]);
   return m[2] === 's' ? Math.round(n * 1000 * 1000) / 1000 : n;
+}
+
+/** True when a time was given as a bare number (read as milliseconds). */
+function isBareNumber(text: string): boolean {
+  return /^\d+(?:\.\d+)?$/.test(text.trim());
 }
 
 type RedactionView = {
@@ -136,6 +156,17 @@ export const redactCommand: Command = {
       const box = parseBox(values.box!);
       const fromMs = parseVideoTime('--from', values.from);
       const toMs = parseVideoTime('--to', values.to);
+      for (const [flag, text, ms] of [
+        ['--from', values.from, fromMs],
+        ['--to', values.to, toMs],
+      ] as const) {
+        if (isBareNumber(text) && ms !== 0 && !values.json) {
+          errLine(
+            `note: ${flag} ${text} is read as ${text} ms (${(ms / 1000).toFixed(3)} s); ` +
+              `write ${text}s for seconds`,
+          );
+        }
+      }
       if (toMs < fromMs) {
         throw new UsageError(`--to (${values.to}) is before --from (${values.from})`);
       }
