@@ -102,10 +102,6 @@ export type CreateServicesOptions = {
   /** How recorder children start (the desktop app: Electron utility processes from the
    * bundled entries); default: child processes (src/infra/child-launcher.ts). */
   launcher?: ChildLauncher;
-  /** The host's own windows (the desktop app's window ids), besides this process's windows and
-   * the Record page's: a press on one that pauses or stops a recording is never a step
-   * (src/services/recording/app-input.ts). */
-  appWindows?: RecordOptions['appWindows'];
 };
 
 /** What {@link Services.record} takes: the record service's options without what the root owns. */
@@ -222,7 +218,11 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
   // the runner reports through the context it is part of
   const keyframeJobs = new KeyframeJobs(context, options.keyframeJobs);
   context.keyframes = keyframeJobs;
-  context.replay = new ReplayJobs(context, options.replayJobs);
+  // a replay's driver and hotkey hook start through the host's launcher, as the recorder's do
+  context.replay = new ReplayJobs(context, {
+    ...(options.launcher ? { launcher: options.launcher } : {}),
+    ...options.replayJobs,
+  });
   let platform = options.platform ?? null;
   /** Recorder sessions under way: how to stop each, and its outcome. */
   const sessions = new Set<{ stop: AbortController; run: Promise<RecordResult> }>();
@@ -333,9 +333,6 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
         ...(recordOptions.env || options.env ? { env: recordOptions.env ?? options.env } : {}),
         appVersion: options.appVersion,
         ...(options.launcher ? { launcher: options.launcher } : {}),
-        ...(options.appWindows && !recordOptions.appWindows
-          ? { appWindows: options.appWindows }
-          : {}),
         platform: choosePlatform(),
         signal: stop.signal,
       });

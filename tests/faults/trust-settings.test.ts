@@ -1,10 +1,21 @@
-// Fault tests of issue 26, item 7 (README fault row 35): `settings:set` (and `record
+// Fault tests of issue 26, items 7 and 9 (README fault rows 35 and 37). Item 7: `settings:set` (and `record
 // --exclude-title`) must refuse, before anything is saved, the values that later break or harm:
 // title rules no linear-time engine can run, unbounded rule lists, an upload endpoint that is
 // link-local (cloud metadata) or plain http to another machine, hotkeys the recorder cannot use or
 // that collide, and the server's own display as the replay display. A title rule that is
-// catastrophic for a backtracking engine must not hang the recorder.
+// catastrophic for a backtracking engine must not hang the recorder. Item 9 (the part outside
+// src/main): a replay from the desktop app starts its driver and hotkey hook through the app's
+// launcher (utility processes), as the recorder does.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  sourceLauncher,
+  type ChildEntry,
+  type ChildLauncher,
+} from '../../src/infra/child-launcher';
 import {
   compileExclusions,
   exclusionRules,
@@ -12,7 +23,10 @@ import {
 } from '../../src/recorder/privacy/exclusion';
 import { createEventHub, createServer, mediaPath, type ServerHandle } from '../../src/server';
 import { createServices, type Services } from '../../src/services/create-services';
+import { openLibrary } from '../../src/services/library/library';
 import { runCli } from '../helpers/cli';
+import { startDesktop, type Desktop } from '../helpers/desktop';
+import { copyExampleLibrary } from '../helpers/example-library';
 import { tempLibrary } from '../helpers/library';
 import { callApi } from '../server/http-client';
 
@@ -218,4 +232,62 @@ describe('item 35: title rules run in linear time', () => {
       lib.cleanup();
     }
   });
+});
+
+describe('item 37: a replay in the desktop app starts its children through the host', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-replay-launcher-'));
+  let desktop: Desktop | null = null;
+
+  afterAll(async () => {
+    await desktop?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("item 37: the replay driver and its stop-hotkey hook start through the host's launcher (the app's utility processes), not by spawning the host's executable", async () => {
+    desktop = await startDesktop({ shouldWaitForWindowManager: false });
+    const libDir = path.join(root, 'lib');
+    const id = await copyExampleLibrary(libDir);
+    const lib = openLibrary(libDir);
+    // a host launcher that forks (as Electron's utility processes do), here the real entries
+    // from the sources, and says which entries it started
+    const source = sourceLauncher();
+    const forked: ChildEntry[] = [];
+    const launcher: ChildLauncher = {
+      kind: 'bundled',
+      command: () => {
+        throw new Error('this host forks its children: nothing may spawn the host itself');
+      },
+      fork: (entry, args, env) => {
+        forked.push(entry);
+        const { file, args: before } = source.command(entry);
+        return spawn(file, [...before, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      },
+    };
+    const s = createServices(lib, {
+      appVersion: '0.0.0-test',
+      log: () => undefined,
+      launcher,
+      // the app's own display is not the replay's
+      env: { ...desktop.env, DISPLAY: '' },
+    });
+    try {
+      expect((await s.dispatch('settings:set', { replayDisplay: desktop.display })).ok).toBe(true);
+      const started = await s.dispatch('replay:start', { id, speed: 4 });
+      expect(started.ok, JSON.stringify(started)).toBe(true);
+      let status: { running: boolean; error: unknown } = { running: true, error: null };
+      for (let i = 0; i < 600 && status.running; i++) {
+        if (forked.includes('replay-driver') && forked.includes('hook-child')) {
+          await s.dispatch('replay:cancel', { id });
+        }
+        await new Promise((r) => setTimeout(r, 100));
+        const r = await s.dispatch('replay:status', { id });
+        status = (r.ok ? r.value : { running: false, error: r.error }) as typeof status;
+      }
+      expect(status.running).toBe(false);
+      expect(forked.sort()).toEqual(['hook-child', 'replay-driver']);
+    } finally {
+      await s.close();
+      lib.close();
+    }
+  }, 120_000);
 });

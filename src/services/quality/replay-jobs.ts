@@ -4,6 +4,7 @@
 // REPLAY_LIVE_DISPLAY). `replay:status` answers the run's results so far and the last finished
 // report (the one stored with the recording); `replay:cancel` stops the run. The composition
 // root owns one instance per library and cancels the run when the services close.
+import type { ChildLauncher } from '../../infra/child-launcher';
 import type { ReplayReportDto, ReplayResultDto, ReplayStatusDto } from '../../shared/contract';
 import type { ReplayReport, ReplayStepResult } from '../../shared/domain';
 import { AppError, isAppError } from '../../shared/errors';
@@ -29,6 +30,9 @@ export type ReplayJobsOptions = {
   lastReport?: (lib: Library, id: string) => Promise<ReplayReport | null>;
   /** Pacing overrides passed to every run (tests, a faster pace). */
   timing?: Partial<RunnerTiming>;
+  /** How the replay's children (the driver, the stop-hotkey hook) start: the host's launcher
+   * (the desktop app: utility processes from its bundled entries); default child processes. */
+  launcher?: ChildLauncher;
 };
 
 /** Options of {@link ReplayJobs.start}. */
@@ -117,6 +121,7 @@ export class ReplayJobs {
           signal: abort.signal,
           ...(options.speed === undefined ? {} : { speed: options.speed }),
           ...(this.options.timing ? { timing: this.options.timing } : {}),
+          ...(this.options.launcher ? { launcher: this.options.launcher } : {}),
           onResult: (result, total) => {
             job.results.push(result);
             job.total = total;

@@ -18,6 +18,7 @@ import { createPlatform } from '../../recorder/platform';
 import { InputHook } from '../../recorder/input/hook-process';
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import type { AccessibilityAdapter } from '../../axtree/adapter';
+import type { ChildLauncher } from '../../infra/child-launcher';
 import { isProcessAlive } from '../../infra/process-alive';
 import { startDriverProcess, type ReplayDriver } from '../../replay/driver-process';
 import {
@@ -66,6 +67,9 @@ export type ReplayOptions = {
   platform?: NodeJS.Platform;
   /** Watch the display's keyboard for the stop hotkey (an input-hook child); default true. */
   stopHotkey?: boolean;
+  /** How the driver and the hook children start (the desktop app: utility processes from its
+   * bundled entries, never its own executable spawned); default {@link detectChildLauncher}. */
+  launcher?: ChildLauncher;
 };
 
 /** The chord that stops a replay: the recorder's stop hotkey. */
@@ -279,7 +283,13 @@ export async function replayRecording(
   const startDriver =
     options.startDriver ??
     (async (d: string, e: NodeJS.ProcessEnv) =>
-      (await startDriverProcess({ display: d, env: e })).driver);
+      (
+        await startDriverProcess({
+          display: d,
+          env: e,
+          ...(options.launcher ? { launcher: options.launcher } : {}),
+        })
+      ).driver);
   const childEnv = { ...env, DISPLAY: display };
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -307,6 +317,7 @@ export async function replayRecording(
         env: childEnv,
         platform: options.platform,
         hotkeys: { start: null, pause: null, stop: REPLAY_STOP_HOTKEY },
+        ...(options.launcher ? { launcher: options.launcher } : {}),
         onEvents: () => undefined,
         onHotkey: (action) => {
           if (action === 'stop') {
