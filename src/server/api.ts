@@ -1,7 +1,7 @@
 // `POST /api/<method>`: JSON body in, the dispatcher's Result envelope out (docs/architecture.md §3).
 import type http from 'node:http';
 import type { Services } from '../services/create-services';
-import type { Result } from '../shared/result';
+import type { Result, ResultError } from '../shared/result';
 import { sendError, sendJson } from './respond';
 import { statusForResult } from './status';
 
@@ -52,6 +52,9 @@ export async function serveApiCall(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   limitBytes: number,
+  /** Checks a parsed payload before dispatch: an error refuses the call (its code sets the
+   * HTTP status). */
+  refuse: (payload: unknown) => ResultError | null = () => null,
 ): Promise<void> {
   if (req.method !== 'POST') {
     // GET never mutates: every contract call is a POST
@@ -94,6 +97,9 @@ export async function serveApiCall(
     });
     return;
   }
-  const result: Result<unknown> = await services.dispatch(method, payload);
+  const refused = refuse(payload);
+  const result: Result<unknown> = refused
+    ? { ok: false, error: refused }
+    : await services.dispatch(method, payload);
   sendJson(res, statusForResult(result), result);
 }

@@ -8,6 +8,7 @@ import { AppError } from '../shared/errors';
 import { DEFAULT_BODY_LIMIT_BYTES, serveApiCall } from './api';
 import { createSseStreams, DEFAULT_HEARTBEAT_MS, type EventHub } from './events';
 import { serveMedia } from './media';
+import { remoteExportRefusal } from './remote-export';
 import { sendError, sendHtml, setSecurityHeaders } from './respond';
 import {
   allowedHosts,
@@ -59,6 +60,11 @@ export type ServerOptions = {
    * fresh one.
    */
   basePath?: string;
+  /**
+   * The folder remote clients (any client unless both it and the server are on loopback) may
+   * export under with `exports:run`; undefined: remote clients may not export at all.
+   */
+  exportRoot?: string;
   /** Folder of the built renderer (index.html + assets/); default: defaultRendererDir(). */
   staticDir?: string;
   /** Largest accepted request body, bytes; default 1 MiB. */
@@ -228,10 +234,8 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
       }
       // recording this machine, reading its health and changing the app's settings are for the
       // annotator at this machine: a loopback client of a loopback server only
-      if (
-        (LOCAL_ONLY_METHODS as readonly string[]).includes(method) &&
-        !(isLoopbackHost(host) && isLoopbackAddress(req.socket.remoteAddress))
-      ) {
+      const local = isLoopbackHost(host) && isLoopbackAddress(req.socket.remoteAddress);
+      if (LOCAL_ONLY_METHODS.includes(method) && !local) {
         sendError(
           res,
           403,
@@ -242,7 +246,12 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
         );
         return;
       }
-      await serveApiCall(options.services, method, req, res, limitBytes);
+      // a remote client exports only under the configured folder, never wherever we can write
+      const refuse =
+        method === 'exports:run' && !local
+          ? (payload: unknown) => remoteExportRefusal(payload, options.exportRoot)
+          : undefined;
+      await serveApiCall(options.services, method, req, res, limitBytes, refuse);
       return;
     }
 

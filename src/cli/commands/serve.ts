@@ -1,4 +1,5 @@
 // `cua-annotator serve`: the browser review UI over the library (HTTP binding of the contract).
+import fs from 'node:fs';
 import path from 'node:path';
 import {
   bindPolicyError,
@@ -16,7 +17,8 @@ import type { Command } from '../command';
 import { withServices } from '../context';
 import { errLine, out } from '../output';
 
-const HELP = `Usage: cua-annotator serve [--host 127.0.0.1] [--port 0] [--library DIR] [--allow-remote] [--open]
+const HELP = `Usage: cua-annotator serve [--host 127.0.0.1] [--port 0] [--library DIR] [--allow-remote]
+                           [--export-root DIR] [--open]
 
 Serves the review UI and its API to a browser. Prints a URL with a fresh random token under a
 fresh random path (/s/…/); opening it stores the token in a cookie this browser sends only to
@@ -31,6 +33,10 @@ Options:
   --allow-remote    allow a non-loopback --host; every request then needs the password (HTTP
                     Basic, any user name). Traffic is not encrypted: prefer an SSH tunnel
                     (ssh -L 8080:127.0.0.1:<port> host) to the default loopback bind
+  --export-root DIR the folder remote clients (anything but a browser on this machine talking to
+                    a loopback server) may export under; without it they cannot export at all
+                    (FORBIDDEN), and no output folder outside it is accepted (.. and symbolic
+                    links resolved)
   --renderer DIR    built renderer to serve (default out/renderer; npm run build:renderer)
   --open            open the URL in the default browser
   --library DIR     library folder
@@ -78,6 +84,7 @@ export const serveCommand: Command = {
       port: { type: 'string' },
       'allow-remote': { type: 'boolean' },
       renderer: { type: 'string' },
+      'export-root': { type: 'string' },
       open: { type: 'boolean' },
     });
     if (values.help) {
@@ -96,6 +103,15 @@ export const serveCommand: Command = {
       throw new UsageError(refused);
     }
     const staticDir = values.renderer ? path.resolve(values.renderer) : defaultRendererDir();
+    const exportRoot = values['export-root'] ? path.resolve(values['export-root']) : undefined;
+    if (
+      exportRoot !== undefined &&
+      !fs.statSync(exportRoot, { throwIfNoEntry: false })?.isDirectory()
+    ) {
+      throw new UsageError(
+        `--export-root ${exportRoot} is not an existing folder; create it first or name another`,
+      );
+    }
 
     const events = createEventHub();
     // the browser UI, its API and its media live under this per-launch path (media URLs too)
@@ -112,6 +128,7 @@ export const serveCommand: Command = {
           password,
           staticDir,
           basePath,
+          exportRoot,
           log: errLine,
         });
         const { stopped, dispose } = untilSignal();
