@@ -37,6 +37,11 @@ export const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   EXCLUSION_RULE_INVALID: 422,
   IMAGE_INVALID: 422,
   VIDEO_UNREADABLE: 422,
+  // replay refusals: the settings' display is off, unsafe or busy, or nothing to replay
+  REPLAY_NO_DISPLAY: 422,
+  REPLAY_LIVE_DISPLAY: 422,
+  REPLAY_NOTHING: 422,
+  REPLAY_DISPLAY_BUSY: 409,
   INTERNAL: 500,
 };
 

@@ -109,6 +109,8 @@ export const ERROR_CODES = [
   // replay (docs/replay.md §5)
   'REPLAY_NO_DISPLAY',
   'REPLAY_LIVE_DISPLAY',
+  // another replay drives the display (one per display: src/replay/display-lock.ts)
+  'REPLAY_DISPLAY_BUSY',
   'REPLAY_DRIVER_FAILED',
   'REPLAY_UNSUPPORTED',
   'REPLAY_NOTHING',

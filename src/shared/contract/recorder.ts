@@ -204,8 +204,10 @@ export const RECORDER_METHOD_SCHEMAS = {
 
 /**
  * Methods that act on the machine the host runs on (record it, read its health, change the app's
- * settings): the browser host serves them to loopback clients only, never through `serve --host`.
+ * settings, drive a display of it with a replay): the browser host serves them to loopback
+ * clients only, never through `serve --host`.
  */
-export const LOCAL_ONLY_METHODS = Object.keys(
-  RECORDER_METHOD_SCHEMAS,
-) as readonly (keyof typeof RECORDER_METHOD_SCHEMAS)[];
+export const LOCAL_ONLY_METHODS: readonly string[] = [
+  ...Object.keys(RECORDER_METHOD_SCHEMAS),
+  'replay:start',
+];

