@@ -105,18 +105,27 @@ export class ReplayJobs {
         'Wait for it to end or cancel it, then start this one.',
       );
     }
-    // the replay's own refusal of the services' display, before the job starts (shown at once)
-    service.chooseReplayDisplay({ display, live: false }, this.ctx.env);
     const abort = new AbortController();
     const job: Job = { id, abort, results: [], total: 0, done: Promise.resolve() };
-    this.ended.delete(id);
+    // taken before the pause below, so two starts cannot both pass
     this.job = job;
+    try {
+      // the replay's own refusals of the services' display (by name, then by the X server it
+      // reaches), before the job starts: shown at once, with a fix that fits the UI
+      service.chooseReplayDisplay({ display, live: false, surface: 'ui' }, this.ctx.env);
+      await service.assertReplayDisplay(display, { env: this.ctx.env, surface: 'ui' });
+    } catch (e) {
+      this.job = null;
+      throw e;
+    }
+    this.ended.delete(id);
     job.done = (async () => {
       let ended: Ended;
       try {
         const report = await replay(this.ctx.lib, id, {
           display,
           live: false,
+          surface: 'ui',
           env: this.ctx.env,
           signal: abort.signal,
           ...(options.speed === undefined ? {} : { speed: options.speed }),

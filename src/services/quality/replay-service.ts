@@ -22,6 +22,14 @@ import type { ChildLauncher } from '../../infra/child-launcher';
 import { isProcessAlive } from '../../infra/process-alive';
 import { startDriverProcess, type ReplayDriver } from '../../replay/driver-process';
 import {
+  compareWithOwnDisplay,
+  displayNameKey,
+  displayRefusal,
+  type DisplayVerdict,
+  type RefusalSurface,
+} from '../../replay/display-identity';
+import { acquireDisplayLock } from '../../replay/display-lock';
+import {
   runReplay,
   type ReplayElement,
   type ReplayExpectation,
@@ -47,6 +55,8 @@ export type ReplayOptions = {
   display?: string;
   /** Allow driving the display this process runs on (`env.DISPLAY`). */
   live?: boolean;
+  /** Who shows a refusal of the display (its fix): the CLI (default) or the review UI. */
+  surface?: RefusalSurface;
   /** Speed factor (recorded pauses between steps divided by it); default 1. */
   speed?: number;
   /** Environment (DISPLAY, DBUS_SESSION_BUS_ADDRESS); default `process.env`. */
@@ -75,27 +85,26 @@ export type ReplayOptions = {
 /** The chord that stops a replay: the recorder's stop hotkey. */
 export const REPLAY_STOP_HOTKEY = DEFAULT_HOTKEYS.stop;
 
-/** The X server of a display name (`[host]:N[.S]`): local hosts (`''`, `unix`, `localhost`,
- * 127.0.0.1, ::1) are one; the screen number does not matter (one pointer per server). */
-function displayServer(d: string): string {
-  const m = /^(.*):(\d+)(?:\.\d+)?$/.exec(d.trim());
-  if (!m) {
-    return d.trim();
-  }
-  const host = m[1]!.replace(/^\[|\]$/g, '').toLowerCase();
-  const local = ['', 'unix', 'localhost', '127.0.0.1', '::1'].includes(host);
-  return `${local ? '' : host}:${m[2]}`;
-}
-
-/** True when two display names name the same X server (`:5`, `:5.0`, `:5.1`, `localhost:5`,
- * `unix:5` are one). */
+/** True when two display names name the same X server by their spelling alone (`:5`, `:05`,
+ * `:5.0`, `:5.1`, `localhost:5`, `unix:5` are one); {@link assertReplayDisplay} compares the X
+ * servers they reach. */
 export function sameDisplay(a: string, b: string): boolean {
-  return displayServer(a) === displayServer(b);
+  return (displayNameKey(a) ?? a.trim()) === (displayNameKey(b) ?? b.trim());
 }
 
-/** The display to drive, or a clear error: none known, or the user's own without `live`. */
+const LIVE_FIX: Record<RefusalSurface, string> = {
+  cli:
+    'pass --display :N of a virtual display that shows the start state, or --live to drive ' +
+    'this one anyway (move the mouse to stop)',
+  ui:
+    'Set Settings → Replay display to a virtual desktop (an Xvfb display such as :99 showing ' +
+    'the start state), not the display this app runs on.',
+};
+
+/** The display to drive, or a clear error: none known, or the user's own (by its name) without
+ * `live`. The X server it reaches is compared by {@link assertReplayDisplay}. */
 export function chooseReplayDisplay(
-  options: Pick<ReplayOptions, 'display' | 'live'>,
+  options: Pick<ReplayOptions, 'display' | 'live' | 'surface'>,
   env: NodeJS.ProcessEnv,
 ): string {
   const current = env.DISPLAY;
@@ -114,11 +123,28 @@ export function chooseReplayDisplay(
       `refusing to replay on ${display}, the display you are working on: replay takes over its ` +
         'mouse and keyboard',
       { display },
-      'pass --display :N of a virtual display that shows the start state, or --live to drive ' +
-        'this one anyway (move the mouse to stop)',
+      LIVE_FIX[options.surface ?? 'cli'],
     );
   }
   return display;
+}
+
+/**
+ * Refuses (REPLAY_LIVE_DISPLAY, its fix for the CLI or the UI) a display that reaches the
+ * caller's own X server, any display on macOS/Windows, and, when the caller's display is unknown,
+ * one that is not a known virtual X server (src/replay/display-identity.ts). Answers the verdict
+ * (its `key` names the X server for the per-display lock).
+ */
+export async function assertReplayDisplay(
+  display: string,
+  options: { env: NodeJS.ProcessEnv; platform?: NodeJS.Platform; surface?: RefusalSurface },
+): Promise<DisplayVerdict> {
+  const verdict = await compareWithOwnDisplay(display, options);
+  const refusal = displayRefusal(verdict, options.surface ?? 'cli');
+  if (refusal) {
+    throw refusal;
+  }
+  return verdict;
 }
 
 function recordedElement(target: Record<string, unknown> | null): ReplayElement | null {
@@ -204,6 +230,37 @@ export async function replayRecording(
     );
   }
   const rec = getRecording(lib.db, idOrPrefix);
+  // the X server the display reaches, compared with the caller's own (not only its name)
+  const verdict = options.live
+    ? null
+    : await assertReplayDisplay(display, {
+        env,
+        platform: options.platform ?? process.platform,
+        surface: options.surface ?? 'cli',
+      });
+  // one replay per display: a second would move the pointer under the first (which would stop,
+  // blaming the user's own input)
+  const lock = await acquireDisplayLock(verdict?.key ?? displayNameKey(display) ?? display, {
+    display,
+    recording: rec.id,
+  });
+  try {
+    return await replayLocked(lib, rec, display, verdict, speed, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+// The run itself, holding the display's lock.
+async function replayLocked(
+  lib: Library,
+  rec: ReturnType<typeof getRecording>,
+  display: string,
+  verdict: DisplayVerdict | null,
+  speed: number,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const env = options.env ?? process.env;
   // every step compares with its keyframe: compute those an edit made stale first
   await refreshStaleKeyframes(lib, rec.id, options.keyframes);
   const { steps, rows } = keyframeStaleness(lib, rec.seq);
@@ -312,6 +369,14 @@ export async function replayRecording(
     onAbort();
   }
   try {
+    if (verdict?.verdict === 'unreachable') {
+      // no X server answered when it was compared, one does now: compare again before driving
+      await assertReplayDisplay(display, {
+        env,
+        platform: options.platform ?? process.platform,
+        surface: options.surface ?? 'cli',
+      });
+    }
     if (options.stopHotkey !== false) {
       const h = new InputHook({
         env: childEnv,
