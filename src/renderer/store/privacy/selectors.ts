@@ -32,6 +32,7 @@ export const PII_SOURCE_LABELS: Record<PiiFinding['source'], string> = {
   accessibility: 'Accessibility',
   task: 'Task text',
   label: 'Label',
+  'raw-file': 'Imported file',
 };
 
 const BLOCKING: ReadonlySet<PiiKind> = new Set(BLOCKING_PII_KINDS);
