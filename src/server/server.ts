@@ -235,7 +235,8 @@ export async function createServer(options: ServerOptions): Promise<ServerHandle
       // recording this machine, reading its health and changing the app's settings are for the
       // annotator at this machine: a loopback client of a loopback server only
       const local = isLoopbackHost(host) && isLoopbackAddress(req.socket.remoteAddress);
-      if (LOCAL_ONLY_METHODS.includes(method) && !local) {
+      const localOnly: readonly string[] = LOCAL_ONLY_METHODS;
+      if (localOnly.includes(method) && !local) {
         sendError(
           res,
           403,
