@@ -26,6 +26,7 @@ function installFakeBridge(count: number): void {
     source: 'recorder',
     os: ['linux', 'win32', 'darwin'][i % 3],
     createdAtMs: 1_700_000_000_000 + i * 60_000,
+    recordedAt: null,
     durationMs: 30_000 + (i % 600) * 1000,
     stepCount: i % 40,
     eventCount: 1000,

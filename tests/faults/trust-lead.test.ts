@@ -81,6 +81,29 @@ describe('issue 26, item 18: a full disk while computing keyframes', () => {
 });
 
 describe('issue 26, item 23: small but seen', () => {
+  it('item 51: list shows when the recording itself was made (RECORDED) beside when it was added', async () => {
+    const ex = await exampleLibrary();
+    ex.lib.close();
+    try {
+      const human = await runCli(['list', '--library', ex.dir]);
+      expect(human.code, human.stderr).toBe(0);
+      const [head, row] = human.stdout.split('\n');
+      expect(head).toMatch(/ RECORDED +ADDED +LENGTH/);
+      // the example's metadata.json start_time, then the import's own time (today, UTC)
+      const today = new Date().toISOString().slice(0, 10);
+      expect(row).toMatch(new RegExp(` 2024-11-05 18:56 +${today} \\d\\d:\\d\\d `));
+      const json = await runCli(['list', '--json', '--library', ex.dir]);
+      const [item] = JSON.parse(json.stdout) as {
+        recordedAt: string | null;
+        createdAtMs: number;
+      }[];
+      expect(item!.recordedAt).toBe('2024-11-05 18:56:31');
+      expect(item!.createdAtMs).toBeGreaterThan(Date.parse('2026-01-01'));
+    } finally {
+      ex.cleanup();
+    }
+  }, 60_000);
+
   it('item 51: redacting again and again leaves one keyframe PNG per stored row, not a pile', async () => {
     const ex = await exampleLibrary();
     try {

@@ -85,14 +85,16 @@ export const listCommand: Command = {
         'STATUS   ',
         'REVIEW    ',
         'OS     ',
-        'CREATED         ',
+        'RECORDED        ',
+        'ADDED           ',
         'LENGTH ',
         'STEPS',
         'TASK',
       ].join(' '),
     );
     for (const r of rows) {
-      const created = new Date(r.createdAtMs).toISOString().slice(0, 16).replace('T', ' ');
+      const added = minuteText(new Date(r.createdAtMs).toISOString());
+      const recorded = r.recordedAt === null ? '-'.padEnd(16) : minuteText(r.recordedAt);
       const task = r.task.length > 60 ? `${r.task.slice(0, 59)}…` : r.task;
       out(
         [
@@ -100,7 +102,8 @@ export const listCommand: Command = {
           r.status.padEnd(9),
           r.reviewStatus.padEnd(10),
           r.os.padEnd(7),
-          created,
+          recorded,
+          added,
           formatDuration(r.durationMs).padStart(7),
           String(r.stepCount).padStart(5),
           task,
@@ -110,3 +113,8 @@ export const listCommand: Command = {
     return 0;
   },
 };
+
+// A time as `YYYY-MM-DD HH:MM` (ISO times and AgentNet's `YYYY-MM-DD HH:MM:SS` alike), padded.
+function minuteText(time: string): string {
+  return time.replace('T', ' ').slice(0, 16).padEnd(16);
+}

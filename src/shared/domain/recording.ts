@@ -96,7 +96,11 @@ export const RecordingSummarySchema = v.strictObject({
   reviewStatus: ReviewStatusSchema,
   source: RecordingSourceSchema,
   os: v.string(),
+  /** When it entered this library (recorded here, imported or pulled), epoch ms. */
   createdAtMs: v.number(),
+  /** When the recording itself started, as its source wrote it (ISO 8601 for ours; AgentNet's
+   * `metadata.json` `start_time`, the annotator's local time), or null when unknown. */
+  recordedAt: v.nullable(v.string()),
   durationMs: v.nullable(v.number()),
   stepCount: v.number(),
   eventCount: v.number(),

@@ -24,6 +24,7 @@ type PageRow = {
   source: string;
   os: string;
   created_at_ms: number;
+  started_at: string | null;
   duration_ms: number | null;
   step_count: number;
   event_count: number;
@@ -90,7 +91,7 @@ export function recordingPageSql(q: RecordingQuery): { sql: string; params: unkn
   );
   // events.idx is dense 0..n-1 per recording (RawEvent.idx), so MAX + 1 is the count in O(log n)
   const sql = `SELECT r.id, r.task, r.status, r.review_status, r.source, r.os, r.created_at_ms,
-      r.duration_ms, r.step_count,
+      r.started_at, r.duration_ms, r.step_count,
       COALESCE((SELECT MAX(e.idx) + 1 FROM events e WHERE e.recording_seq = r.seq), 0) AS event_count
     FROM recordings r ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
   return { sql, params: [...params, limit, Math.max(0, q.offset ?? 0)] };
@@ -114,6 +115,7 @@ export function queryRecordingPage(db: Db, q: RecordingQuery): RecordingPage {
       source: r.source as RecordingSource,
       os: r.os,
       createdAtMs: r.created_at_ms,
+      recordedAt: r.started_at,
       durationMs: r.duration_ms,
       stepCount: r.step_count,
       eventCount: r.event_count,

@@ -157,6 +157,7 @@ function toSummary(row: RecordingRow): RecordingSummary {
     source: row.source as RecordingSource,
     os: row.os,
     createdAtMs: row.created_at_ms,
+    recordedAt: row.started_at,
     durationMs: row.duration_ms,
     stepCount: row.step_count ?? 0,
     eventCount: row.event_count ?? 0,

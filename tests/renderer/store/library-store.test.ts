@@ -20,6 +20,7 @@ function summary(i: number): RecordingSummary {
     source: 'recorder',
     os: 'linux',
     createdAtMs: 1_700_000_000_000 + i,
+    recordedAt: null,
     durationMs: 1000 * i,
     stepCount: i % 20,
     eventCount: 10,

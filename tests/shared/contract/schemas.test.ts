@@ -177,6 +177,7 @@ describe('output schemas', () => {
       source: 'agentnet-import',
       os: 'win32',
       createdAtMs: 1,
+      recordedAt: null,
       durationMs: null,
       stepCount: 2,
       eventCount: 3,
