@@ -26,7 +26,16 @@ export type CaptureExclusionOptions = {
    * mapped, focused or not. Absent: only the focused window's intervals are marked.
    */
   windowStack?: ((select: StackSelect) => WindowStackTracker) | null;
+  /**
+   * True for a window of the recording app itself (the desktop app's HUD and main window, by
+   * native window id: xprop's `0x…`): left out like an excluded window (its focus, keys, clicks
+   * and place on the screen), since X11 has no content protection to keep it out of the video.
+   */
+  isOwnWindow?: ((windowId: string) => boolean) | null;
 };
+
+/** The rule named for the app's own windows. */
+export const OWN_WINDOW_RULE = 'own-window';
 
 /** How the exclusion writes its marks (the session's sink). */
 export type ExclusionMarkSink = {
@@ -81,8 +90,13 @@ export class CaptureExclusion {
     return this.focused.excluded;
   }
 
-  /** The verdict for a window as described (title, app, process). */
-  judge(window: WindowIdentity & { pid?: number | null }): ExclusionVerdict {
+  /** The verdict for a window as described (id, title, app, process). */
+  judge(
+    window: WindowIdentity & { pid?: number | null; windowId?: string | null },
+  ): ExclusionVerdict {
+    if (window.windowId && this.options.isOwnWindow?.(window.windowId)) {
+      return { excluded: true, rule: OWN_WINDOW_RULE };
+    }
     const processName =
       window.processName ??
       (window.pid != null && this.options.processName

@@ -31,7 +31,7 @@ import { endOpenExclusionMarks } from './exclusion-marks';
 import { finalizeCapture } from './finalize';
 import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
 import { linuxProcessName } from '../../recorder/privacy/capture-exclusion';
-import { appPressCheck, type AppWindows } from './app-input';
+import { appPressCheck, isAppWindow, type AppWindows } from './app-input';
 import { x11PointerWindow } from '../../recorder/privacy/x11-pointer-window';
 import { X11WindowStack } from '../../recorder/windows/x11-window-stack';
 import { readPrivacySettings } from '../settings/settings-service';
@@ -78,7 +78,8 @@ export type RecordOptions = {
   /**
    * The host's own windows (the desktop app's window ids), besides this process's windows and
    * the Record page's: only a press aimed at one of them is taken for the gesture of a pause or
-   * stop the app asks for (RecordControl.excludeAppGesture, app-input.ts).
+   * stop the app asks for (RecordControl.excludeAppGesture, app-input.ts). Windows of these ids
+   * are also left out of the recording like excluded windows (capture-exclusion.ts isOwnWindow).
    */
   appWindows?: () => Partial<AppWindows>;
 };
@@ -247,6 +248,16 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
                   ),
               })
           : null,
+      // the desktop app's own windows (the HUD: X11 cannot keep it out of the video), by id
+      ...(options.appWindows
+        ? {
+            isOwnWindow: (windowId: string) =>
+              isAppWindow(
+                { windowId, pid: null, title: null },
+                { windowIds: options.appWindows?.().windowIds ?? [], pids: [] },
+              ),
+          }
+        : {}),
     },
     hotkeys: options.hotkeys,
     // checked above, before anything was written

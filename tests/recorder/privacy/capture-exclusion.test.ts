@@ -13,6 +13,10 @@ import {
 } from '../../../src/recorder/privacy/x11-pointer-window';
 import type { InputEvent } from '../../../src/recorder/input/normalize-input-event';
 import type { ActiveWindowEntry } from '../../../src/recorder/windows/active-window';
+import type {
+  StackClient,
+  WindowStackTracker,
+} from '../../../src/recorder/windows/x11-window-stack';
 import { EXCLUSION_TIMELINE_LAG_MS, exclusionWaitMs } from '../../../src/recorder/session';
 
 const matcher = compileExclusions(
@@ -239,5 +243,81 @@ describe('exclusionWaitMs', () => {
 
   it('never waits longer than the lag, whatever the stamps say', () => {
     expect(exclusionWaitMs([ev(now + 5_000, 'keydown')], now)).toBe(EXCLUSION_TIMELINE_LAG_MS);
+  });
+});
+
+describe('item 37: the app own windows (the HUD) are excluded by window id', () => {
+  it("item 37: the HUD's focus, its clicks and its place on the screen are left out, with no rule naming it", async () => {
+    const hud = 0x4000001;
+    const marks: { op: string; tMs: number; data?: unknown }[] = [];
+    let pointed: PointedWindow | null = null;
+    let now = 0;
+    const selected: string[] = [];
+    const x = new CaptureExclusion(
+      {
+        // no user rule matches the HUD ('cua-annotator recording', class 'cua-annotator')
+        matcher: compileExclusions(exclusionRules({ settings: { useDefaultExclusions: false } })),
+        pointerWindow: () => Promise.resolve(pointed),
+        isOwnWindow: (windowId) => Number.parseInt(windowId, 16) === hud,
+        windowStack: (select): WindowStackTracker => {
+          const frame = { x: 0, y: 0, width: 340, height: 76 };
+          const clients: StackClient[] = [
+            {
+              windowId: '0x4000001',
+              topLevelId: '0x4000001',
+              title: 'cua-annotator recording',
+              app: 'cua-annotator',
+              appInstance: 'cua-annotator',
+              frame,
+            },
+            {
+              windowId: '0x2c00007',
+              topLevelId: '0x2c00007',
+              title: 'Form',
+              app: 'Gtk-form.py',
+              appInstance: 'gtk-form.py',
+              frame,
+            },
+          ];
+          selected.push(...clients.filter((c) => select({ ...c, pid: 7 })).map((c) => c.windowId));
+          return {
+            start: () => undefined,
+            refresh: () => undefined,
+            stop: () => Promise.resolve(),
+          };
+        },
+      },
+      {
+        open: (m) => marks.push({ op: 'open', tMs: m.tMs, data: m.data }),
+        end: (_kind, tMs) => marks.push({ op: 'end', tMs }),
+      },
+      () => (now += 1000),
+    );
+    // its focus: not stored (title 'excluded'), keys typed meanwhile left out
+    expect(x.window(entry(100, '0x2c00007', 'Form', 'Gtk-form.py')).title).toBe('Form');
+    expect(
+      x.window(entry(200, '0x04000001', 'cua-annotator recording', 'cua-annotator')),
+    ).toMatchObject({
+      title: 'excluded',
+      app: null,
+    });
+    expect(marks[0]).toMatchObject({ op: 'open', tMs: 200 });
+    const keys = await x.filter([ev(250, 'keydown', { keycode: 30, key: 'a' })]);
+    expect(keys).toEqual([]);
+    // a click on it while another window has focus: left out
+    x.window(entry(300, '0x2c00007', 'Form', 'Gtk-form.py'));
+    const bounds = { x: 0, y: 0, width: 340, height: 76 };
+    pointed = {
+      windowId: '0x4000001',
+      title: 'cua-annotator recording',
+      app: 'cua-annotator',
+      pid: 7,
+      bounds,
+    };
+    expect(await x.filter([ev(400, 'down', { button: 'left', x: 5, y: 5 })])).toEqual([]);
+    pointed = { windowId: '0x2c00007', title: 'Form', app: 'Gtk-form.py', pid: 8, bounds };
+    expect(await x.filter([ev(500, 'down', { button: 'left', x: 50, y: 50 })])).toHaveLength(1);
+    // on the screen: its region is blanked like an excluded window's
+    expect(selected).toEqual(['0x4000001']);
   });
 });
