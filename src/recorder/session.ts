@@ -22,7 +22,6 @@ import {
 import type { DisplayInfo } from './display-info';
 import type { DisplayWatcher } from './display-watcher';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
-import type { InputHookDiagnostic } from './input/hook-types';
 import { HOOK_DEFERRED_FLUSH_MS } from './input/hook-protocol';
 import type { HotkeyAction, HotkeyBindings } from './input/hotkeys';
 import type { InputEvent } from './input/normalize-input-event';
@@ -33,7 +32,6 @@ import { CaptureExclusion, type CaptureExclusionOptions } from './privacy/captur
 import type { ActiveWindowEntry } from './windows/active-window';
 import {
   displayChangedWarning,
-  formatRecordingClock,
   LiveWarningMonitor,
   type LiveWarning,
   type LiveWarningOptions,
@@ -448,12 +446,7 @@ export class RecordingSession {
           });
         },
         onHotkey: (action, tMs) => this.onHotkey(action, tMs),
-        onDiagnostic: (d) => {
-          o.onWarning?.(`input: ${d.code}: ${d.message}`);
-          if (d.code === 'INPUT_LOST' || d.code === 'HOOK_EVENTS_LOST') {
-            this.noteInputLost(d);
-          }
-        },
+        onDiagnostic: (d) => o.onWarning?.(`input: ${d.code}: ${d.message}`),
         onFatal: (e) => {
           // the fault below is the user's message (onFault): no separate "gave up" line
           const reason = /Input capture stopped: (.*?)\. /.exec(e.message)?.[1] ?? e.message;
@@ -789,22 +782,6 @@ export class RecordingSession {
       if (this.stateValue === 'recording') {
         monitor.check(monotonicNowMs()).forEach((w) => this.emitLiveWarning(w));
       }
-    });
-  }
-
-  // Input lost before it could be stored (the X server dropped it, or lines from the hook child
-  // went missing): a warning stored with the recording at once, so it never looks complete.
-  private noteInputLost(d: InputHookDiagnostic): void {
-    const tMs = monotonicNowMs();
-    const at = formatRecordingClock(tMs - (this.startedAt || tMs));
-    const what =
-      d.code === 'INPUT_LOST'
-        ? `${String(d.details?.keyPresses ?? 'some')} key presses (and the input around them) never reached the recorder: the X server dropped them while the machine was too busy for the input hook to keep up`
-        : `input events were lost between the input hook and the recorder (${d.message})`;
-    this.emitLiveWarning({
-      code: 'INPUT_LOST',
-      tMs,
-      message: `INPUT_LOST: near ${at}, ${what}. Text typed around then may be incomplete: check those steps against the video, or record that part again on a less busy machine.`,
     });
   }
 
