@@ -11,6 +11,7 @@ import {
   type ExclusionRule,
 } from '../../recorder/privacy/exclusion';
 import type { SettingsPatch } from '../../shared/contract';
+import { displayNameKey } from '../../replay/display-identity';
 import { MODIFIER_BITS } from '../../shared/domain/raw-event';
 import { AppError, isAppError } from '../../shared/errors';
 
@@ -179,25 +180,14 @@ export function checkUploadEndpoint(endpoint: string): void {
   }
 }
 
-/** The X server a display name names: `[host]:N[.S]` with local hosts and the screen dropped
- * and the number without leading zeros (`:0173`, `:173.0`, `unix:173`, `localhost:173` → `:173`);
- * null when it is not of that form. */
-function displayServer(display: string): string | null {
-  const m = /^(.*):(\d+)(?:\.\d+)?$/.exec(display.trim());
-  if (!m) {
-    return null;
-  }
-  const host = (m[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase();
-  const local = ['', 'unix', 'localhost', '127.0.0.1', '::1'].includes(host);
-  return `${local ? '' : host}:${Number(m[2])}`;
-}
-
 // Replay takes over the mouse and keyboard of its display: never the one this host runs on, in
-// any spelling of it (the schema lets only display names through). replay:start compares the X
-// servers themselves (src/replay/display-identity.ts); this is the check of the name.
+// any spelling of it (`:0173`, `:173.0`, `unix:173`, `localhost:173` for `:173`; the schema lets
+// only display names through). This is the check of the name, at once; replay:start also
+// compares the X servers the names reach (src/replay/display-identity.ts).
 function checkReplayDisplay(display: string, env: NodeJS.ProcessEnv): void {
   const own = env.DISPLAY?.trim();
-  if (display === '' || !own || displayServer(display) !== displayServer(own)) {
+  const key = displayNameKey(display);
+  if (display === '' || !own || key === null || key !== displayNameKey(own)) {
     return;
   }
   throw new AppError(
