@@ -220,6 +220,8 @@ describe('item 35: title rules run in linear time', () => {
       expect(r.code, r.stderr).not.toBe(0);
       expect(r.stderr).toContain('[EXCLUSION_RULE_INVALID]');
       expect(r.stderr).toContain('--exclude-title');
+      expect(r.stderr).toContain('invalid escape sequence');
+      expect(r.stderr).not.toContain('(?i)');
       expect(r.stderr).toMatch(/fix: /);
       const tooMany = await runCli(
         [...record, ...many(101, 'T').flatMap((title) => ['--exclude-title', title])],

@@ -162,7 +162,10 @@ function compileTitle(rule: ExclusionRule): TitlePattern {
   try {
     return RE2JS.compile(rule.pattern, RE2JS.CASE_INSENSITIVE);
   } catch (e) {
-    const reason = (e as Error).message.replace(/^error parsing regexp: /, '');
+    // RE2's message quotes the pattern with the case-insensitive flag it was given as (?i)
+    const reason = (e as Error).message
+      .replace(/^error parsing regexp: /, '')
+      .replace('`(?i)', '`');
     throw new AppError(
       'EXCLUSION_RULE_INVALID',
       `${rule.source} "${rule.pattern}" is not a title pattern the recorder can run: ${reason}.`,
