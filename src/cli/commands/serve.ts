@@ -12,6 +12,7 @@ import {
   mediaPath,
   PASSWORD_ENV,
 } from '../../server';
+import { resolveLibraryDir } from '../../services/create-services';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
@@ -39,8 +40,23 @@ Options:
                     links resolved)
   --renderer DIR    built renderer to serve (default out/renderer; npm run build:renderer)
   --open            open the URL in the default browser
-  --library DIR     library folder
+  --library DIR     library folder. With none at the default location (a new annotator), serve
+                    creates it there, as record and the desktop app do, so the Record page can
+                    be reached; a --library or CUA_ANNOTATOR_LIBRARY folder elsewhere without a
+                    library is an error (LIBRARY_NOT_FOUND), never a new empty library
   -h, --help        show this help`;
+
+// True when the library folder resolves to the default location (no --library and no
+// CUA_ANNOTATOR_LIBRARY, or one naming that same folder): the one serve may create.
+function isDefaultLibrary(flag: string | undefined): boolean {
+  const chosen = resolveLibraryDir({ flag });
+  if (chosen.from === 'default') {
+    return true;
+  }
+  const env = { ...process.env };
+  delete env.CUA_ANNOTATOR_LIBRARY;
+  return chosen.dir === resolveLibraryDir({ env }).dir;
+}
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) {
@@ -113,6 +129,13 @@ export const serveCommand: Command = {
       );
     }
 
+    // a new annotator has no library yet: make it at the default location (as record does),
+    // so the Record page and the empty library page are reachable; never elsewhere (a typo)
+    const createDefault = isDefaultLibrary(values.library);
+    const existedBefore =
+      createDefault &&
+      fs.existsSync(path.join(resolveLibraryDir({ flag: values.library }).dir, 'library.sqlite'));
+
     const events = createEventHub();
     // the browser UI, its API and its media live under this per-launch path (media URLs too)
     const basePath = createSessionPath();
@@ -132,6 +155,12 @@ export const serveCommand: Command = {
           log: errLine,
         });
         const { stopped, dispose } = untilSignal();
+        if (createDefault && !existedBefore) {
+          errLine(
+            `Created a new, empty library at ${services.lib.dir} (the default location). Record ` +
+              'on the Record page, or import AgentNet folders with `cua-annotator import`.',
+          );
+        }
         out(`Serving the library ${services.lib.dir}`);
         out(`Open ${server.url}`);
         if (!isLoopbackHost(host)) {
@@ -155,6 +184,7 @@ export const serveCommand: Command = {
         return 0;
       },
       {
+        create: createDefault,
         services: {
           emit: events.emit,
           mediaUrl: (id, kind, name) => `${basePath}${mediaPath(id, kind, name)}`,
