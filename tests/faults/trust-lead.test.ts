@@ -1,5 +1,6 @@
 // Fault suite of issue 26 (trust, round 2), the lead's items: 18 (disk full while computing
-// keyframes: README row 46), 23 (small but seen: README row 51).
+// keyframes: README row 46), 23 (small but seen: README row 51), 24 (the README's main command
+// run twice: README row 52).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -138,4 +139,25 @@ describe('issue 26, item 23: small but seen', () => {
       ex.cleanup();
     }
   }, 180_000);
+});
+
+describe('issue 26, item 24: the README main command, run again', () => {
+  it('item 52: import --skip-existing of a folder already in the library succeeds and names the recording', async () => {
+    const lib = path.join(root, 'again');
+    const args = ['import', FIXTURE_DIR, '--skip-existing', '--no-keyframes', '--library', lib];
+    const first = await runCli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const id = /^imported ([0-9a-f-]{36}):/m.exec(first.stdout)![1]!;
+    const second = await runCli(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain(`skipped ${FIXTURE_DIR}: already in the library as ${id}`);
+    const list = await runCli(['list', '--json', '--library', lib]);
+    expect((JSON.parse(list.stdout) as unknown[]).length).toBe(1);
+    // without the flag it stays an error, and the two flags together are a usage error
+    const plain = await runCli(['import', FIXTURE_DIR, '--no-keyframes', '--library', lib]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('IMPORT_DUPLICATE');
+    const both = await runCli([...args, '--allow-duplicate']);
+    expect(both.code).toBe(1);
+  }, 120_000);
 });

@@ -10,8 +10,8 @@ import type { ApiEvent, ApiEvents } from '../../shared/contract';
 import { APP_VERSION } from '../version';
 import { createProgress, errLine, out, outJson, type Progress } from '../output';
 
-const HELP = `Usage: cua-annotator import <folder...> [--allow-duplicate] [--no-keyframes] [--json]
-                              [--library DIR]
+const HELP = `Usage: cua-annotator import <folder...> [--allow-duplicate | --skip-existing]
+                              [--no-keyframes] [--json] [--library DIR]
 
 Imports AgentNet Tool recording folders (events.jsonl, metadata.json, task_name.json, the .mp4,
 reduced_events_complete.jsonl / reduced_events_vis.jsonl, a11y/element/top_window streams).
@@ -26,6 +26,9 @@ with what to do, keeps the import and makes the exit code 2.
 
 Options:
   --allow-duplicate  import a folder already in the library again (distinct episode name)
+  --skip-existing    a folder already in the library is not an error: it is reported as
+                     "already in the library as <id>" and skipped (running the same import
+                     twice succeeds both times)
   --no-keyframes  import only; keyframes are computed when the recording is first opened
   --json          print one JSON object per folder for scripts
   --library DIR   library folder
@@ -41,6 +44,7 @@ type KeyframesOutcome =
 
 type Outcome =
   | { folder: string; ok: true; result: ImportResult; keyframes?: KeyframesOutcome }
+  | { folder: string; ok: true; skipped: { existingId: string } }
   | { folder: string; ok: false; code: string; error: string; fix?: string };
 
 /** The `import` command. */
@@ -53,6 +57,7 @@ export const importCommand: Command = {
       json: { type: 'boolean' },
       'allow-duplicate': { type: 'boolean' },
       'no-keyframes': { type: 'boolean' },
+      'skip-existing': { type: 'boolean' },
     });
     if (values.help) {
       out(HELP);
@@ -60,6 +65,9 @@ export const importCommand: Command = {
     }
     if (!positionals.length) {
       throw new UsageError('import needs at least one folder');
+    }
+    if (values['skip-existing'] && values['allow-duplicate']) {
+      throw new UsageError('--skip-existing and --allow-duplicate contradict each other: give one');
     }
     const outcomes: Outcome[] = [];
     const progress = createProgress(
@@ -82,6 +90,12 @@ export const importCommand: Command = {
           });
           outcomes.push({ folder, ok: true, result });
         } catch (e) {
+          if (values['skip-existing'] && isAppError(e, 'IMPORT_DUPLICATE')) {
+            const existing = e.details?.existingId;
+            const existingId = typeof existing === 'string' ? existing : '?';
+            outcomes.push({ folder, ok: true, skipped: { existingId } });
+            continue;
+          }
           if (!isAppError(e) || positionals.length === 1) {
             progress.finish();
             throw e; // closing the services cancels the keyframes under way
@@ -110,7 +124,9 @@ export const importCommand: Command = {
       outJson(outcomes.length === 1 ? outcomes[0] : outcomes);
     } else {
       for (const o of outcomes) {
-        if (o.ok) {
+        if (o.ok && 'skipped' in o) {
+          out(`skipped ${o.folder}: already in the library as ${o.skipped.existingId}`);
+        } else if (o.ok) {
           const r = o.result;
           out(
             `imported ${r.id}: ${r.events} events, ${r.steps} steps (${Math.round(r.timings.totalMs)} ms) from ${o.folder}`,
@@ -140,7 +156,7 @@ export const importCommand: Command = {
         }
       }
     }
-    return outcomes.every((o) => o.ok && o.keyframes?.ok !== false) ? 0 : 2;
+    return outcomes.every((o) => o.ok && ('skipped' in o || o.keyframes?.ok !== false)) ? 0 : 2;
   },
 };
 
@@ -183,8 +199,8 @@ class ImportKeyframes {
     }
     try {
       for (const o of outcomes) {
-        const job = o.ok ? this.pending.get(o.result.id) : undefined;
-        if (!o.ok || !job) {
+        const job = o.ok && 'result' in o ? this.pending.get(o.result.id) : undefined;
+        if (!o.ok || !('result' in o) || !job) {
           continue;
         }
         const r = await job.done;
