@@ -44,10 +44,10 @@ export type KeyframeProbe = {
   /** Frame index of `timeS`: floor(timeS · fps + 0.5). */
   frame: number;
   /** Time the search returns when this probe is the first that differs: timeS + 0.1 (steps:
-   * clamped to the video end, §1.4), then moved onto the last frame when its frame lies past
-   * it (§1.6, native), video-relative s. */
+   * clamped to the video end, §1.4; terminate: moved onto the last frame when its frame lies
+   * past it, §1.6), video-relative s. */
   resultTimeS: number;
-  /** Frame index of `resultTimeS`, always inside the video. */
+  /** Frame index of `resultTimeS` (may be ≥ frameCount for a step, never for terminate). */
   resultFrame: number;
 };
 
@@ -241,19 +241,16 @@ function planStep(step: KeyframeStepInput, index: number, video: VideoFacts): Ke
   return { rule: 'B', timeS, frame: frameIndexAt(timeS, video.fps) };
 }
 
-// docs/keyframes.md §1.4: a time at or past the video end becomes max(0, L − 0.01), then (§1.6,
-// native) onto the last frame when its frame lies past it.
+// docs/keyframes.md §1.4: a time at or past the video end becomes max(0, L − 0.01).
 function clampToVideo(timeS: number, video: VideoFacts): number {
-  return toLastFrame(
-    timeS >= video.durationS ? Math.max(0, video.durationS - END_MARGIN_S) : timeS,
-    video,
-  );
+  return timeS >= video.durationS ? Math.max(0, video.durationS - END_MARGIN_S) : timeS;
 }
 
-// docs/keyframes.md §1.6 (native): a chosen time whose frame lies past the last frame (the
-// reference reads nothing there and keeps a null image; L − 0.01 is such a time below 50 fps,
-// and so is a terminate result t + 0.1 in the video's last 0.1 s) becomes the last frame's time,
-// so every keyframe is an image of the video. Times whose frame is in the video are unchanged.
+// docs/keyframes.md §1.6 (native, terminate only): a terminate time whose frame lies past the
+// last frame (a result t + 0.1 in the video's last 0.1 s, or L − 0.01 below 50 fps; the reference
+// reads nothing there and keeps a null image) becomes the last frame's time, so the final
+// keyframe is an image of the video. Times whose frame is in the video are unchanged. (A step's
+// time lies past the end only when the step itself lies outside the video: STEP_OUTSIDE_VIDEO.)
 function toLastFrame(timeS: number, video: VideoFacts): number {
   if (video.frameCount > 0 && frameIndexAt(timeS, video.fps) >= video.frameCount) {
     return (video.frameCount - 1) / video.fps;

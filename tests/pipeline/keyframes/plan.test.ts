@@ -51,7 +51,7 @@ describe('planKeyframes', () => {
     expect(plan.steps.map((s) => s.rule)).toEqual(['A', 'A', 'A', 'B', 'B', 'B']);
   });
 
-  it('case B: press − 0.5, at least 0.01 s, clamped to L − 0.01, then to the last frame', () => {
+  it('case B: press − 0.5, at least 0.01 s, clamped to L − 0.01 at the video end', () => {
     const plan = planKeyframes({
       ...SHORT_VIDEO,
       steps: [
@@ -65,9 +65,9 @@ describe('planKeyframes', () => {
     expect(plan.steps).toEqual([
       { rule: 'B', timeS: pressRel - 0.5, frame: frameIndexAt(pressRel - 0.5, 30) },
       { rule: 'B', timeS: 0.01, frame: 0 },
-      // L − 0.01 is frame floor(29.7 + 0.5) = 30, past the last frame: the last frame (§1.6)
-      { rule: 'B', timeS: 29 / 30, frame: 29 },
+      { rule: 'B', timeS: 1 - 0.01, frame: 30 }, // floor(29.7 + 0.5) = 30: past the last frame
     ]);
+    // the terminate (fixed, the video ends first) is the last frame (§1.6)
     expect(plan.candidateFrames).toEqual([0, 6, 29]);
   });
 
@@ -81,13 +81,12 @@ describe('planKeyframes', () => {
     expect(search.hiS).toBe(hi);
     expect(search.refFrame).toBe(frameIndexAt(hi, 30));
     expect(search.isRefInRange).toBe(true);
-    // probe 0 (t ≈ 0.95) would return ≈ 1.05 ≥ L, clamped to L − 0.01 (frame 30), then to the
-    // last frame
+    // probe 0 (t ≈ 0.95) would return ≈ 1.05 ≥ L, clamped to L − 0.01
     expect(search.probes[0]).toEqual({
       timeS: hi,
       frame: 29,
-      resultTimeS: 29 / 30,
-      resultFrame: 29,
+      resultTimeS: 0.99,
+      resultFrame: 30,
     });
     expect(search.probes[1]?.resultTimeS).toBe(hi - 0.1 + 0.1);
     expect(search.probes.map((p) => p.frame)).toEqual([29, 26, 23, 20, 17]);
