@@ -15,6 +15,7 @@ import { computeKeyframes, TERMINATE_KEYFRAME_ID } from '../../src/services/revi
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { insertEvents, insertVideo, listKeyframes } from '../../src/store';
 import { runCli } from '../helpers/cli';
+import { startDesktop } from '../helpers/desktop';
 import { tempLibrary } from '../helpers/library';
 import { FIXTURE_DIR } from '../helpers/paths';
 import { makeRecording } from '../helpers/store';
@@ -169,4 +170,81 @@ describe('terminate keyframe at the video end', () => {
       t.cleanup();
     }
   }, 120_000);
+});
+
+describe('a recording without input', () => {
+  it('item 47: record --duration with no input warns NO_INPUT; export --all skips it with a notice in every format', async () => {
+    const lib = path.join(root, 'no-input');
+    const desktop = await startDesktop();
+    let rec;
+    try {
+      rec = await runCli(
+        ['record', '--task', 'nothing happens', '--duration', '2', '--no-a11y', '--library', lib],
+        desktop.env,
+      );
+    } finally {
+      await desktop.stop();
+    }
+    expect(rec.code, rec.stderr).toBe(0);
+    const id = /^([0-9a-f-]{36})$/m.exec(rec.stdout)![1]!;
+    // warned at record time, in the summary, and stored with the recording
+    expect(rec.stdout + rec.stderr).toMatch(/warning: NO_INPUT: .*delete it .*or record again/i);
+    const show = await runCli(['show', id, '--json', '--library', lib]);
+    expect(show.code, show.stderr).toBe(0);
+    const warnings = (JSON.parse(show.stdout) as { warnings: string[] }).warnings;
+    expect(warnings.some((w) => w.startsWith('NO_INPUT:'))).toBe(true);
+
+    const imported = await runCli(['import', FIXTURE_DIR, '--library', lib]);
+    expect(imported.code, imported.stderr).toBe(0);
+    for (const format of EXPORT_FORMATS) {
+      const out = path.join(root, `no-input-${format}`);
+      const r = await runCli([
+        'export',
+        '--all',
+        '--format',
+        format,
+        '--out',
+        out,
+        '--library',
+        lib,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`skipped ${id}`);
+      expect(r.stdout).toMatch(/no input was recorded/);
+      expect(r.stdout).toMatch(/exported 1 recording/);
+      expect(fs.readdirSync(out).length).toBeGreaterThan(0);
+    }
+    // named alone, it is refused with a fix that can work
+    const alone = await runCli([
+      'export',
+      id,
+      '--format',
+      'agentnet-raw',
+      '--out',
+      path.join(root, 'no-input-alone'),
+      '--library',
+      lib,
+    ]);
+    expect(alone.code).not.toBe(0);
+    expect(alone.stderr).toMatch(/no input was recorded/);
+    expect(alone.stderr).toMatch(/fix: .*delete/i);
+    expect(alone.stderr).not.toMatch(/run `cua-annotator reduce/);
+    // and --skip-damaged leaves it out of a run naming it
+    const good = /^imported ([0-9a-f-]{36})/m.exec(imported.stdout)![1]!;
+    const both = await runCli([
+      'export',
+      id,
+      good,
+      '--skip-damaged',
+      '--format',
+      'agentnet-raw',
+      '--out',
+      path.join(root, 'no-input-skip'),
+      '--library',
+      lib,
+    ]);
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stdout).toContain(`skipped ${id}`);
+    expect(both.stdout).toMatch(/exported 1 recording/);
+  }, 240_000);
 });

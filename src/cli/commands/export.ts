@@ -32,7 +32,8 @@ anything is written, naming it. Recordings sharing an episode name get their own
 (the later ones with a short id suffix).
 
 Options:
-  --all            every recording in the library
+  --all            every recording in the library (those without steps — nothing was
+                   recorded — are skipped with a notice)
   --format F       ${EXPORT_FORMATS.join(' | ')}
   --out DIR        output folder (created if missing), or s3://BUCKET/PREFIX to write the
                    export to S3-compatible storage (every object verified; cua-export.json,
@@ -128,6 +129,8 @@ export const exportCommand: Command = {
           embedImages: values['embed-images'],
           overwrite: values.overwrite,
           skipDamaged: values['skip-damaged'],
+          // --all: a recording without steps (no input recorded) is skipped with a notice
+          skipEmpty: values.all ?? false,
           allowPii: values['allow-pii'] ?? false,
           appVersion: APP_VERSION,
           onProgress: (p) => progress.update(p.done, `${p.recordingId.slice(0, 8)} ${p.phase}`),
@@ -152,8 +155,19 @@ export const exportCommand: Command = {
     const steps = results.reduce((n, r) => n + r.steps, 0);
     out(
       `exported ${results.length} recording(s), ${steps} steps, as ${format} to ${outDir}` +
-        (run.skipped.length ? ` (${run.skipped.length} damaged skipped)` : ''),
+        skippedSummary(run.skipped),
     );
     return 0;
   },
 };
+
+// " (1 without steps and 2 damaged skipped)": what the run left out, by kind.
+function skippedSummary(skipped: readonly { code: string }[]): string {
+  const empty = skipped.filter((s) => s.code === 'NO_STEPS').length;
+  const damaged = skipped.length - empty;
+  const parts = [
+    ...(empty ? [`${empty} without steps`] : []),
+    ...(damaged ? [`${damaged} damaged`] : []),
+  ];
+  return parts.length ? ` (${parts.join(' and ')} skipped)` : '';
+}

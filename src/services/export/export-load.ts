@@ -10,6 +10,7 @@ import { sha256File } from '../../pipeline/io/hash';
 import { cutVideoFrames } from '../../pipeline/media/cut-video';
 import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
 import {
+  countEvents,
   getLabels,
   getRecording,
   listAxRecords,
@@ -62,6 +63,33 @@ const DAMAGE_CODES = new Set<string>([
   'VIDEO_UNREADABLE',
   'FFMPEG_FAILED',
 ]);
+
+// A recording with no step to export. Without input (zero events) nothing can give it steps:
+// the fix is to delete it or record again, and `export --all` skips it (issue 26 item 19).
+function noStepsError(lib: Library, id: string, seq: number): AppError {
+  const events = countEvents(lib.db, seq).total;
+  if (events === 0) {
+    return new AppError(
+      'EXPORT_INVALID',
+      `Recording ${id} has no steps: no input was recorded (0 events), so there is nothing to export.`,
+      { recordingId: id, reason: NO_STEPS },
+      `Delete it (cua-annotator delete ${id}) or record again; \`export --all\` skips it.`,
+    );
+  }
+  return new AppError(
+    'EXPORT_INVALID',
+    `Recording ${id} has no steps (${events} input events, none of them an action, or every step deleted in review), so there is nothing to export.`,
+    { recordingId: id, reason: NO_STEPS },
+    `Run \`cua-annotator reduce ${id}\` (or undo the deletions on its review page); if it still has no steps, delete it (cua-annotator delete ${id}) or record again.`,
+  );
+}
+
+const NO_STEPS = 'no-steps';
+
+/** True when `e` is the error of a recording with no step to export ({@link loadForExport}). */
+export function isNoStepsError(e: unknown): e is AppError {
+  return e instanceof AppError && e.details?.reason === NO_STEPS;
+}
 
 /** True when `e` means the recording is damaged (anything uncoded while reading rows, too). */
 export function isDamage(e: unknown): boolean {
@@ -177,10 +205,7 @@ export async function loadForExport(
     );
   }
   if (!steps.length) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${rec.id} has no steps; run \`cua-annotator reduce ${rec.id}\` first (zero events give zero steps).`,
-    );
+    throw noStepsError(lib, rec.id, found.seq);
   }
   // every row the export will read, so a damaged page stops the run before anything is written
   if (format === 'agentnet-raw') {

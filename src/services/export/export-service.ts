@@ -16,6 +16,7 @@ import {
   damagedError,
   damageOf,
   isDamage,
+  isNoStepsError,
   loadForExport,
   type Loaded,
   type SkippedRecording,
@@ -66,6 +67,9 @@ export type ExportOptions = {
   onProgress?: (p: ExportProgress) => void;
   /** Leave damaged recordings out (listed in {@link ExportRun.skipped}) instead of failing. */
   skipDamaged?: boolean;
+  /** Leave recordings with no step out (listed in {@link ExportRun.skipped}, code NO_STEPS)
+   * instead of failing: `export --all` (a recording without input has nothing to export). */
+  skipEmpty?: boolean;
   /** Export despite unresolved PII findings of a blocking kind (else PII_UNRESOLVED); the
    * allowance is recorded in the review history and the export's metadata (policy.ts). */
   allowPii?: boolean | undefined;
@@ -126,6 +130,11 @@ export async function runExport(
     try {
       loaded.push(await loadForExport(lib, id, options.format));
     } catch (e) {
+      if (isNoStepsError(e) && (options.skipEmpty || options.skipDamaged)) {
+        // nothing to export (a recording without input): left out with its reason and fix
+        skipped.push({ id, code: 'NO_STEPS', message: `${e.message} ${e.fix ?? ''}`.trim() });
+        continue;
+      }
       if (!isDamage(e)) {
         throw e;
       }
@@ -142,8 +151,9 @@ export async function runExport(
       skipped.push(damageOf(id, e));
     }
   }
-  if (skipped.length && !options.skipDamaged) {
-    throw damagedError(skipped);
+  const damaged = skipped.filter((s) => s.code !== 'NO_STEPS');
+  if (damaged.length && !options.skipDamaged) {
+    throw damagedError(damaged);
   }
   // the privacy policy before anything is written (PII_UNRESOLVED refuses the whole run)
   const pii = new Map(

@@ -10,6 +10,7 @@ import { runCommand } from '../../infra/run-command';
 import path from 'node:path';
 import { canvasOf, type DisplayGeometry, type RecordingStatus } from '../../shared/domain';
 import {
+  countEvents,
   deleteRecordingVideos,
   getCapture,
   getRecordingScreen,
@@ -177,10 +178,24 @@ export async function finalizeCapture(
   let steps = 0;
   try {
     steps = reduceRecording(lib, rec.id).steps.length;
+    if (steps === 0 && videos.length) {
+      // nothing to review or export (issue 26 item 19): said now, and kept with the recording
+      const events = countEvents(lib.db, rec.seq).total;
+      stored = addRecordingWarnings(lib.db, rec.seq, [noInputWarning(rec.id, events)], Date.now());
+    }
   } catch (e) {
     stored.push(`reduction failed: ${(e as Error).message}`);
   }
   return { status, frames, durationMs, steps, warnings: stored };
+}
+
+/** The warning stored on a recording whose input gave no step (`NO_INPUT: …`). */
+export function noInputWarning(id: string, events: number): string {
+  return (
+    `NO_INPUT: no input was recorded (${events ? `${events} events, none of them an action` : 'no key, click or scroll'}), ` +
+    `so the recording has no steps and cannot be exported; \`export --all\` skips it. Delete it ` +
+    `(cua-annotator delete ${id}) or record again.`
+  );
 }
 
 /** Longest capture-fault detail kept in a warning (hook stderr can be long). */
