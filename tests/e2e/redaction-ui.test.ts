@@ -41,6 +41,8 @@ describe('Redaction in the review UI end to end (Chromium + cua-annotator serve)
   let rec: RecordingDto;
   /** The excluded interval, recording clock ms. */
   let excluded = { startMs: 0, endMs: 0 };
+  /** An excluded window's rectangle (video px) over a time range (issue 26, item 6). */
+  let region = { startMs: 0, endMs: 0, box: { x: 0, y: 0, width: 0, height: 0 } };
 
   const recordingUrl = (rec: string) => `${served!.origin}/#/recording/${encodeURIComponent(rec)}`;
   /** The recording's active edits, read from the library the server writes. */
@@ -65,7 +67,7 @@ describe('Redaction in the review UI end to end (Chromium + cua-annotator serve)
   const boxes = () => page.getByTestId('redaction-box');
 
   beforeAll(async () => {
-    builtRenderer = await rendererHolding('privacy-accept-confirm');
+    builtRenderer = await rendererHolding('redaction-region');
     if (builtRenderer) {
       // read by startServer (this file runs in its own worker)
       process.env.CUA_E2E_RENDERER = builtRenderer;
@@ -98,6 +100,23 @@ describe('Redaction in the review UI end to end (Chromium + cua-annotator serve)
       endMs: excluded.endMs,
       kind: 'excluded',
       data: {},
+    });
+    // an excluded window on the screen, not focused, over the video's second tenth
+    region = {
+      startMs: Math.round(v.startMs + v.durationMs * 0.1),
+      endMs: Math.round(v.startMs + v.durationMs * 0.2),
+      box: {
+        x: Math.round(v.width * 0.5),
+        y: Math.round(v.height * 0.1),
+        width: Math.round(v.width * 0.25),
+        height: Math.round(v.height * 0.4),
+      },
+    };
+    insertMark(db, resolveRecordingSeq(db, id).seq, {
+      tMs: region.startMs,
+      endMs: region.endMs,
+      kind: 'excluded-region',
+      data: { rule: 'title:/secret/', bounds: region.box },
     });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -238,6 +257,21 @@ describe('Redaction in the review UI end to end (Chromium + cua-annotator serve)
     const blank = (await page.getByTestId('redaction-excluded').boundingBox())!;
     expect(Math.abs(blank.width - pic.w)).toBeLessThanOrEqual(2);
     expect(Math.abs(blank.height - pic.h)).toBeLessThanOrEqual(2);
+
+    // item 34: an excluded window's rectangle is black where it was, while the playhead is in
+    // its time range
+    const regions = () => page.getByTestId('redaction-region');
+    expect(await regions().count()).toBe(0);
+    await seekTo((region.startMs + region.endMs) / 2);
+    await expect.poll(() => regions().count()).toBe(1);
+    const r = (await regions().boundingBox())!;
+    expect(Math.abs(r.x - (pic.x + region.box.x * scale))).toBeLessThanOrEqual(2);
+    expect(Math.abs(r.y - (pic.y + region.box.y * scale))).toBeLessThanOrEqual(2);
+    expect(Math.abs(r.width - region.box.width * scale)).toBeLessThanOrEqual(2);
+    expect(Math.abs(r.height - region.box.height * scale)).toBeLessThanOrEqual(2);
+    expect(await regions().evaluate(style)).toBe('rgb(0, 0, 0)');
+    await seekTo(region.endMs + 500);
+    await expect.poll(() => regions().count()).toBe(0);
 
     // undo takes the box away
     await seekTo(edit.startMs + 1000);

@@ -1,5 +1,6 @@
 // Box redaction on the video (issue 14, item 3): a layer over the picture that blacks out the
-// recording's active box redactions and excluded intervals while the playhead is inside them (so
+// recording's active box redactions, excluded intervals and excluded windows' rectangles (issue
+// 26, item 6) while the playhead is inside them (so
 // the reviewer sees what will leave; the library's video is never changed), and in "Redact area"
 // mode takes a dragged rectangle; below the controls, the mode's controls: the time range
 // (default: the frame shown to one second later; "Start = now" / "End = now" or typed seconds)
@@ -10,6 +11,7 @@ import type { RecordingDto } from '../../shared/contract';
 import { useElementSize } from '../hooks/use-element-size';
 import {
   boxesAt,
+  covers,
   draftProblem,
   dragToVideoBox,
   fittedRect,
@@ -45,6 +47,7 @@ export function RedactionLayer({ videoRef, video, intrinsic, currentSec }: Redac
   const size = useElementSize(videoRef);
   const boxes = useRedactionStore((s) => s.boxes);
   const excluded = useRedactionStore((s) => s.excluded);
+  const regions = useRedactionStore((s) => s.regions);
   const draft = useRedactionStore((s) => s.draft);
   const [drag, setDrag] = useState<{ a: DisplayPoint; b: DisplayPoint } | null>(null);
 
@@ -53,6 +56,7 @@ export function RedactionLayer({ videoRef, video, intrinsic, currentSec }: Redac
   const tMs = frameTimeMs(currentSec, video);
   const shown = boxesAt(boxes, tMs);
   const isExcluded = isExcludedAt(excluded, tMs);
+  const shownRegions = regions.filter((r) => covers(r, tMs));
   const isDrawing = draft !== null;
 
   const at = (e: PointerEvent<HTMLDivElement>): DisplayPoint => {
@@ -102,6 +106,15 @@ export function RedactionLayer({ videoRef, video, intrinsic, currentSec }: Redac
           Excluded window
         </div>
       )}
+      {shownRegions.map((r) => (
+        <div
+          key={`region-${r.startMs}-${r.box.x}-${r.box.y}-${r.box.width}-${r.box.height}`}
+          className="redaction-box"
+          style={px(videoBoxToDisplay(r.box, picture, pixels))}
+          data-testid="redaction-region"
+          title="An excluded window was here: blacked out in every export and upload"
+        />
+      ))}
       {shown.map((b) => (
         <div
           key={b.editId}

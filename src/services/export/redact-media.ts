@@ -39,16 +39,16 @@ export function pixelRedactions(lib: Library, seq: number): PixelRedaction[] {
       out.push({
         startMs: m.tMs,
         endMs: m.endMs ?? Number.MAX_SAFE_INTEGER,
-        box: regionBox(m.data.bounds),
+        box: excludedRegionBox(m.data.bounds),
       });
     }
   }
   return out;
 }
 
-// The box of an `excluded-region` mark (screen px, which are the video's on X11); a mark whose
-// bounds cannot be read blanks the whole frame rather than nothing.
-function regionBox(bounds: unknown): PixelRedaction['box'] {
+/** The box of an `excluded-region` mark's bounds (screen px, which are the video's on X11); null
+ * when they cannot be read (the mark then blanks the whole frame rather than nothing). */
+export function excludedRegionBox(bounds: unknown): PixelRedaction['box'] {
   const b = bounds as Partial<Record<'x' | 'y' | 'width' | 'height', unknown>> | null | undefined;
   if (!b) {
     return null;

@@ -443,7 +443,8 @@ export const METHOD_SCHEMAS = {
     output: RecordingDtoSchema,
   },
   /** What the player blacks out over the video (what leaves the machine): the active
-   * `redact-box` edits and the excluded intervals (whole frame; endMs null = still open). */
+   * `redact-box` edits, the excluded intervals (whole frame; endMs null = still open) and the
+   * rectangles of excluded windows on the screen (`excluded-region` marks, video px). */
   'privacy:redactions': {
     input: idOnly,
     output: v.strictObject({
@@ -456,6 +457,13 @@ export const METHOD_SCHEMAS = {
         }),
       ),
       excluded: v.array(v.strictObject({ startMs: num, endMs: nullableNum })),
+      regions: v.array(
+        v.strictObject({
+          startMs: num,
+          endMs: nullableNum,
+          box: v.strictObject({ x: num, y: num, width: num, height: num }),
+        }),
+      ),
     }),
   },
   /** Saved upload target (`s3://bucket/prefix`) and annotator, null when none. */

@@ -29,6 +29,7 @@ async function opened(over: Partial<RecordingDto> = {}): Promise<FakeApi> {
   api.on('privacy:redactions', () => ({
     boxes: [...boxes],
     excluded: [{ startMs: 100, endMs: null }],
+    regions: [{ startMs: 50, endMs: 70, box: { x: 1, y: 2, width: 3, height: 4 } }],
   }));
   await useReviewStore.getState().open('rec-1');
   return api;
@@ -40,9 +41,10 @@ describe('useRedactionStore', () => {
     await state().load('rec-1', 0);
     await state().load('rec-1', 0);
     expect(api.methods().filter((m) => m === 'privacy:redactions')).toHaveLength(1);
-    expect([state().boxes, state().excluded, state().loadedVersion]).toEqual([
+    expect([state().boxes, state().excluded, state().regions, state().loadedVersion]).toEqual([
       [],
       [{ startMs: 100, endMs: null }],
+      [{ startMs: 50, endMs: 70, box: { x: 1, y: 2, width: 3, height: 4 } }],
       0,
     ]);
     await state().load('rec-1', 3);

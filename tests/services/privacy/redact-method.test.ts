@@ -120,9 +120,13 @@ describe('privacy:redact', () => {
 });
 
 describe('privacy:redactions', () => {
-  it('lists the active box redactions and the excluded intervals', async () => {
+  it('lists the active box redactions, the excluded intervals and the excluded windows rectangles', async () => {
     const id = makePiiRecording(t.lib.db);
-    expect(await ok('privacy:redactions', { id })).toEqual({ boxes: [], excluded: [] });
+    expect(await ok('privacy:redactions', { id })).toEqual({
+      boxes: [],
+      excluded: [],
+      regions: [],
+    });
     const box = { x: 10, y: 20, width: 30, height: 40 };
     await ok('edits:apply', {
       id,
@@ -137,12 +141,24 @@ describe('privacy:redactions', () => {
     insertMark(t.lib.db, seq, { tMs: 2000, endMs: 3000, kind: 'excluded', data: {} });
     insertMark(t.lib.db, seq, { tMs: 5000, endMs: null, kind: 'excluded', data: {} });
     insertMark(t.lib.db, seq, { tMs: 4000, endMs: 4100, kind: 'pause', data: {} });
+    // excluded windows on the screen (issue 26, item 6): a rectangle; unreadable bounds count as
+    // an interval, as the exports blank the whole frame then
+    const rule = 'title:/secret/';
+    insertMark(t.lib.db, seq, {
+      tMs: 1000,
+      endMs: null,
+      kind: 'excluded-region',
+      data: { rule, bounds: box },
+    });
+    insertMark(t.lib.db, seq, { tMs: 6000, endMs: 7000, kind: 'excluded-region', data: { rule } });
     const r = await ok('privacy:redactions', { id });
     expect(r.boxes).toEqual([{ editId: expect.any(Number), startMs: 100, endMs: 900, box }]);
     expect(r.excluded).toEqual([
       { startMs: 2000, endMs: 3000 },
       { startMs: 5000, endMs: null },
+      { startMs: 6000, endMs: 7000 },
     ]);
+    expect(r.regions).toEqual([{ startMs: 1000, endMs: null, box }]);
     const gone = await call('privacy:redactions', { id: 'nope' });
     expect(gone.ok ? null : gone.error.code).toBe('NOT_FOUND');
   });

@@ -60,7 +60,12 @@ export const createRedactionActions: StateCreator<RedactionStore, [], [], Redact
       try {
         const r = await getApiClient().call('privacy:redactions', { id });
         if (get().loadSeq === seq) {
-          set({ boxes: r.boxes, excluded: r.excluded, loadedVersion: version });
+          set({
+            boxes: r.boxes,
+            excluded: r.excluded,
+            regions: r.regions,
+            loadedVersion: version,
+          });
         }
       } catch (e) {
         if (get().loadSeq === seq) {

@@ -1,5 +1,5 @@
-// State of the player's redaction layer: the recording's pixel redactions (active box edits and
-// excluded intervals, from `privacy:redactions`) drawn over the video, and the box the reviewer
+// State of the player's redaction layer: the recording's pixel redactions (active box edits,
+// excluded intervals and excluded windows' rectangles, from `privacy:redactions`) drawn over the video, and the box the reviewer
 // is drawing in "Redact area" mode.
 import type { ApiMethods } from '../../../shared/contract';
 import type { VideoBox } from '../../lib/redaction-box';
@@ -21,6 +21,8 @@ export type RedactionState = {
   loadedVersion: number | null;
   boxes: RecordingRedactions['boxes'];
   excluded: RecordingRedactions['excluded'];
+  /** Excluded windows' rectangles on the screen over their time (issue 26, item 6). */
+  regions: RecordingRedactions['regions'];
   /** Counts started loads; an answer from an older one is dropped. */
   loadSeq: number;
   /** "Redact area" mode: the reviewer is drawing a box; null when not. */
@@ -38,6 +40,7 @@ export function initialRedactionState(): RedactionState {
     loadedVersion: null,
     boxes: [],
     excluded: [],
+    regions: [],
     loadSeq: 0,
     draft: null,
     applying: false,
