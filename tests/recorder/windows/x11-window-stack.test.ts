@@ -1,6 +1,7 @@
 // The windows on the screen (issue 26, item 6): parsing `xwininfo -root -tree`, and the X11
 // reader on a real Xvfb + openbox desktop with xmessage windows: only the selected clients, with
-// their frame (decorations included), not while iconified, and read again when one moves.
+// their frame (decorations included), not while iconified, and read again (on xev's events, not a
+// poll) when one is iconified, restored or moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monotonicNowMs } from '../../../src/recorder/clock';
 import {
@@ -93,7 +94,8 @@ describe('X11WindowStack (Xvfb, openbox, xmessage)', () => {
       env: desktop.env,
       now: monotonicNowMs,
       select: (c) => c.title === 'Secret Stack',
-      pollMs: 300,
+      // no poll in the time of the test: the readings after the first come from xev's events
+      pollMs: 60_000,
     });
     const until = async (test: (r: StackReading) => boolean) => {
       for (let i = 0; i < 100; i += 1) {
