@@ -17,6 +17,10 @@ import type { Point } from '../pipeline/replay/scale';
 import { chordKeys, driverKey } from './keys';
 import type { ReplayDriver } from './driver-process';
 
+/** The note of a masked step's result. */
+export const MASKED_NOTE =
+  'masked step (typed into a password field): not replayed, not compared, not scored';
+
 /** An element as compared: AgentNet control type and title. */
 export type ReplayElement = { controlType: string; title: string };
 
@@ -312,6 +316,30 @@ export async function runReplay(input: RunReplayInput): Promise<RunReplayOutput>
         throw new AppError('USAGE', `no expectation for step ${plan.index}`);
       }
       await checkUser();
+      if (plan.masked) {
+        // typed into a password field: its characters are unknown, so it is neither driven nor
+        // compared (the service leaves it out of the score)
+        const result: ReplayStepResult = {
+          index: plan.index,
+          kind: 'step',
+          stepId: plan.stepId,
+          screenDiff: null,
+          elementMatch: null,
+          ok: false,
+          masked: true,
+          recordedElement: null,
+          liveElement: null,
+          actionPoint: null,
+          note: MASKED_NOTE,
+          screenshot: null,
+          keyframe: exp.keyframeFile,
+          measureMs: 0,
+          driveMs: 0,
+        };
+        results.push(result);
+        input.onResult?.(result, input.plan.length + 1);
+        continue;
+      }
       if (plan.actionPoint !== null && startsAtPoint(plan.primitives[0])) {
         await moveTo(plan.actionPoint);
         await wait(t.hoverMs);

@@ -14,7 +14,19 @@ import { createEventHub, createServer, mediaPath } from '../../src/server';
 import { createServices } from '../../src/services/create-services';
 import { openLibrary } from '../../src/services/library/library';
 import { replayRecording } from '../../src/services/quality/replay-service';
-import { getAppSettings, setAppSettings } from '../../src/store';
+import { getAppSettings, getRecording, setAppSettings } from '../../src/store';
+import { applyEdit } from '../../src/services/edits/edit-service';
+import { effectiveSteps } from '../../src/services/steps';
+import {
+  keyframeStaleness,
+  refreshStaleKeyframes,
+  TERMINATE_KEYFRAME_ID,
+} from '../../src/services/review/keyframes';
+import { decodePng } from '../../src/pipeline/media/png';
+import { grayThumbnail, type Thumbnail } from '../../src/pipeline/replay/screen-diff';
+import { MASKED_KEY } from '../../src/recorder/input/key-masking';
+import type { ReplayDriver } from '../../src/replay/driver-process';
+import { verdictText } from '../../src/renderer/store/replay/selectors';
 import { compareWithOwnDisplay, sameXServer } from '../../src/replay/display-identity';
 import { acquireDisplayLock, displayLockFile } from '../../src/replay/display-lock';
 import { runCli } from '../helpers/cli';
@@ -272,4 +284,151 @@ describe('replay faults (issue 26)', () => {
     const again = await acquireDisplayLock(':77', { display: ':77', recording: id }, dir);
     await again.release();
   });
+});
+
+/** A driver standing in for nut-js whose every grab shows the keyframe the runner compares with
+ * (a faithful replay), recording what it was asked to do. */
+class FaithfulDriver implements ReplayDriver {
+  typed: string[] = [];
+  private grabs = 0;
+  private pointerAt = { x: 1, y: 1 };
+  constructor(
+    private readonly screen: { width: number; height: number },
+    private readonly screens: Thumbnail[],
+  ) {}
+  hello() {
+    return Promise.resolve({ ...this.screen, pointer: { ...this.pointerAt }, version: 1 });
+  }
+  pointer() {
+    return Promise.resolve({ ...this.pointerAt });
+  }
+  grab() {
+    const thumbnail = this.screens[Math.min(this.grabs++, this.screens.length - 1)]!;
+    return Promise.resolve({ thumbnail, grabMs: 1 });
+  }
+  saveLastGrab(file: string) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'png');
+    return Promise.resolve();
+  }
+  move(x: number, y: number) {
+    this.pointerAt = { x, y };
+    return Promise.resolve();
+  }
+  button = () => Promise.resolve();
+  click = () => Promise.resolve();
+  scroll = () => Promise.resolve();
+  type = (text: string) => {
+    this.typed.push(text);
+    return Promise.resolve();
+  };
+  keys = () => Promise.resolve();
+  close = () => Promise.resolve();
+}
+
+describe('replay of a masked (password) step (issue 26 item 10)', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-trust-replay-masked-'));
+  const libDir = path.join(root, 'lib');
+  let id = '';
+  let masked = 0;
+  let stepCount = 0;
+  let screens: Thumbnail[] = [];
+  let screen = { width: 0, height: 0 };
+
+  beforeAll(async () => {
+    id = await copyExampleLibrary(libDir);
+    const lib = openLibrary(libDir);
+    try {
+      const rec = getRecording(lib.db, id);
+      const steps = effectiveSteps(lib, rec.seq);
+      masked = steps.findIndex((s, i) => i > 0 && s.calls.every((c) => c.name !== 'terminate'));
+      // what the recorder stores for typing into a password field: one bullet per character
+      applyEdit(lib, id, {
+        op: 'set-action',
+        stepId: steps[masked]!.id,
+        calls: [{ name: 'write', args: { message: `${MASKED_KEY.repeat(7)}` } }],
+      });
+      await refreshStaleKeyframes(lib, id);
+      const now = keyframeStaleness(lib, rec.seq);
+      stepCount = now.steps.length;
+      screen = { width: rec.screen.width, height: rec.screen.height };
+      const thumb = (file: string | null | undefined) => {
+        const png = decodePng(fs.readFileSync(lib.resolve(file!)));
+        return grayThumbnail(png.rgb, png.width, png.height);
+      };
+      screens = [
+        ...now.steps.map((s) => thumb(now.rows.get(s.id)?.path)),
+        thumb(now.rows.get(TERMINATE_KEYFRAME_ID)?.path),
+      ];
+    } finally {
+      lib.close();
+    }
+  }, 180_000);
+
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('item 10: a masked step is not typed, says "masked", and is left out of the score', async () => {
+    // a masked step grabs nothing: the live screens are the other steps' keyframes
+    const driver = new FaithfulDriver(
+      screen,
+      screens.filter((_, i) => i !== masked),
+    );
+    const lib = openLibrary(libDir);
+    let report: ReplayReport;
+    try {
+      report = await replayRecording(lib, id, {
+        display: ':4747',
+        env: { DISPLAY: ':4748' },
+        elements: false,
+        stopHotkey: false,
+        speed: 100,
+        timing: { minSettleMs: 0, maxSettleMs: 0, hoverMs: 0, pollMs: 1, dragMoves: 1 },
+        startDriver: () => Promise.resolve(driver),
+      });
+    } finally {
+      lib.close();
+    }
+    // the bullets were never typed
+    expect(driver.typed.join('')).not.toContain(MASKED_KEY);
+    const step = report.steps[masked]!;
+    expect(step).toMatchObject({ masked: true, ok: false });
+    expect(step.note).toMatch(/masked.*not replayed/);
+    // every other result matches (a faithful replay): the score counts them only
+    const others = report.steps.filter((s) => s.index !== masked);
+    expect(others.every((s) => s.ok)).toBe(true);
+    expect(report.score).toBe(1);
+    expect(report.firstDivergent).toBeNull();
+    expect(report.steps).toHaveLength(stepCount + 1);
+    // the UI's word for it
+    expect(verdictText({ ok: false, masked: true })).toBe('masked');
+    expect(verdictText({ ok: false, masked: false })).toBe('diverges');
+  }, 120_000);
+
+  it('item 10: the CLI says MASKED for the step and leaves it out of the count', async () => {
+    const desktop = await startDesktop({ shouldWaitForWindowManager: false });
+    try {
+      const r = await runCli(
+        [
+          'replay',
+          id,
+          '--display',
+          desktop.display,
+          '--speed',
+          '100',
+          '--no-elements',
+          '--library',
+          libDir,
+        ],
+        { ...desktop.env, DISPLAY: '' },
+      );
+      expect([0, 1], r.stderr).toContain(r.code);
+      const line = r.stdout.split('\n').find((l) => l.startsWith(String(masked).padStart(4)));
+      expect(line).toMatch(/ MASKED .*masked step .*not replayed/);
+      expect(r.stdout).toMatch(
+        new RegExp(`/${stepCount} results match; 1 masked step not replayed or scored\\)`),
+      );
+    } finally {
+      await desktop.stop();
+    }
+  }, 120_000);
 });

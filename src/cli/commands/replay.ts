@@ -28,10 +28,14 @@ Replay stops at once when the pointer is moved by anyone but itself (the user's 
 or on Ctrl+C, and reports where it stopped. By default it refuses to drive the display this
 command runs on ($DISPLAY): give --display :N of a virtual display, or --live.
 
-Output: one line per step (index, ok/DIVERGES, screen difference, element), then the score and
-the first divergent step. With --json: the report
+A step typed into a password field (stored masked, write('•••')) cannot be replayed: it is
+shown as MASKED ("masked": true in --json), not driven, not compared, and left out of the score.
+
+Output: one line per step (index, ok/DIVERGES/MASKED, screen difference, element), then the
+score and the first divergent step. With --json: the report
   {"id", "runId", "score", "firstDivergent", "stepCount", "stopped",
-   "steps": [{"index", "kind", "screenDiff", "elementMatch", "ok", "note", "screenshot", ...}]}
+   "steps": [{"index", "kind", "screenDiff", "elementMatch", "ok", "masked", "note",
+              "screenshot", ...}]}
 
 Exit code 0 when every result matches, 1 when one diverges, 3 when the replay was stopped
 early, 2 when it could not run (unknown id, no display, driver failure).
@@ -59,7 +63,8 @@ function line(r: ReplayStepResult): string {
         : ` element ${r.recordedElement?.controlType} "${r.recordedElement?.title}" ≠ live ` +
           (r.liveElement ? `${r.liveElement.controlType} "${r.liveElement.title}"` : 'none');
   const note = r.note ? ` (${r.note})` : '';
-  return `${name} ${r.ok ? 'ok      ' : 'DIVERGES'} screen ${pct(r.screenDiff)}${element}${note}`;
+  const verdict = r.masked ? 'MASKED  ' : r.ok ? 'ok      ' : 'DIVERGES';
+  return `${name} ${verdict} screen ${pct(r.screenDiff)}${element}${note}`;
 }
 
 /** The `replay` command. */
@@ -130,9 +135,13 @@ export const replayCommand: Command = {
     if (report.stopped) {
       errLine(`replay stopped at step ${report.stopped.stepIndex}: ${report.stopped.message}`);
     }
+    // masked steps (typed into a password field) are not replayed and not scored
+    const masked = report.steps.filter((s) => s.masked === true).length;
     out(
       `score ${report.score.toFixed(3)} (${report.steps.filter((s) => s.ok).length}/` +
-        `${report.stepCount + 1} results match); first divergent: ` +
+        `${report.stepCount + 1 - masked} results match` +
+        `${masked ? `; ${masked} masked step${masked === 1 ? '' : 's'} not replayed or scored` : ''}` +
+        '); first divergent: ' +
         `${report.firstDivergent === null ? 'none' : report.firstDivergent}; ` +
         `report: replay/${report.runId}/report.json`,
     );

@@ -14,6 +14,10 @@ import { isPyFloat, isPyInt, pyNumber } from '../../shared/python/py-value';
 import { CALL_PARAMETERS } from '../code/normalize-call';
 import { scalePoint, type Point, type ScreenFrame } from './scale';
 
+/** The character the recorder stores for each key typed into a password field (its
+ * MASKED_KEY): a call whose text holds it is a masked step, which cannot be replayed. */
+export const MASKED_CHAR = '\u2022';
+
 /** A `wait()` without `seconds` waits this long (ms): our choice, pyautogui defines none. */
 export const WAIT_DEFAULT_MS = 1000;
 
@@ -44,7 +48,21 @@ export type StepPlan = {
   actionPoint: Point | null;
   /** Why the step cannot be replayed (the first call that cannot), else null. */
   unsupported: string | null;
+  /** Typed into a password field (its text masked at capture, `write('•••')`): not driven, not
+   * scored (the characters are unknown). */
+  masked: boolean;
 };
+
+/** True when a call types text masked at capture (a string argument holding {@link MASKED_CHAR}:
+ * `write('•••')`, `press('•')`). */
+export function isMaskedCall(call: ActionCall): boolean {
+  const holds = (v: PyValue | undefined): boolean =>
+    typeof v === 'string' ? v.includes(MASKED_CHAR) : Array.isArray(v) ? v.some(holds) : false;
+  return (
+    ['write', 'press', 'hotkey'].includes(call.name) &&
+    (Array.isArray(call.args) ? call.args : Object.values(call.args)).some(holds)
+  );
+}
 
 /** The step fields the plan reads. */
 export type PlanStep = Pick<Step, 'id' | 'index' | 'calls' | 'coordinate'>;
@@ -286,6 +304,17 @@ export function planReplay(
             from,
             to,
           );
+    if (step.calls.some(isMaskedCall)) {
+      // nothing of it is driven: the pointer stays where the step before left it
+      return {
+        index: step.index,
+        stepId: step.id,
+        primitives: [],
+        actionPoint: null,
+        unsupported: null,
+        masked: true,
+      };
+    }
     const pointer: Pointer = { inStep: null, before, recorded };
     const primitives: ReplayPrimitive[] = [];
     let actionPoint: Point | null = null;
@@ -309,9 +338,17 @@ export function planReplay(
         primitives: [],
         actionPoint: null,
         unsupported: `step ${step.index}: ${error.message}`,
+        masked: false,
       };
     }
     before = pointer.inStep ?? before;
-    return { index: step.index, stepId: step.id, primitives, actionPoint, unsupported: null };
+    return {
+      index: step.index,
+      stepId: step.id,
+      primitives,
+      actionPoint,
+      unsupported: null,
+      masked: false,
+    };
   });
 }

@@ -12,6 +12,7 @@ import {
   replaySelectors,
   screenDiffText,
   useReplayStore,
+  verdictText,
   type ReplayResultDto,
 } from '../store/replay';
 import { useReviewStore } from '../store/review';
@@ -57,9 +58,7 @@ function Comparison({ result, isRunning }: { result: ReplayResultDto; isRunning:
     >
       <h3 className="replay-compare-head">
         {resultName(result)}{' '}
-        <span className={`chip ${result.ok ? 'replay-ok' : 'replay-diverges'}`}>
-          {result.ok ? 'ok' : 'diverges'}
-        </span>
+        <span className={`chip replay-${verdictText(result)}`}>{verdictText(result)}</span>
       </h3>
       <div className="replay-images">
         <figure>
@@ -285,9 +284,7 @@ export function ReplayPanel({ recording, onSelectStep }: ReplayPanelProps) {
                 data-ok={r.ok}
               >
                 <span className="replay-result-name">{resultName(r)}</span>
-                <span className={`chip ${r.ok ? 'replay-ok' : 'replay-diverges'}`}>
-                  {r.ok ? 'ok' : 'diverges'}
-                </span>
+                <span className={`chip replay-${verdictText(r)}`}>{verdictText(r)}</span>
                 <span className="replay-result-fact" title="Screen difference">
                   screen {screenDiffText(r.screenDiff)}
                 </span>

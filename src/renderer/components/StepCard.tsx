@@ -21,6 +21,8 @@ export type StepCardProps = {
   /** The step's result in the last replay (docs/replay.md §6): true ok, false diverges;
    * undefined when it was not replayed. */
   replayOk?: boolean;
+  /** The step was masked (a password field): not replayed, not scored. */
+  replayMasked?: boolean;
   /** What the replay badge's tooltip says (screen difference, element). */
   replayTitle?: string;
 };
@@ -47,6 +49,7 @@ function StepCardImpl({
   labelDraft,
   onSelect,
   replayOk,
+  replayMasked,
   replayTitle,
 }: StepCardProps) {
   const label = labelDraft ?? step.label;
@@ -83,12 +86,15 @@ function StepCardImpl({
           )}
           {replayOk !== undefined && (
             <span
-              className={`chip step-replay-badge ${replayOk ? 'replay-ok' : 'replay-diverges'}`}
+              className={`chip step-replay-badge ${
+                replayMasked ? 'replay-masked' : replayOk ? 'replay-ok' : 'replay-diverges'
+              }`}
               title={replayTitle}
               data-testid="step-replay-badge"
               data-ok={replayOk}
+              data-masked={replayMasked === true}
             >
-              {replayOk ? 'replay ok' : 'diverges'}
+              {replayMasked ? 'masked: not replayed' : replayOk ? 'replay ok' : 'diverges'}
             </span>
           )}
           <span className="step-time">{formatClockSec(videoSec)}</span>

@@ -13,6 +13,7 @@ import {
   replaySelectors,
   screenDiffText,
   useReplayStore,
+  verdictText,
   type ReplayResultDto,
 } from '../store/replay';
 import { StepCard } from './StepCard';
@@ -43,7 +44,7 @@ const NO_REPLAY: ReadonlyMap<string, ReplayResultDto> = new Map();
 // The tooltip of a step's replay badge.
 function replayTitle(r: ReplayResultDto): string {
   return (
-    `Replay: ${r.ok ? 'ok' : 'diverges'}; screen difference ${screenDiffText(r.screenDiff)}; ` +
+    `Replay: ${verdictText(r)}; screen difference ${screenDiffText(r.screenDiff)}; ` +
     `element ${elementText(r)}${r.note ? `; ${r.note}` : ''}`
   );
 }
@@ -207,6 +208,7 @@ export function StepList({
           labelDraft={labelDrafts[step.id]}
           onSelect={onSelect}
           replayOk={replayed.get(step.id)?.ok}
+          replayMasked={replayed.get(step.id)?.masked}
           replayTitle={replayed.has(step.id) ? replayTitle(replayed.get(step.id)!) : undefined}
         />
       ))}

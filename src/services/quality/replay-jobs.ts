@@ -212,6 +212,7 @@ export class ReplayJobs {
       screenDiff: r.screenDiff,
       elementMatch: r.elementMatch,
       ok: r.ok,
+      masked: r.masked === true,
       recordedElement: r.recordedElement,
       liveElement: r.liveElement,
       note: r.note,

@@ -462,10 +462,12 @@ async function replayLocked(
         r.note = note;
       }
     }
-    // every step and the end state count; those not reached count as not matching
-    const total = steps.length + 1;
+    // every step and the end state count; those not reached count as not matching; masked
+    // steps (password fields: not replayable) are left out
+    const maskedCount = plan.filter((p) => p.masked).length;
+    const total = steps.length + 1 - maskedCount;
     const okCount = results.filter((r) => r.ok).length;
-    const first = results.find((r) => !r.ok);
+    const first = results.find((r) => !r.ok && r.masked !== true);
     const report: ReplayReport = {
       id: rec.id,
       runId,

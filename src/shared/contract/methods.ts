@@ -306,6 +306,8 @@ export const ReplayResultDtoSchema = v.strictObject({
   /** The element under the action point has the recorded role and name; null: none recorded. */
   elementMatch: v.nullable(v.boolean()),
   ok: v.boolean(),
+  /** A step typed into a password field: not replayed, not compared, left out of the score. */
+  masked: v.boolean(),
   recordedElement: replayElement,
   liveElement: replayElement,
   /** Why the step was not compared or driven, else null. */

@@ -16,8 +16,11 @@ export type ReplayStepResult = {
   screenDiff: number | null;
   /** Element under the action point has the recorded role and name; null: none recorded. */
   elementMatch: boolean | null;
-  /** Screen matches and the element does not mismatch. */
+  /** Screen matches and the element does not mismatch (false for a masked step). */
   ok: boolean;
+  /** A step typed into a password field (its text masked at capture): not driven, not compared
+   * and left out of the score (docs/replay.md §5); absent in reports older than this field. */
+  masked?: boolean;
   /** The recorded element `{controlType, title}` and the live one, when compared. */
   recordedElement: { controlType: string; title: string } | null;
   liveElement: { controlType: string; title: string } | null;

@@ -23,6 +23,7 @@ function result(index: number, ok: boolean, kind: 'step' | 'end' = 'step'): Repl
     screenDiff: ok ? 0 : 0.25,
     elementMatch: ok ? null : false,
     ok,
+    masked: false,
     recordedElement: ok ? null : { controlType: 'Button', title: 'OK' },
     liveElement: null,
     note: null,

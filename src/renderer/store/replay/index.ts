@@ -17,7 +17,7 @@ export function resetReplayStore(): void {
 }
 
 export { REPLAY_POLL_MS, type ReplayActions, type ReplayStore } from './actions';
-export { elementText, replaySelectors, screenDiffText } from './selectors';
+export { elementText, replaySelectors, screenDiffText, verdictText } from './selectors';
 export {
   REPLAY_SPEEDS,
   type ReplayError,

@@ -50,9 +50,17 @@ export const replaySelectors = {
     if (s.selectedIndex !== null) {
       return list.find((r) => r.index === s.selectedIndex) ?? null;
     }
-    return list.find((r) => !r.ok) ?? null;
+    return list.find((r) => !r.ok && !r.masked) ?? null;
   },
 };
+
+/** A result in one word: `ok`, `diverges`, or `masked` (a password step: not replayed, not
+ * scored). */
+export function verdictText(
+  r: Pick<ReplayResultDto, 'ok' | 'masked'>,
+): 'ok' | 'diverges' | 'masked' {
+  return r.masked ? 'masked' : r.ok ? 'ok' : 'diverges';
+}
 
 /** A screen difference as a percentage (`12.3 %`), or a dash when not compared. */
 export function screenDiffText(diff: number | null): string {
