@@ -16,6 +16,9 @@ import { APP_VERSION } from './version';
 export type WithServicesOptions = {
   /** Create the library when the folder holds none (`import`, `record`, `pull`); default false. */
   create?: boolean;
+  /** The command only reads (list, show, check, scan, export): a read-only library opens
+   * read-only instead of failing with LIBRARY_READ_ONLY; default false. */
+  readOnly?: boolean;
   /** Host settings beyond the CLI's defaults (version, log to standard error). */
   services?: Partial<CreateServicesOptions>;
 };
@@ -32,6 +35,7 @@ export async function withServices<T>(
   const lib = await openLibraryForHost({
     flag,
     create: options.create ?? false,
+    allowReadOnly: options.readOnly ?? false,
     notice: errLine,
   });
   try {

@@ -12,6 +12,9 @@ export const ERROR_CODES = [
   'DISK_FULL',
   'USAGE',
   'LIBRARY_UNWRITABLE',
+  // the library is on a read-only file system or folder: commands that only read still work
+  // (src/services/library/library.ts), the others are refused
+  'LIBRARY_READ_ONLY',
   'DB_FROM_FUTURE',
   'DB_CORRUPT',
   'IMPORT_INVALID',
@@ -114,6 +117,13 @@ export const ERROR_CODES = [
   'REPLAY_DRIVER_FAILED',
   'REPLAY_UNSUPPORTED',
   'REPLAY_NOTHING',
+  // team hub (src/hub, docs/team-mode.md): another process holds the embedded hub's data folder;
+  // the hub's PostgreSQL cannot be reached; an account name already taken; a change that would
+  // leave the hub without an admin
+  'HUB_DATA_LOCKED',
+  'HUB_DB_UNREACHABLE',
+  'HUB_USER_EXISTS',
+  'HUB_LAST_ADMIN',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

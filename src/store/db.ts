@@ -89,14 +89,28 @@ class WriteGuard {
 
 type AnyFn = (...args: never[]) => unknown;
 
-// Makes `db.transaction(fn)()` begin IMMEDIATE and check the write guard first (see top).
-function installWriteDefaults(db: Db, guard: WriteGuard | null): void {
+/** The error of a write to a library opened read-only (every transaction here writes). */
+export function readOnlyLibraryError(file: string): AppError {
+  return new AppError(
+    'LIBRARY_READ_ONLY',
+    `The library database ${file} is open read-only (its folder or file system cannot be written), so this change cannot be saved.`,
+    { file },
+    'Make the library writable (remount its file system read-write, or fix the folder permissions as its owner), or copy the library to a writable folder and pass --library DIR.',
+  );
+}
+
+// Makes `db.transaction(fn)()` begin IMMEDIATE and check the write guard first (see top); on a
+// read-only handle (`readOnlyFile`) it refuses with LIBRARY_READ_ONLY before running anything.
+function installWriteDefaults(db: Db, guard: WriteGuard | null, readOnlyFile: string | null): void {
   const plain = db.transaction.bind(db);
   const patched = <F extends AnyFn>(fn: F) => {
     const t = plain(fn as unknown as (...args: unknown[]) => unknown);
     const mode =
       (name: 'immediate' | 'deferred' | 'exclusive') =>
       (...args: unknown[]) => {
+        if (readOnlyFile !== null && !db.inTransaction) {
+          throw readOnlyLibraryError(readOnlyFile);
+        }
         if (guard && !db.inTransaction) {
           guard.check();
         }
@@ -157,12 +171,47 @@ function openError(file: string, e: unknown): unknown {
   return e;
 }
 
-/** Opens (and migrates) the SQLite database at `file` (`:memory:` for tests). */
+// SQLite cannot read a WAL-mode database read-only when the WAL index (-shm) is not there and
+// cannot be made (a read-only folder or file system; a cleanly closed library has none): these
+// codes. Such a database is then read from a snapshot in memory.
+const NEEDS_SNAPSHOT = new Set(['SQLITE_READONLY_DIRECTORY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+
+// The database file as a read-only in-memory snapshot. With no -wal holding unmerged pages (no
+// writer left one), the file is the whole database; its header says WAL, which an in-memory
+// database cannot use, so bytes 18–19 (file format write/read version) say rollback journal.
+function openSnapshot(file: string): Db {
+  const bytes = fs.readFileSync(file);
+  if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  return new Database(bytes, { readonly: true });
+}
+
+// Opens `file` read-only; a WAL database in a folder where its -shm cannot be created is read
+// from a snapshot (see NEEDS_SNAPSHOT).
+function openReadOnly(file: string): Db {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('user_version', { simple: true });
+    return db;
+  } catch (e) {
+    db.close();
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NEEDS_SNAPSHOT.has(code) && file !== ':memory:') {
+      return openSnapshot(file);
+    }
+    throw e;
+  }
+}
+
+/** Opens (and migrates) the SQLite database at `file` (`:memory:` for tests). Read-only, nothing
+ * is written: no migration, no journal mode, no -wal/-shm where they cannot be created. */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
   const readonly = options.readonly ?? false;
   let db: Db;
   try {
-    db = new Database(file, { readonly, fileMustExist: readonly });
+    db = readonly ? openReadOnly(file) : new Database(file, { readonly, fileMustExist: readonly });
   } catch (e) {
     throw openError(file, e);
   }
@@ -184,7 +233,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
       }
     }
     const guard = onDisk && !readonly ? new WriteGuard(file) : null;
-    installWriteDefaults(db, guard);
+    installWriteDefaults(db, guard, readonly ? file : null);
     return db;
   } catch (e) {
     db.close();

@@ -2,6 +2,7 @@
 // folder, a terminate keyframe past the video's last frame, a recording with no input blocking
 // `export --all`, and a library on a read-only folder or filesystem. Real SQLite, the real CLI in
 // child processes, real ffmpeg, Xvfb and mounts.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,12 +18,17 @@ import { insertEvents, insertVideo, listKeyframes } from '../../src/store';
 import { runCli } from '../helpers/cli';
 import { startDesktop } from '../helpers/desktop';
 import { tempLibrary } from '../helpers/library';
-import { FIXTURE_DIR } from '../helpers/paths';
+import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 import { makeRecording } from '../helpers/store';
 import { EventScript } from '../pipeline/reduce/event-script';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-trust-lib-'));
+const mounts: string[] = [];
 afterAll(() => {
+  for (const m of mounts.reverse()) {
+    spawnSync('umount', [m]);
+  }
+  spawnSync('chmod', ['-R', 'u+w', root]);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -246,5 +252,99 @@ describe('a recording without input', () => {
     expect(both.code, both.stderr).toBe(0);
     expect(both.stdout).toContain(`skipped ${id}`);
     expect(both.stdout).toMatch(/exported 1 recording/);
+  }, 240_000);
+});
+
+/** Runs the CLI as the unprivileged user `nobody` (root ignores permissions). */
+function runCliAsNobody(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'setpriv',
+      [
+        ...['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath],
+        ...[path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'), ...args],
+      ],
+      { env: { ...process.env, HOME: '/tmp' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('a read-only library', () => {
+  type Run = (args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+
+  // every command that only reads works; a writer is refused with LIBRARY_READ_ONLY and a fix
+  async function readOnlyCommands(lib: string, run: Run, outRoot: string, fix: RegExp) {
+    const list = await run(['list', '--json', '--library', lib]);
+    expect(list.code, list.stderr).toBe(0);
+    const [rec] = JSON.parse(list.stdout) as { id: string }[];
+    expect(rec).toBeDefined();
+    const id = rec!.id;
+    for (const args of [
+      ['show', id],
+      ['check', id],
+      ['scan', id],
+      ['export', id, '--format', 'agentnet-raw', '--out', path.join(outRoot, 'raw')],
+      ['export', id, '--format', 'agentnet-jsonl', '--out', path.join(outRoot, 'jsonl')],
+    ]) {
+      const r = await run([...args, '--library', lib]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([
+        args[0] === 'check' ? r.code : 0,
+        r.stderr,
+      ]);
+      expect(r.stderr, args.join(' ')).not.toMatch(/INTERNAL|SQLITE_|error \[|\n\s+at /);
+      expect(r.stderr, args.join(' ')).toMatch(/read-only: opened for reading/);
+    }
+    expect(fs.readdirSync(path.join(outRoot, 'raw')).length).toBeGreaterThan(0);
+    expect(fs.readdirSync(path.join(outRoot, 'jsonl')).length).toBeGreaterThan(0);
+
+    const doctor = await run(['doctor', '--library', lib]);
+    expect(doctor.stdout).toMatch(/read-only/);
+    expect(doctor.stdout).toMatch(/✓ database/);
+    expect(doctor.stdout).not.toMatch(
+      /not a readable SQLite database|restore the library from a backup/,
+    );
+
+    const imported = await run(['import', FIXTURE_DIR, '--allow-duplicate', '--library', lib]);
+    expect(imported.code).not.toBe(0);
+    expect(imported.stderr).toContain('LIBRARY_READ_ONLY');
+    expect(imported.stderr).toMatch(/read-only/);
+    expect(imported.stderr).toMatch(fix);
+    return doctor;
+  }
+
+  it('item 48: on a read-only filesystem, list/show/check/scan/export/doctor work and say read-only; import is refused with LIBRARY_READ_ONLY', async () => {
+    const lib = path.join(root, 'rofs');
+    fs.mkdirSync(lib);
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', lib]);
+    expect(m.status, String(m.stderr)).toBe(0);
+    mounts.push(lib);
+    const made = await runCli(['import', FIXTURE_DIR, '--no-keyframes', '--library', lib]);
+    expect(made.code, made.stderr).toBe(0);
+    const ro = spawnSync('mount', ['-o', 'remount,ro', lib]);
+    expect(ro.status, String(ro.stderr)).toBe(0);
+    const out = path.join(root, 'rofs-out');
+    fs.mkdirSync(out);
+    const doctor = await readOnlyCommands(lib, runCli, out, /remount/);
+    expect(doctor.stdout).not.toMatch(/chmod u\+w/);
+  }, 240_000);
+
+  it('item 48: a folder without write permission for the user: the same, run as another user', async () => {
+    fs.chmodSync(root, 0o755);
+    const lib = path.join(root, 'chmod');
+    const made = await runCli(['import', FIXTURE_DIR, '--no-keyframes', '--library', lib]);
+    expect(made.code, made.stderr).toBe(0);
+    spawnSync('chmod', ['-R', 'a-w', lib]);
+    const out = path.join(root, 'chmod-out');
+    fs.mkdirSync(out, { mode: 0o777 });
+    fs.chmodSync(out, 0o777);
+    await readOnlyCommands(lib, runCliAsNobody, out, /permission|owner|writable/i);
   }, 240_000);
 });

@@ -49,16 +49,20 @@ export const checkCommand: Command = {
       throw new UsageError('check takes exactly one recording id');
     }
     const idOrPrefix = positionals[0];
-    const { id, ok, problems } = await withServices(values.library, async (services) => {
-      const view = services.showRecording(idOrPrefix);
-      const result = await services.dispatch('recordings:check', { id: view.id });
-      if (!result.ok) {
-        const e = result.error;
-        throw new AppError(e.code, e.message, e.details, e.fix);
-      }
-      const value = result.value as { ok: boolean; problems: CheckProblem[] };
-      return { id: view.id, ...value };
-    });
+    const { id, ok, problems } = await withServices(
+      values.library,
+      async (services) => {
+        const view = services.showRecording(idOrPrefix);
+        const result = await services.dispatch('recordings:check', { id: view.id });
+        if (!result.ok) {
+          const e = result.error;
+          throw new AppError(e.code, e.message, e.details, e.fix);
+        }
+        const value = result.value as { ok: boolean; problems: CheckProblem[] };
+        return { id: view.id, ...value };
+      },
+      { readOnly: true },
+    );
     if (values.json) {
       outJson({
         ok,

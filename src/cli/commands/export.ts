@@ -116,29 +116,33 @@ export const exportCommand: Command = {
       );
       return 0;
     }
-    const run = await withServices(values.library, async (services) => {
-      const ids = values.all ? services.listRecordings().map((r) => r.id) : positionals;
-      if (!ids.length) {
-        throw new UsageError('the library has no recordings to export');
-      }
-      const progress = createProgress(ids.length, Boolean(process.stderr.isTTY) && !values.json);
-      try {
-        return await services.exportRecordings(ids, {
-          format,
-          outDir,
-          embedImages: values['embed-images'],
-          overwrite: values.overwrite,
-          skipDamaged: values['skip-damaged'],
-          // --all: a recording without steps (no input recorded) is skipped with a notice
-          skipEmpty: values.all ?? false,
-          allowPii: values['allow-pii'] ?? false,
-          appVersion: APP_VERSION,
-          onProgress: (p) => progress.update(p.done, `${p.recordingId.slice(0, 8)} ${p.phase}`),
-        });
-      } finally {
-        progress.finish();
-      }
-    });
+    const run = await withServices(
+      values.library,
+      async (services) => {
+        const ids = values.all ? services.listRecordings().map((r) => r.id) : positionals;
+        if (!ids.length) {
+          throw new UsageError('the library has no recordings to export');
+        }
+        const progress = createProgress(ids.length, Boolean(process.stderr.isTTY) && !values.json);
+        try {
+          return await services.exportRecordings(ids, {
+            format,
+            outDir,
+            embedImages: values['embed-images'],
+            overwrite: values.overwrite,
+            skipDamaged: values['skip-damaged'],
+            // --all: a recording without steps (no input recorded) is skipped with a notice
+            skipEmpty: values.all ?? false,
+            allowPii: values['allow-pii'] ?? false,
+            appVersion: APP_VERSION,
+            onProgress: (p) => progress.update(p.done, `${p.recordingId.slice(0, 8)} ${p.phase}`),
+          });
+        } finally {
+          progress.finish();
+        }
+      },
+      { readOnly: true },
+    ); // reads the library only: works on a read-only one
     const results = run.recordings;
     if (values.json) {
       outJson({ format, out: outDir, recordings: results, skipped: run.skipped });

@@ -63,13 +63,16 @@ export const listCommand: Command = {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
       throw new UsageError(`--limit must be a positive integer (got "${values.limit}")`);
     }
-    const rows = await withServices(values.library, (services) =>
-      services.listRecordings({
-        status: values.status as RecordingStatus | undefined,
-        reviewStatus: values.review as ReviewStatus | undefined,
-        search: values.search,
-        limit,
-      }),
+    const rows = await withServices(
+      values.library,
+      (services) =>
+        services.listRecordings({
+          status: values.status as RecordingStatus | undefined,
+          reviewStatus: values.review as ReviewStatus | undefined,
+          search: values.search,
+          limit,
+        }),
+      { readOnly: true }, // reads only: works on a read-only library
     );
     if (values.json) {
       outJson(rows);

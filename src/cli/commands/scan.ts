@@ -237,14 +237,18 @@ export const scanCommand: Command = {
     if (values.redact?.length || values['redact-all']) {
       return runRedact(idOrPrefix, values);
     }
-    const { id, videoStartMs, findings } = await withServices(values.library, async (services) => {
-      const view = services.showRecording(idOrPrefix);
-      // with each finding's resolution (pii-accept / redact-text edits)
-      const scan = unwrap(await services.dispatch('privacy:scan', { id: view.id })) as {
-        findings: Finding[];
-      };
-      return { id: view.id, videoStartMs: view.video?.startMs ?? null, findings: scan.findings };
-    });
+    const { id, videoStartMs, findings } = await withServices(
+      values.library,
+      async (services) => {
+        const view = services.showRecording(idOrPrefix);
+        // with each finding's resolution (pii-accept / redact-text edits)
+        const scan = unwrap(await services.dispatch('privacy:scan', { id: view.id })) as {
+          findings: Finding[];
+        };
+        return { id: view.id, videoStartMs: view.video?.startMs ?? null, findings: scan.findings };
+      },
+      { readOnly: true }, // a scan without --accept/--redact reads only: works read-only
+    );
     if (values.json) {
       outJson({
         findings: findings.map((f) => ({

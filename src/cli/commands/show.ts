@@ -31,7 +31,10 @@ export const showCommand: Command = {
       throw new UsageError('show takes exactly one recording id');
     }
     const id = positionals[0];
-    const view = await withServices(values.library, (services) => services.showRecording(id));
+    // reads only: works on a read-only library
+    const view = await withServices(values.library, (services) => services.showRecording(id), {
+      readOnly: true,
+    });
     if (values.json) {
       outJson(view);
       return 0;

@@ -1,8 +1,9 @@
 // An open recording library: the SQLite database plus the files beside it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
-import { openDatabase, type Db } from '../../store';
+import { LATEST_SCHEMA_VERSION, openDatabase, schemaVersion, type Db } from '../../store';
 
 /** File name of the database inside the library folder. */
 export const DB_FILE_NAME = 'library.sqlite';
@@ -17,6 +18,9 @@ export type Library = {
   /** Absolute path of a library-relative path, refusing anything that escapes the library. */
   resolve: (relative: string) => string;
   close: () => void;
+  /** True when the library was opened read-only (`allowReadOnly` on a library that cannot be
+   * written): every transaction fails with LIBRARY_READ_ONLY. */
+  readOnly?: boolean;
 };
 
 /** Options of {@link openLibrary}. */
@@ -29,6 +33,12 @@ export type OpenLibraryOptions = {
   create?: boolean;
   /** Where the folder came from (`--library`, an environment variable…), named in errors. */
   from?: string;
+  /**
+   * The caller only reads (list, show, check, scan, export, doctor): a library that cannot be
+   * written (a read-only file system, a folder or database without write permission) is opened
+   * read-only instead of refused. Default false: LIBRARY_READ_ONLY.
+   */
+  allowReadOnly?: boolean;
 };
 
 // Recording folders under recordings/ (hidden staging folders aside).
@@ -85,11 +95,85 @@ function checkLibraryFolder(abs: string, options: OpenLibraryOptions): void {
   }
 }
 
+// Why a library that exists cannot be written (EROFS, EACCES…), or null when it can: the folder
+// (new files: -wal, -shm, recordings) and the database file itself.
+function notWritable(abs: string): string | null {
+  for (const p of [abs, path.join(abs, DB_FILE_NAME)]) {
+    try {
+      fs.accessSync(p, fs.constants.W_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EACCES';
+      if (code !== 'ENOENT') {
+        return code;
+      }
+    }
+  }
+  return null;
+}
+
+/** The LIBRARY_READ_ONLY error of a library at `abs` that cannot be written (`code`). */
+export function libraryReadOnlyError(abs: string, code: string): AppError {
+  const isFs = code === 'EROFS';
+  const user = os.userInfo().username;
+  return new AppError(
+    'LIBRARY_READ_ONLY',
+    `The library at ${abs} is read-only (${isFs ? 'EROFS: its file system is mounted read-only' : `${code}: the user ${user} may not write its folder or database`}), so this command, which changes it, cannot run. ` +
+      'Commands that only read work: list, show, check, scan (without --accept), export to a writable folder, doctor.',
+    { dir: abs, errno: code },
+    isFs
+      ? `Remount its file system read-write (\`mount -o remount,rw\` on its mount point) or copy the library to a writable folder and pass --library DIR.`
+      : `Have the folder's owner make it writable for ${user} (e.g. \`chmod -R u+w '${abs}'\` as the owner), run as the user who owns it, or copy the library to a writable folder and pass --library DIR.`,
+  );
+}
+
+// A library that exists but cannot be written, opened read-only: nothing is created or migrated.
+function openReadOnlyLibrary(abs: string): Library {
+  const db = openDatabase(path.join(abs, DB_FILE_NAME), { readonly: true });
+  const version = schemaVersion(db);
+  if (version !== LATEST_SCHEMA_VERSION) {
+    db.close();
+    throw new AppError(
+      'LIBRARY_READ_ONLY',
+      `The library at ${abs} is read-only and has schema version ${version}; this cua-annotator reads version ${LATEST_SCHEMA_VERSION} only, and upgrading it needs a write.`,
+      { dir: abs, found: version, supported: LATEST_SCHEMA_VERSION },
+      version > LATEST_SCHEMA_VERSION
+        ? 'Upgrade cua-annotator to the version that wrote this library.'
+        : 'Make the library writable once (any command then upgrades it), or copy it to a writable folder and pass --library DIR.',
+    );
+  }
+  return libraryOf(abs, db, true);
+}
+
+function libraryOf(abs: string, db: Db, readOnly: boolean): Library {
+  return {
+    dir: abs,
+    db,
+    resolve: (relative) => {
+      const full = path.resolve(abs, relative);
+      if (full !== abs && !full.startsWith(abs + path.sep)) {
+        throw new AppError('INVALID_PAYLOAD', `Path ${relative} escapes the library`);
+      }
+      return full;
+    },
+    close: () => db.close(),
+    ...(readOnly ? { readOnly: true } : {}),
+  };
+}
+
 /** Opens the library at `dir` (creating it unless `create: false`); fails clearly when it is
- * not writable, holds no library (`create: false`) or its recordings have lost the database. */
+ * not writable (LIBRARY_READ_ONLY; read-only with `allowReadOnly`), holds no library
+ * (`create: false`) or its recordings have lost the database. */
 export function openLibrary(dir: string, options: OpenLibraryOptions = {}): Library {
   const abs = path.resolve(dir);
   checkLibraryFolder(abs, options);
+  const hasDb = (fileSize(path.join(abs, DB_FILE_NAME)) ?? 0) > 0;
+  const readOnly = hasDb ? notWritable(abs) : null;
+  if (readOnly !== null) {
+    if (!options.allowReadOnly) {
+      throw libraryReadOnlyError(abs, readOnly);
+    }
+    return openReadOnlyLibrary(abs);
+  }
   try {
     fs.mkdirSync(path.join(abs, RECORDINGS_DIR), { recursive: true });
     fs.accessSync(abs, fs.constants.W_OK);
@@ -103,16 +187,5 @@ export function openLibrary(dir: string, options: OpenLibraryOptions = {}): Libr
     );
   }
   const db = openDatabase(path.join(abs, DB_FILE_NAME));
-  return {
-    dir: abs,
-    db,
-    resolve: (relative) => {
-      const full = path.resolve(abs, relative);
-      if (full !== abs && !full.startsWith(abs + path.sep)) {
-        throw new AppError('INVALID_PAYLOAD', `Path ${relative} escapes the library`);
-      }
-      return full;
-    },
-    close: () => db.close(),
-  };
+  return libraryOf(abs, db, false);
 }

@@ -20,6 +20,9 @@ export type OpenForHostOptions = {
   flag?: string | undefined;
   /** Create the library when the folder holds none; default false. */
   create?: boolean;
+  /** The host only reads: a library that cannot be written opens read-only (no recovery, no
+   * clean-up) instead of failing with LIBRARY_READ_ONLY; default false. */
+  allowReadOnly?: boolean;
   /** Receives one line per thing done or found (recoveries, clean-ups, warnings). */
   notice: (line: string) => void;
 };
@@ -29,9 +32,23 @@ export async function openLibraryForHost(options: OpenForHostOptions): Promise<L
   const { dir, from } = resolveLibraryDir({ flag: options.flag });
   const lib = openOnFullDisk(
     dir,
-    () => openLibrary(dir, { create: options.create ?? false, from }),
+    () =>
+      openLibrary(dir, {
+        create: options.create ?? false,
+        from,
+        allowReadOnly: options.allowReadOnly ?? false,
+      }),
     options.notice,
   );
+  if (lib.readOnly) {
+    // nothing can be recovered or cleaned up: say what is left as it is
+    const active = listActiveRecordings(lib.db).length;
+    options.notice(
+      `library: ${lib.dir} is read-only: opened for reading` +
+        (active ? `; ${active} recording(s) left by a crashed recorder are shown as they are` : ''),
+    );
+    return lib;
+  }
   try {
     await recover(lib, options.notice);
     cleanUpOnOpen(lib, options.notice);

@@ -900,11 +900,23 @@ async function checkLibrary(libraryDir: string): Promise<DoctorCheck> {
       await unlink(probe);
       return { ...base, ok: true, summary: `library folder ${absolute} is writable` };
     } catch (error) {
+      // read-only (issue 26 item 20): reading commands still work, say so and give the fix
+      // that fits (a read-only mount is not a permission problem)
+      const code = errnoOf(error);
+      const reads =
+        'commands that only read still work (list, show, check, scan, export to a writable ' +
+        'folder, doctor); recording, importing and editing need it writable';
       return {
         ...base,
         ok: false,
-        summary: `library folder ${absolute} is not writable (${errnoOf(error)})`,
-        fix: `make it writable for this user (chmod u+w '${absolute}'), ${chooseOther}`,
+        summary:
+          code === 'EROFS'
+            ? `library folder ${absolute} is read-only: its file system is mounted read-only (EROFS); ${reads}`
+            : `library folder ${absolute} is read-only for this user (${code}); ${reads}`,
+        fix:
+          code === 'EROFS'
+            ? `remount its file system read-write (\`mount -o remount,rw\` on its mount point), or copy the library to a writable folder and pass --library DIR`
+            : `have the folder's owner make it writable for this user (\`chmod -R u+w '${absolute}'\` as the owner), run as its owner, ${chooseOther}`,
       };
     }
   }
