@@ -136,17 +136,18 @@ export function typedTexts(step: Step, options: { ownStep: boolean }): ScanText[
   return out;
 }
 
-/** A shown step's label and description (a description's matches that only repeat the step's
- * own typed text are that text's findings, not the description's). */
+/** A shown step's label and description (matches of either that only repeat the step's own
+ * typed text — `Type "…"` labels, `⌨️ Type: …` descriptions — are that text's findings, and a
+ * redaction of that text covers them too). */
 export function stepLabelTexts(step: Step): ScanText[] {
   const out: ScanText[] = [];
   const at = { tMs: step.startMs, stepIndex: step.index };
+  // the pieces one per line: a match that spans two of them is not an echo
+  const typed = typedPiecesOf(step.calls).join('\n');
   if (step.label.trim() !== '') {
-    out.push({ source: 'label', text: step.label, ...at });
+    out.push({ source: 'label', text: step.label, ...at, ...(typed ? { echoes: typed } : {}) });
   }
   if (step.description.trim() !== '') {
-    // the pieces one per line: a match that spans two of them is not an echo
-    const typed = typedPiecesOf(step.calls).join('\n');
     out.push({
       source: 'label',
       text: step.description,
