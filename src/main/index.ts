@@ -42,7 +42,7 @@ import {
 import { broadcastEvent, createSenderCheck, registerIpc } from './ipc';
 import { utilityProcessLauncher } from './launcher';
 import { createMediaHandler, mediaUrl } from './media-protocol';
-import { createOwnWindowCheck, ownWindowIds as nativeIdsOf } from './own-windows';
+import { ownWindowIds as nativeIdsOf } from './own-windows';
 import { dispatchRecorderControls, toRecorderSnapshot } from './recorder-controls';
 import { createViewApplier, RecordingShell } from './recording-shell';
 import { APP_ORIGIN, APP_SCHEME, MEDIA_SCHEME, originOf, PRIVILEGED_SCHEMES } from './schemes';
@@ -83,15 +83,14 @@ function appWindows(): BrowserWindow[] {
 }
 
 /**
- * The native window ids of the app's windows, for the recorder to leave out: clicks and keys on
- * them never become steps.
+ * The native window ids of the app's windows (read at each call: the HUD opens later), for the
+ * recorder (createServices' appWindows): it leaves these windows out of the recording (their
+ * focus, keys, clicks and place on the screen) and takes a press on one for the app's own
+ * pause/stop gesture.
  */
 export function ownWindowIds(): number[] {
   return nativeIdsOf(BrowserWindow.getAllWindows());
 }
-
-/** The recorder's `isOwnWindow` option: true for a window id (xprop's `0x…`) of ours. */
-export const isOwnWindow = createOwnWindowCheck(ownWindowIds);
 
 /** The child launcher of the app: the input hook as a utility process from out/main. */
 export const childLauncher = utilityProcessLauncher(utilityProcess, { bundleDir: MODULE_DIR });
@@ -202,6 +201,8 @@ async function start(): Promise<void> {
     secretCipher: safeStorage,
     // the input hook runs as a utility process from its bundled entry (out/main/hook-child.js)
     launcher: childLauncher,
+    // the HUD and the main window, by native id: X11 has no content protection for the HUD
+    appWindows: () => ({ windowIds: ownWindowIds() }),
     libraryDirSetting: libraryDirSetting(app.getPath('userData')),
     // macOS permissions and Windows DPI, on the Health page after the doctor's checks
     hostHealthChecks: readHostChecks,

@@ -1,7 +1,7 @@
 // The app's own windows as the recorder sees them: native window ids (X11 XIDs, HWNDs, NSView
-// pointers) from BrowserWindow.getNativeWindowHandle(), and a check the recorder can run on the
-// window id it tracks (src/recorder/windows: xprop's `0x3a00007`), so clicks and keys aimed at
-// the app itself (HUD, tray menu, main window) never become steps.
+// pointers) from BrowserWindow.getNativeWindowHandle(). The composition root hands them to the
+// services (createServices' appWindows), whose recorder compares them with the window ids it
+// tracks (xprop's `0x3a00007`): the app's windows (the HUD) are left out of the recording.
 import type { BrowserWindow } from 'electron';
 
 /** A window whose native id can be read. */
@@ -20,24 +20,4 @@ export function ownWindowIds(windows: readonly NativeWindow[]): number[] {
   return windows
     .filter((w) => !w.isDestroyed())
     .map((w) => nativeWindowId(w.getNativeWindowHandle()));
-}
-
-/** A window id as the recorder writes it (`0x3a00007`, or decimal) as a number, or null. */
-export function parseWindowId(windowId: string): number | null {
-  const text = windowId.trim().toLowerCase();
-  if (/^0x[0-9a-f]+$/.test(text)) {
-    return Number.parseInt(text.slice(2), 16);
-  }
-  return /^\d+$/.test(text) ? Number(text) : null;
-}
-
-/**
- * The `isOwnWindow` option for the recorder: true when `windowId` is one of `ids()` (read on each
- * call, so windows opened later count too).
- */
-export function createOwnWindowCheck(ids: () => readonly number[]): (windowId: string) => boolean {
-  return (windowId) => {
-    const id = parseWindowId(windowId);
-    return id !== null && id !== 0 && ids().includes(id);
-  };
 }

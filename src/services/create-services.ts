@@ -102,6 +102,10 @@ export type CreateServicesOptions = {
   /** How recorder children start (the desktop app: Electron utility processes from the
    * bundled entries); default: child processes (src/infra/child-launcher.ts). */
   launcher?: ChildLauncher;
+  /** The host's own windows (the desktop app's window ids), besides this process's windows and
+   * the Record page's: a press on one that pauses or stops a recording is never a step
+   * (src/services/recording/app-input.ts). */
+  appWindows?: RecordOptions['appWindows'];
 };
 
 /** What {@link Services.record} takes: the record service's options without what the root owns. */
@@ -333,6 +337,9 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
         ...(recordOptions.env || options.env ? { env: recordOptions.env ?? options.env } : {}),
         appVersion: options.appVersion,
         ...(options.launcher ? { launcher: options.launcher } : {}),
+        ...(options.appWindows && !recordOptions.appWindows
+          ? { appWindows: options.appWindows }
+          : {}),
         platform: choosePlatform(),
         signal: stop.signal,
       });
