@@ -22,6 +22,7 @@ import {
 import type { DisplayInfo } from './display-info';
 import type { DisplayWatcher } from './display-watcher';
 import { InputHook, type InputGap, type InputHookOptions } from './input/hook-process';
+import type { InputHookDiagnostic } from './input/hook-types';
 import { HOOK_DEFERRED_FLUSH_MS } from './input/hook-protocol';
 import type { HotkeyAction, HotkeyBindings } from './input/hotkeys';
 import type { InputEvent } from './input/normalize-input-event';
@@ -32,6 +33,7 @@ import { CaptureExclusion, type CaptureExclusionOptions } from './privacy/captur
 import type { ActiveWindowEntry } from './windows/active-window';
 import {
   displayChangedWarning,
+  formatRecordingClock,
   LiveWarningMonitor,
   type LiveWarning,
   type LiveWarningOptions,
@@ -264,7 +266,9 @@ export type GesturePress = {
   /** Where a button went down, virtual-desktop pixels (null for keys). */
   x: number | null;
   y: number | null;
-  /** The focused window when the request came (the active-window timeline), or null. */
+  /** The focused window when the press was kept (the active-window timeline), or null. */
+  focusedAtPress: ActiveWindowEntry | null;
+  /** The focused window when the request came, or null (a click may have focused its window). */
   focused: ActiveWindowEntry | null;
 };
 
@@ -446,7 +450,12 @@ export class RecordingSession {
           });
         },
         onHotkey: (action, tMs) => this.onHotkey(action, tMs),
-        onDiagnostic: (d) => o.onWarning?.(`input: ${d.code}: ${d.message}`),
+        onDiagnostic: (d) => {
+          o.onWarning?.(`input: ${d.code}: ${d.message}`);
+          if (d.code === 'INPUT_LOST' || d.code === 'HOOK_EVENTS_LOST') {
+            this.noteInputLost(d);
+          }
+        },
         onFatal: (e) => {
           // the fault below is the user's message (onFault): no separate "gave up" line
           const reason = /Input capture stopped: (.*?)\. /.exec(e.message)?.[1] ?? e.message;
@@ -785,6 +794,22 @@ export class RecordingSession {
     });
   }
 
+  // Input lost before it could be stored (the X server dropped it, or lines from the hook child
+  // went missing): a warning stored with the recording at once, so it never looks complete.
+  private noteInputLost(d: InputHookDiagnostic): void {
+    const tMs = monotonicNowMs();
+    const at = formatRecordingClock(tMs - (this.startedAt || tMs));
+    const what =
+      d.code === 'INPUT_LOST'
+        ? `${typeof d.details?.keyPresses === 'number' ? d.details.keyPresses : 'some'} key press(es) (and the input around them) never reached the recorder: the X server dropped them while the machine was too busy for the input hook to keep up`
+        : `input events were lost between the input hook and the recorder (${d.message})`;
+    this.emitLiveWarning({
+      code: 'INPUT_LOST',
+      tMs,
+      message: `INPUT_LOST: near ${at}, ${what}. Text typed around then may be incomplete: check those steps against the video, or record that part again on a less busy machine.`,
+    });
+  }
+
   private emitLiveWarning(warning: LiveWarning): void {
     try {
       this.options.onLiveWarning?.(warning);
@@ -994,6 +1019,7 @@ export class RecordingSession {
           tMs: e.tMs,
           x: at?.x ?? null,
           y: at?.y ?? null,
+          focusedAtPress: this.focused,
         });
         if (this.presses.length > 16) {
           this.presses.shift();

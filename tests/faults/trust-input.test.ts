@@ -1,7 +1,7 @@
 // Fault suite for the recorder's input (issue 26, items 11 and 12): the recorder the services
 // drive (`recorder:*`) on a real Xvfb desktop with the real X RECORD input hook, ffmpeg and
 // SQLite, typed into and clicked with xdotool.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,9 @@ describe('recorder input faults (issue 26)', { timeout: 300_000 }, () => {
       appVersion: 'test',
       env: desktop.env,
       log: () => undefined,
-      appWindows: () => ({ windowIds: [Number.parseInt(appForm.ready.xid, 16)] }),
+      // declared by process: windows declared by id are also kept out of the recording
+      // altogether (the HUD, capture-exclusion.ts isOwnWindow), which would hide the gesture
+      appWindows: () => ({ pids: [appForm.ready.pid] }),
     });
   }, 60_000);
 
@@ -115,6 +117,11 @@ describe('recorder input faults (issue 26)', { timeout: 300_000 }, () => {
       marks.filter((m) => m.kind === 'app-input'),
       trace,
     ).toEqual([]);
+    // nothing was lost on the way either (the X RECORD hook's cross-check finds no gap)
+    const seq = resolveRecordingSeq(t.lib.db, started.recordingId!).seq;
+    expect(readRecordingWarnings(t.lib.db, seq).filter((w) => w.startsWith('INPUT_LOST'))).toEqual(
+      [],
+    );
     // every key typed (the reducer joins the typing on both sides of the pause)
     expect(codes, trace).toContain("pyautogui.write(message='name-1234ok')");
     expect(codes.at(-1), trace).toMatch(/^pyautogui\.scroll\(-3\)$/m);
@@ -163,7 +170,7 @@ describe('recorder input faults (issue 26)', { timeout: 300_000 }, () => {
     }
   });
 
-  it('item 40: 10,000 characters typed 2 ms apart under a full CPU load are all stored, or the recording warns of the loss', async () => {
+  it('item 40: 10,000 characters typed 2 ms apart under a full CPU load, the hook child starved twice for 1 s, are all stored or the recording warns of the loss', async () => {
     const text = burstText(10_000);
     const started = await call<RecorderStatusDto>('recorder:start', {
       task: 'Type a long text fast',
@@ -186,9 +193,32 @@ describe('recorder input faults (issue 26)', { timeout: 300_000 }, () => {
         ),
       );
     }
+    // the hook child (this process's child): starved outright twice in the burst, as a loaded
+    // machine starves it now and then (SIGSTOP for 1 s, well inside the watchdog's stall limit)
+    const hookPid = Number(
+      execFileSync('pgrep', ['-P', String(process.pid), '-f', 'hook-child'], { encoding: 'utf8' })
+        .trim()
+        .split('\n')[0],
+    );
+    expect(hookPid).toBeGreaterThan(0);
+    let isStopped = false;
+    const starve = (async () => {
+      for (let i = 0; i < 2; i += 1) {
+        await sleep(4000);
+        process.kill(hookPid, 'SIGSTOP');
+        isStopped = true;
+        await sleep(1000);
+        process.kill(hookPid, 'SIGCONT');
+        isStopped = false;
+      }
+    })();
     try {
       await desktop.run('xdotool', ['type', '--delay', '2', text], 200_000);
+      await starve;
     } finally {
+      if (isStopped) {
+        process.kill(hookPid, 'SIGCONT');
+      }
       hogs.forEach((h) => h.kill('SIGKILL'));
     }
     await sleep(1000);
@@ -213,10 +243,15 @@ describe('recorder input faults (issue 26)', { timeout: 300_000 }, () => {
       `item 40: stored ${typed.length}/${text.length} characters; warnings: ${JSON.stringify(warnings)}`,
     );
     if (typed !== text) {
-      // a loss is allowed only when the recording says so
-      expect(warnings.join('\n'), `lost ${lost} characters with no warning`).toMatch(
-        /input .*lost|lost .*input/i,
-      );
+      // a loss is allowed only when the recording says so, naming at least as many key presses
+      const named = warnings
+        .map((w) => /^INPUT_LOST: .*?(\d+) key press/.exec(w)?.[1])
+        .filter((n) => n !== undefined)
+        .reduce((sum, n) => sum + Number(n), 0);
+      expect(
+        named,
+        `lost ${lost} characters; warnings: ${warnings.join('\n')}`,
+      ).toBeGreaterThanOrEqual(lost);
     } else {
       expect(typed).toBe(text);
     }

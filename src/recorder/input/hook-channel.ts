@@ -30,6 +30,8 @@ export type HookChannelListener = {
   onHello: (hello: HookHelloLine) => void;
   /** The pointer came to rest (a rest line; the events before it were reported first). */
   onRest: (tMs: number) => void;
+  /** The X server dropped input before the child saw it (a `lost` line). */
+  onInputLost: (tMs: number, keyPresses: number) => void;
   /** A heartbeat counted more event lines than arrived (reported once per shortfall). */
   onEventsLost: (sent: number, received: number) => void;
   /** A malformed line; `count` is this child's total so far. */
@@ -164,6 +166,10 @@ export class HookChildChannel {
       case 'rest':
         this.lastChildTMs = line.t;
         this.listener.onRest(line.t);
+        return;
+      case 'lost':
+        this.lastChildTMs = line.t;
+        this.listener.onInputLost(line.t, line.keyPresses);
         return;
       case 'heartbeat':
         this.lastChildTMs = line.t;

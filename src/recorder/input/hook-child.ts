@@ -321,6 +321,9 @@ async function startHook(): Promise<string> {
     x11Hook = await startX11RecordHook({
       display: process.env.DISPLAY ?? '',
       onEvents: onX11Events,
+      // key presses the X server dropped (press-tally.ts): the parent warns
+      onLost: (keyPresses) =>
+        enqueue(encodeLine({ type: 'lost', t: monotonicNowMs(), keyPresses })),
       onFailure: (error) => {
         logError(`the X connection failed: ${error.message}`);
         x11Hook = null;

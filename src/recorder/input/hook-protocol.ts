@@ -125,6 +125,18 @@ export type HookRestLine = {
   t: number;
 };
 
+/**
+ * Input the X server dropped before the hook saw it (X RECORD: press-tally.ts), found by
+ * comparing two counts of key presses; written once a loss is found.
+ */
+export type HookLostLine = {
+  type: 'lost';
+  /** Session clock when the loss was found, ms. */
+  t: number;
+  /** Key presses lost. */
+  keyPresses: number;
+};
+
 /** Answer to a request. */
 export type HookResponseLine =
   | { type: 'response'; id: number | string; ok: true; result: unknown }
@@ -132,7 +144,12 @@ export type HookResponseLine =
 
 /** Any valid line from the child. */
 export type HookLine =
-  HookHelloLine | HookEventLine | HookHeartbeatLine | HookRestLine | HookResponseLine;
+  | HookHelloLine
+  | HookEventLine
+  | HookHeartbeatLine
+  | HookRestLine
+  | HookLostLine
+  | HookResponseLine;
 
 /** Result of {@link parseHookLine}. */
 export type ParsedHookLine = { ok: true; line: HookLine } | { ok: false; problem: string };
@@ -256,6 +273,10 @@ export function parseHookLine(text: string): ParsedHookLine {
         : { ok: false, problem: 'heartbeat without integer seq/sent' };
     case 'rest':
       return { ok: true, line: { type: 'rest', t: value.t } };
+    case 'lost':
+      return isInteger(value.keyPresses) && value.keyPresses > 0
+        ? { ok: true, line: { type: 'lost', t: value.t, keyPresses: value.keyPresses } }
+        : { ok: false, problem: 'lost line without a positive integer keyPresses' };
     case 'hello': {
       const capabilities = value.capabilities;
       if (

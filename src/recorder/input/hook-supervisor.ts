@@ -274,6 +274,12 @@ export class HookSupervisor {
         }
         waiter?.resolve(hello);
       },
+      onInputLost: (tMs, keyPresses) =>
+        this.events.onDiagnostic({
+          code: 'INPUT_LOST',
+          message: `the X server dropped ${keyPresses} key press${keyPresses === 1 ? '' : 'es'} (and the input around them) before the input hook saw them: the machine was too busy for the hook to keep up`,
+          details: { tMs, keyPresses },
+        }),
       onEventsLost: (sent, received) =>
         this.events.onDiagnostic({
           code: 'HOOK_EVENTS_LOST',

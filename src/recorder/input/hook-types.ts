@@ -20,6 +20,7 @@ export type InputGap = {
 export type InputHookDiagnosticCode =
   | 'HELPER_PROTOCOL_ERROR'
   | 'HOOK_EVENTS_LOST'
+  | 'INPUT_LOST'
   | 'HOOK_RESTARTED'
   | 'HOOK_RESTART_FAILED'
   | 'KEYMAP_FALLBACK'

@@ -65,14 +65,16 @@ export type AppPressCheckOptions = {
 
 /**
  * Decides whether the last press before a pause or stop the app asked for was aimed at the app:
- * a key when the app's window has the focus; a click when the window under the pointer (where
- * the OS tells, else the focused one) is the app's and holds the point the button went down at.
+ * a key when the app's window had the focus as it was pressed; a click when the window under
+ * the pointer (where the OS tells, else the focused one) is the app's and holds the point the
+ * button went down at.
  */
 export function appPressCheck(options: AppPressCheckOptions): AppPressCheck {
   return async (press: GesturePress) => {
     const app = options.appWindows();
     if (press.kind === 'key') {
-      return press.focused !== null && isAppWindow(press.focused, app);
+      // where the key went: the focus when it was pressed (a later click may have moved it)
+      return press.focusedAtPress !== null && isAppWindow(press.focusedAtPress, app);
     }
     const pointed = options.pointerWindow ? await options.pointerWindow() : null;
     const target: WindowFacts | null = pointed ?? press.focused;

@@ -10,6 +10,9 @@ export const LIVE_WARNING_CODES = [
   'RECORDING_LONG',
   /** The recorded display's size, origin or scale changed (the video went on in a new segment). */
   'DISPLAY_CHANGED',
+  /** Input never reached the recorder (the X server dropped it under load, or hook lines went
+   * missing): typed text around then may be incomplete. */
+  'INPUT_LOST',
 ] as const;
 export type LiveWarningCode = (typeof LIVE_WARNING_CODES)[number];
 

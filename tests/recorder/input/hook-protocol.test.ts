@@ -19,13 +19,16 @@ describe('parseHookLine', () => {
     });
   });
 
-  it('accepts hello, heartbeat, rest and both response shapes', () => {
+  it('accepts hello, heartbeat, rest, lost and both response shapes', () => {
     const hello = { type: 'hello', protocol: 1, capabilities: ['mouse'], t: 1, pid: 42 };
     expect(parseHookLine(encodeLine(hello))).toEqual({ ok: true, line: hello });
     const heartbeat = { type: 'heartbeat', t: 2, seq: 0, sent: 7 };
     expect(parseHookLine(encodeLine(heartbeat))).toEqual({ ok: true, line: heartbeat });
     const rest = { type: 'rest', t: 3.5 };
     expect(parseHookLine(encodeLine(rest))).toEqual({ ok: true, line: rest });
+    const lost = { type: 'lost', t: 4, keyPresses: 12 };
+    expect(parseHookLine(encodeLine(lost))).toEqual({ ok: true, line: lost });
+    expect(parseHookLine(encodeLine({ ...lost, keyPresses: 0 })).ok).toBe(false);
     expect(parseHookLine('{"id":1,"ok":true,"result":{"sent":3}}')).toEqual({
       ok: true,
       line: { type: 'response', id: 1, ok: true, result: { sent: 3 } },

@@ -118,6 +118,34 @@ describe('X RECORD hook against real servers', () => {
     expect([presses, releases]).toEqual([1000, 1000]);
   });
 
+  it('counts no key press as lost when it keeps up (the XInput2 cross-check of press-tally.ts)', async () => {
+    const server = await startXvfb();
+    servers.push(server);
+    let recorded = 0;
+    let lost = 0;
+    const hook = await startX11RecordHook({
+      display: server.display,
+      env: server.env,
+      onEvents: (batch) => {
+        recorded += batch.filter((e) => e.type === 4).length;
+      },
+      onFailure: () => undefined,
+      onLost: (keyPresses) => {
+        lost += keyPresses;
+      },
+    });
+    // shifted characters too: their shift presses count like any other
+    const text = 'Type Fast 0123456789 And Keep Going - '.repeat(30).slice(0, 1000);
+    await xdotool(server, 'type', '--delay', '2', text);
+    await hook.stop();
+    const shifted = [...text].filter((c) => /[A-Z]/.test(c)).length;
+    expect({ recorded, raw: hook.rawKeyPresses, lost }).toEqual({
+      recorded: text.length + shifted,
+      raw: text.length + shifted,
+      lost: 0,
+    });
+  });
+
   it('reads fast input once per pace interval instead of once per event, losing nothing', async () => {
     const server = await startXvfb();
     servers.push(server);

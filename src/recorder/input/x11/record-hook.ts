@@ -10,6 +10,7 @@
 // waits for the server's EndOfData, so every event the server recorded is delivered.
 import { monotonicNowMs } from '../../clock';
 import type { HookInputEvent } from '../hook-protocol';
+import { PressTally } from './press-tally';
 import { ReadPacer } from './read-pacer';
 import { vcOfKeycode, RecordTranslator } from './record-translator';
 import { X11Connection } from './x11-connection';
@@ -23,12 +24,19 @@ export type X11RecordHookOptions = {
   onEvents: (events: HookInputEvent[]) => void;
   /** The X server went away or refused the RECORD context (not called after `stop`). */
   onFailure: (error: Error) => void;
+  /**
+   * Key presses the X server dropped from the RECORD stream, found by comparing it with the
+   * XInput2 raw key presses (press-tally.ts); called when a loss is found, with its size.
+   */
+  onLost?: (keyPresses: number) => void;
 };
 
 /** A running hook. */
 export type X11RecordHook = {
   /** Disables the context, delivers what the server still held, closes both connections. */
   stop(timeoutMs?: number): Promise<void>;
+  /** XInput2 raw key presses seen (the cross-check's count), or null without XInput 2. */
+  readonly rawKeyPresses: number | null;
 };
 
 const X_QUERY_EXTENSION = 98;
@@ -51,6 +59,47 @@ const MAPPING_POINTER = 2;
 const MAPPING_NOTIFY = 34;
 const DEFAULT_MULTI_CLICK_MS = 200;
 const DEFAULT_NUM_LOCK_MASK = 0x10;
+const X_KEY_PRESS = 2;
+const GENERIC_EVENT = 35;
+const XI_QUERY_VERSION = 47;
+const XI_SELECT_EVENTS = 46;
+const XI_ALL_MASTER_DEVICES = 1;
+const XI_RAW_KEY_PRESS = 13;
+const XI_KEY_REPEAT = 1 << 16;
+
+/**
+ * Selects XInput2 raw key presses of every master device on the root window (their events
+ * reach `connection.onEvent`); resolves with XInput's major opcode, or null when the server has
+ * no XInput 2.
+ */
+async function selectRawKeyPresses(connection: X11Connection): Promise<number | null> {
+  const name = Buffer.from('XInputExtension', 'latin1');
+  const query = Buffer.alloc(4 + name.length);
+  query.writeUInt16LE(name.length, 0);
+  name.copy(query, 4);
+  const reply = await connection.request(X_QUERY_EXTENSION, 0, query, true);
+  if (reply[8] !== 1) {
+    return null;
+  }
+  const opcode = reply[9]!;
+  const version = Buffer.alloc(4);
+  version.writeUInt16LE(2, 0);
+  version.writeUInt16LE(2, 2);
+  const answer = await connection.request(opcode, XI_QUERY_VERSION, version, true);
+  if (answer.readUInt16LE(8) < 2) {
+    return null;
+  }
+  const select = Buffer.alloc(16);
+  select.writeUInt32LE(connection.info.root, 0);
+  select.writeUInt16LE(1, 4); // one mask
+  select.writeUInt16LE(XI_ALL_MASTER_DEVICES, 8);
+  select.writeUInt16LE(1, 10); // mask length in 4-byte units
+  select.writeUInt32LE(1 << XI_RAW_KEY_PRESS, 12);
+  connection.request(opcode, XI_SELECT_EVENTS, select, false);
+  // a round trip: the selection holds (or its error came) before presses are compared
+  await connection.request(opcode, XI_QUERY_VERSION, version, true);
+  return opcode;
+}
 
 /** The major opcode of RECORD; throws a clear error when the server lacks it. */
 async function recordOpcode(connection: X11Connection): Promise<number> {
@@ -160,11 +209,29 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
         // the connection is going away: its close is reported on its own
       }
     };
+    // key presses counted in the RECORD stream and as XInput2 raw events (press-tally.ts)
+    const tally = new PressTally();
+    let xiOpcode: number | null = null;
     control.onEvent((event) => {
-      if ((event[0]! & 0x7f) === MAPPING_NOTIFY) {
+      const type = event[0]! & 0x7f;
+      if (type === MAPPING_NOTIFY) {
         void refresh(event[4]!);
+      } else if (
+        type === GENERIC_EVENT &&
+        event[1] === xiOpcode &&
+        event.length >= 28 &&
+        event.readUInt16LE(8) === XI_RAW_KEY_PRESS &&
+        (event.readUInt32LE(24) & XI_KEY_REPEAT) === 0
+      ) {
+        tally.addRaw(event.readUInt32LE(12));
       }
     });
+    const reportLost = (isFinal: boolean): void => {
+      const lost = xiOpcode === null ? 0 : tally.settle(isFinal);
+      if (lost > 0) {
+        options.onLost?.(lost);
+      }
+    };
 
     const dataConnection = await X11Connection.open(options.display, env);
     data = dataConnection;
@@ -189,6 +256,7 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
         const events = batch;
         batch = [];
         options.onEvents(events);
+        reportLost(false);
       }
       const waitMs = isStopping ? 0 : pacer.afterRead(monotonicNowMs(), count);
       if (waitMs > 0) {
@@ -223,6 +291,9 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
         const category = reply[1]!;
         if (category === CATEGORY_FROM_SERVER) {
           for (let at = 32; at + 32 <= reply.length; at += 32) {
+            if ((reply[at]! & 0x7f) === X_KEY_PRESS) {
+              tally.addRecorded(reply.readUInt32LE(at + 4));
+            }
             const event = translator.translate(reply, at);
             if (event) {
               batch.push(event);
@@ -243,8 +314,16 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
     });
     control.onClose(failed);
     await started;
+    try {
+      xiOpcode = await selectRawKeyPresses(control);
+    } catch {
+      xiOpcode = null; // no cross-check without XInput 2
+    }
 
     return {
+      get rawKeyPresses(): number | null {
+        return xiOpcode === null ? null : tally.rawPresses;
+      },
       async stop(timeoutMs = 2000): Promise<void> {
         if (isStopping) {
           return;
@@ -265,10 +344,13 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
           control.request(opcode, RECORD_DISABLE_CONTEXT, body, false);
           await ended;
           control.request(opcode, RECORD_FREE_CONTEXT, body, false);
+          // a round trip: every raw press sent before it has come too
+          await control.request(opcode, RECORD_QUERY_VERSION, version, true);
         } catch {
           // the server is gone: nothing more can arrive
         }
         deliver();
+        reportLost(true);
         dataConnection.close();
         control.close();
       },

@@ -110,6 +110,8 @@ export function parseXauthority(bytes: Buffer): XauthEntry[] {
 
 const FAMILY_LOCAL = 256;
 const FAMILY_WILD = 65535;
+/** Event type of XGE events (XInput2), whose length field counts the bytes after 32. */
+const GENERIC_EVENT = 35;
 const COOKIE = 'MIT-MAGIC-COOKIE-1';
 
 /** The MIT-MAGIC-COOKIE-1 for `address` from XAUTHORITY (or ~/.Xauthority), else null. */
@@ -412,7 +414,11 @@ export class X11Connection {
       if (rest < 32) {
         break;
       }
-      const total = data[at] === REPLY ? 32 + data.readUInt32LE(at + 4) * 4 : 32;
+      // replies and GenericEvents (XInput2) carry more than 32 bytes
+      const total =
+        data[at] === REPLY || (data[at]! & 0x7f) === GENERIC_EVENT
+          ? 32 + data.readUInt32LE(at + 4) * 4
+          : 32;
       if (rest < total) {
         break;
       }
