@@ -199,7 +199,16 @@ export function remapEditRefs(json: string, editIds: Map<number, number>): strin
 export function restoreRecording(db: Db, dump: RecordingDump, dir: string): RestoredRecording {
   const oldDir = typeof dump.recording.dir === 'string' ? dump.recording.dir : '';
   checkColumns(db, 'recordings', [dump.recording]);
-  const recordingRow = remapRow({ ...dump.recording, dir }, new Map(), oldDir, dir);
+  // a pulled recording is reproduced with its import key unless this library already imported
+  // the same video itself: then the pulled copy goes unkeyed (pulls are keyed by recording id)
+  const key = dump.recording.source_fingerprint;
+  const isKeyTaken =
+    typeof key === 'string' &&
+    db.prepare('SELECT 1 FROM recordings WHERE source_fingerprint = ?').get(key) !== undefined;
+  const recording = isKeyTaken
+    ? { ...dump.recording, dir, source_fingerprint: null }
+    : { ...dump.recording, dir };
+  const recordingRow = remapRow(recording, new Map(), oldDir, dir);
   const seq = insertTableRow(db, 'recordings', recordingRow);
   const local = new Map(recordingTables(db).map((t) => [t.name, t]));
   for (const [name, rows] of dump.tables) {
