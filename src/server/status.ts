@@ -30,6 +30,8 @@ export const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   // this process stopped writing because its database file was replaced): try again / restart
   DB_BUSY: 503,
   DB_REPLACED: 503,
+  // the library's folder or disk is read-only: reads work, writes cannot until it is writable
+  LIBRARY_READ_ONLY: 409,
   IMPORT_INVALID: 422,
   EXPORT_INVALID: 422,
   LEGACY_ENCRYPTED_UNSUPPORTED: 422,
