@@ -274,6 +274,25 @@ export async function compareWithOwnDisplay(
   );
 }
 
+/**
+ * The address of the AT-SPI bus of the desktop session on `display`: the `AT_SPI_BUS` property
+ * that at-spi-bus-launcher sets on that display's root window (libatspi reads it there too, after
+ * `AT_SPI_BUS_ADDRESS`); null when the display has none (no accessibility session on it) or does
+ * not answer. The caller's own D-Bus session belongs to the caller's desktop, not to this one.
+ */
+export async function displayAccessibilityBus(
+  display: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | null> {
+  const r = await xprop(display, ['AT_SPI_BUS'], env);
+  if (r.kind !== 'ok') {
+    return null;
+  }
+  const raw = /^AT_SPI_BUS\([A-Z0-9_]+\) = "(.*)"\s*$/m.exec(r.stdout)?.[1];
+  const address = raw?.replace(/\\(["\\])/g, '$1').trim() ?? '';
+  return /^[a-z]+:/.test(address) ? address : null;
+}
+
 /** Where the refusal is shown: the CLI (`--display`, `--live`) or the UI's settings. */
 export type RefusalSurface = 'cli' | 'ui';
 

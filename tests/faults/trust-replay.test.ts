@@ -30,6 +30,8 @@ import { verdictText } from '../../src/renderer/store/replay/selectors';
 import { compareWithOwnDisplay, sameXServer } from '../../src/replay/display-identity';
 import { acquireDisplayLock, displayLockFile } from '../../src/replay/display-lock';
 import { runCli } from '../helpers/cli';
+import { launchGtkForm, type GtkForm } from '../fixtures/apps/gtk-form';
+import { recordGtkFormSession } from '../fixtures/apps/gtk-form-session';
 import { startDesktop, type Desktop } from '../helpers/desktop';
 import { copyExampleLibrary } from '../helpers/example-library';
 import { REPO_ROOT } from '../helpers/paths';
@@ -430,5 +432,68 @@ describe('replay of a masked (password) step (issue 26 item 10)', () => {
     } finally {
       await desktop.stop();
     }
+  }, 120_000);
+});
+
+describe('replay elements come from the target display (issue 26 item 5)', () => {
+  // "yours": the desktop the caller works on (its DISPLAY and D-Bus session); "target": the
+  // virtual desktop the replay drives, with a D-Bus session and AT-SPI bus of its own
+  let yours: Desktop;
+  let target: Desktop;
+  let yourForm: GtkForm | null = null;
+  let targetForm: GtkForm | null = null;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-trust-replay-a11y-'));
+  const libDir = path.join(root, 'lib');
+  let id = '';
+
+  beforeAll(async () => {
+    yours = await startDesktop();
+    target = await startDesktop({ firstDisplay: yours.displayNumber + 1 });
+    yourForm = await launchGtkForm(yours);
+    ({ id } = await recordGtkFormSession(yours, yourForm, libDir));
+  }, 180_000);
+
+  afterAll(async () => {
+    await yourForm?.close();
+    await targetForm?.close();
+    await target?.stop();
+    await yours?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const replay = async () => {
+    // the caller's whole environment is its own desktop's: DISPLAY and DBUS_SESSION_BUS_ADDRESS
+    const r = await runCli(
+      ['replay', id, '--display', target.display, '--speed', '4', '--json', '--library', libDir],
+      yours.env,
+    );
+    expect([0, 1], r.stderr).toContain(r.code);
+    return JSON.parse(r.stdout) as ReplayReport;
+  };
+
+  it("item 5: the form open on the caller's desktop does not match a step on an empty target", async () => {
+    const report = await replay();
+    expect(report.warnings.join(' ')).not.toMatch(/elements not compared/);
+    const first = report.steps[0]!;
+    expect(first.recordedElement).toMatchObject({ title: 'Name' });
+    // nothing named "Name" is under the point on the target desktop
+    expect(first.elementMatch).toBe(false);
+    expect(first.liveElement?.title ?? null).not.toBe('Name');
+  }, 120_000);
+
+  it('item 5: a form on the target desktop is read from its own accessibility bus', async () => {
+    targetForm = await launchGtkForm(target);
+    await target.run('xdotool', ['mousemove', '700', '700']);
+    const report = await replay();
+    expect(report.warnings).toEqual([]);
+    expect(report.steps[0]!.elementMatch).toBe(true);
+    expect(report.steps[0]!.liveElement).toMatchObject({ title: 'Name' });
+  }, 120_000);
+
+  it('item 5: a target without an accessibility bus of its own: "elements not compared"', async () => {
+    await target.run('xprop', ['-root', '-remove', 'AT_SPI_BUS']);
+    const report = await replay();
+    expect(report.warnings.join(' ')).toMatch(/elements not compared: .*no AT_SPI_BUS/);
+    expect(report.steps.every((s) => s.elementMatch === null)).toBe(true);
   }, 120_000);
 });

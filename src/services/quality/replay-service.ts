@@ -23,6 +23,7 @@ import { isProcessAlive } from '../../infra/process-alive';
 import { startDriverProcess, type ReplayDriver } from '../../replay/driver-process';
 import {
   compareWithOwnDisplay,
+  displayAccessibilityBus,
   displayNameKey,
   displayRefusal,
   type DisplayVerdict,
@@ -191,6 +192,39 @@ async function keyframeThumbnail(
 
 function roleSystem(platform: NodeJS.Platform): RoleSystem {
   return platform === 'darwin' ? 'ax' : platform === 'win32' ? 'uia' : 'atspi';
+}
+
+/**
+ * The environment the accessibility adapter reads the target display's elements with, or the
+ * warning saying why they are not compared. On Linux the caller's D-Bus session belongs to the
+ * caller's desktop: the target's AT-SPI bus is the `AT_SPI_BUS` property of its root window
+ * (passed as AT_SPI_BUS_ADDRESS); without one, only a replay on the caller's own display may use
+ * the caller's session.
+ */
+async function targetAccessibilityEnv(
+  display: string,
+  env: NodeJS.ProcessEnv,
+  childEnv: NodeJS.ProcessEnv,
+  verdict: DisplayVerdict | null,
+  platform: NodeJS.Platform,
+): Promise<NodeJS.ProcessEnv | string> {
+  if (platform !== 'linux') {
+    return childEnv;
+  }
+  const bus = await displayAccessibilityBus(display, env);
+  if (bus !== null) {
+    return { ...childEnv, AT_SPI_BUS_ADDRESS: bus };
+  }
+  const isOwn =
+    verdict?.verdict === 'own' || (env.DISPLAY !== undefined && sameDisplay(display, env.DISPLAY));
+  if (isOwn) {
+    return childEnv;
+  }
+  return (
+    `elements not compared: ${display} has no accessibility bus of its own (no AT_SPI_BUS ` +
+    "property on its root window: start at-spi-bus-launcher in that desktop's session), and " +
+    "this process's D-Bus session belongs to another desktop"
+  );
 }
 
 /** Removes the work folders of runs whose process is gone (killed); a running one is kept. */
@@ -408,12 +442,20 @@ async function replayLocked(
     const live = { width: hello.width, height: hello.height };
     const plan = planReplay(steps, recorded, live);
     const platform = options.platform ?? process.platform;
-    if (options.elements !== false && steps.some((s) => recordedElement(s.target) !== null)) {
+    const wantsElements =
+      options.elements !== false && steps.some((s) => recordedElement(s.target) !== null);
+    // the elements are read from the target display's desktop session, not the caller's
+    const a11yEnv = wantsElements
+      ? await targetAccessibilityEnv(display, env, childEnv, verdict, platform)
+      : null;
+    if (typeof a11yEnv === 'string') {
+      warnings.push(a11yEnv);
+    } else if (a11yEnv !== null) {
       try {
         // the recorder's adapter of the OS: AT-SPI on Linux, the AX / UIA helper child elsewhere
         const a = createPlatform(platform).accessibility({
           now: () => performance.now(),
-          env: childEnv,
+          env: a11yEnv,
         });
         await a.start();
         adapter = a;

@@ -1,7 +1,8 @@
 // The AT-SPI accessibility bus reached from Node with dbus-next (no libatspi): the only module
 // that imports dbus-next (docs/architecture.md §2). It finds the a11y bus through the session bus
-// (org.a11y.Bus.GetAddress), connects, and offers raw method calls with a timeout each, signal
-// subscriptions and the org.a11y.Status.IsEnabled switch. docs/platform-linux.md §4.
+// (org.a11y.Bus.GetAddress) or takes it from AT_SPI_BUS_ADDRESS, connects, and offers raw method
+// calls with a timeout each, signal subscriptions and the org.a11y.Status.IsEnabled switch.
+// docs/platform-linux.md §4.
 import type * as DbusNextModule from 'dbus-next';
 import type { Message, MessageBus } from 'dbus-next';
 import { netSocketAddress } from './dbus-address';
@@ -176,6 +177,21 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
   const env = options.env ?? process.env;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_ATSPI_CONNECT_TIMEOUT_MS;
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_ATSPI_CALL_TIMEOUT_MS;
+  // AT_SPI_BUS_ADDRESS names the a11y bus directly (as libatspi reads it first): a caller that
+  // knows the bus of another desktop's session (the replay: the target display's AT_SPI_BUS root
+  // property) skips the session bus, which is its own desktop's; IsEnabled is left alone then
+  const directAddress = env.AT_SPI_BUS_ADDRESS?.trim() ?? '';
+  if (directAddress !== '') {
+    const { sessionBus: connectBus } = await loadDbus();
+    return await openA11yBus(
+      connectBus({ busAddress: netSocketAddress(directAddress) }),
+      directAddress,
+      null,
+      null,
+      connectTimeoutMs,
+      callTimeoutMs,
+    );
+  }
   const sessionAddress = env.DBUS_SESSION_BUS_ADDRESS;
   if (sessionAddress === undefined || sessionAddress.trim() === '') {
     throw unavailable(
@@ -185,7 +201,7 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
     );
   }
 
-  const { Message, MessageType, sessionBus } = await loadDbus();
+  const { Message, sessionBus } = await loadDbus();
   const session = sessionBus({ busAddress: netSocketAddress(sessionAddress) });
   // an 'error' event without a listener would crash the process
   session.on('error', () => undefined);
@@ -220,7 +236,39 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
     }
 
     a11yBus = sessionBus({ busAddress: netSocketAddress(address) });
-    const bus = a11yBus;
+    return await openA11yBus(
+      a11yBus,
+      address,
+      session,
+      previousIsEnabled,
+      connectTimeoutMs,
+      callTimeoutMs,
+    );
+  } catch (error) {
+    if (a11yBus) {
+      disconnectQuietly(a11yBus);
+    }
+    if (previousIsEnabled === false) {
+      await setIsEnabled(session, false, callTimeoutMs).catch(() => undefined);
+    }
+    disconnectQuietly(session);
+    throw error;
+  }
+}
+
+// Waits for the a11y bus connection `bus` and wraps it as an AtspiBus; `session` (null when the
+// address was given directly) is closed with it, IsEnabled restored to `previousIsEnabled`.
+// Disconnects `bus` when it fails.
+async function openA11yBus(
+  bus: MessageBus,
+  address: string,
+  session: MessageBus | null,
+  previousIsEnabled: boolean | null,
+  connectTimeoutMs: number,
+  callTimeoutMs: number,
+): Promise<AtspiBus> {
+  const { Message, MessageType } = dbus();
+  try {
     const errorListeners: ((error: AppError) => void)[] = [];
     let brokenError: AppError | null = null;
     bus.on('error', (error: unknown) => {
@@ -303,22 +351,18 @@ export async function connectAtspi(options: AtspiConnectOptions = {}): Promise<A
         isClosed = true;
         signalListeners.clear();
         disconnectQuietly(bus);
-        if (previousIsEnabled === false) {
+        if (session && previousIsEnabled === false) {
           // leave the desktop as we found it: other apps pay for an enabled a11y stack
           await setIsEnabled(session, false, callTimeoutMs).catch(() => undefined);
         }
-        disconnectQuietly(session);
+        if (session) {
+          disconnectQuietly(session);
+        }
       },
     };
     return atspiBus;
   } catch (error) {
-    if (a11yBus) {
-      disconnectQuietly(a11yBus);
-    }
-    if (previousIsEnabled === false) {
-      await setIsEnabled(session, false, callTimeoutMs).catch(() => undefined);
-    }
-    disconnectQuietly(session);
+    disconnectQuietly(bus);
     throw error;
   }
 }
