@@ -10,11 +10,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { createServices } from '../../src/services/create-services';
+import { openLibrary } from '../../src/services/library/library';
+import { UploadQueue } from '../../src/services/upload/queue';
+import { S3ObjectStore } from '../../src/services/upload/s3-client';
+import type { UploadTarget } from '../../src/services/upload/target';
 import type { PiiFinding } from '../../src/shared/domain';
 import { startDesktop, type Desktop } from '../helpers/desktop';
 import { runCli } from '../helpers/cli';
 import { tempLibrary } from '../helpers/library';
+import { startSwift, type Swift } from '../helpers/swift';
+import { createBucket, listObjects, rawClient, swiftTarget } from '../services/upload/helpers';
 import { SYSTEM_PYTHON } from '../fixtures/apps/gtk-form';
 import { redactKeyEvents } from '../../src/pipeline/privacy/redact-text';
 import { EventScript } from '../pipeline/reduce/event-script';
@@ -254,5 +261,199 @@ describe('item 29: redaction spans follow the pieces of typed text', () => {
       `ab12|34cd|[CARD]${'_'.repeat(CARD.length - 6)}|[SECRET]${'_'.repeat(KEY.length - 8)}`,
     );
     expect(redacted.length).toBe(events.length);
+  });
+});
+
+// Row 30: every top-level file of an imported AgentNet folder is kept under raw/ and uploaded as
+// files/raw/*, but the scan read only database fields: a secret in html.jsonl or in any extra
+// file left with no finding. The folder is the example recording with a GitHub token planted in
+// html.jsonl, a card number in an extra text file and an AWS key in an extra binary file;
+// imported, scanned, exported and uploaded by the real CLI, `uploads:enqueue` through the
+// contract, uploads to Swift (real S3) through the upload queue.
+const GH_TOKEN = `ghp_${'R7xK2mQ9vL4nT8wZ3pY6sB1cF5hJ0dG2aE4u'}`;
+const NOTE_CARD = '4111 1111 1111 1111';
+const BINARY_KEY = 'AKIAQ3EGRX7N5ZLW4HUT';
+const EXAMPLE = path.resolve(
+  import.meta.dirname,
+  '../../examples/agentnet-raw/win10-display-settings',
+);
+const BUCKET = 'raw-files';
+
+describe('item 30: files kept from imports (real CLI, Swift)', { timeout: 240_000 }, () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-privacy-raw-'));
+  const lib = path.join(root, 'lib');
+  const folder = path.join(root, 'win10-display-settings');
+  let swift: Swift;
+  let client: S3Client;
+  let id = '';
+  const cli = (args: string[]) => runCli([...args, '--library', lib], swift.env);
+  const scan = async (): Promise<PiiFinding[]> => {
+    const r = await cli(['scan', id, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { findings: PiiFinding[] }).findings;
+  };
+  /** Uploads through the upload queue (no keyframes: not what is looked at); the keys sent. */
+  const uploadByQueue = async (prefix: string, allowPii: boolean): Promise<string[]> => {
+    const l = openLibrary(lib);
+    try {
+      const q = new UploadQueue(l, {
+        openStore: (to: UploadTarget) =>
+          new S3ObjectStore(to, { kind: 'static', credentials: swift.credentials }),
+        engine: { appVersion: 'test', includeKeyframes: false },
+      });
+      const [queued] = q.enqueue([id], {
+        target: swiftTarget(swift, BUCKET, prefix),
+        annotator: 'bo',
+        allowPii,
+      });
+      const [outcome] = await q.run([queued!.uploadId]);
+      expect(outcome).toMatchObject({ ok: true });
+    } finally {
+      l.close();
+    }
+    return [...(await listObjects(client, BUCKET, `${prefix}/`)).keys()];
+  };
+
+  beforeAll(async () => {
+    fs.cpSync(EXAMPLE, folder, { recursive: true });
+    fs.writeFileSync(
+      path.join(folder, 'html.jsonl'),
+      `${JSON.stringify({
+        time_stamp: 215.9,
+        url: 'https://git.example.org/settings/tokens',
+        html: `<input name="token" value="${GH_TOKEN}">`,
+      })}\n`,
+    );
+    fs.writeFileSync(path.join(folder, 'notes.txt'), `paid with ${NOTE_CARD}\nall done\n`);
+    fs.writeFileSync(
+      path.join(folder, 'capture.bin'),
+      Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(`key=${BINARY_KEY}`)]),
+    );
+    swift = await startSwift();
+    client = rawClient(swift);
+    await createBucket(client, BUCKET);
+    const imported = await cli(['import', folder, '--no-keyframes', '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+    id = /"id":\s*"([0-9a-f-]{36})"/.exec(imported.stdout)![1]!;
+  }, 120_000);
+
+  afterAll(async () => {
+    client?.destroy();
+    await swift?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('item 30: scan finds the secrets planted in html.jsonl and in an extra file, masked, with the file named', async () => {
+    const findings = await scan();
+    const raw = findings.filter((f) => f.source === 'raw-file');
+    expect(
+      raw.map((f) => [f.kind, f.file]),
+      JSON.stringify(findings, null, 1),
+    ).toEqual(
+      expect.arrayContaining([
+        ['secret', 'html.jsonl'],
+        ['card', 'notes.txt'],
+      ]),
+    );
+    // the binary file cannot be read as text: it is not scanned (and never leaves, below)
+    expect(raw.filter((f) => f.file === 'capture.bin')).toEqual([]);
+    for (const f of findings) {
+      expect(f.excerpt).not.toContain(GH_TOKEN.slice(4, 20));
+      expect(f.excerpt).not.toMatch(/4111 1111 1111/);
+    }
+    const table = await cli(['scan', id]);
+    expect(table.stdout).toMatch(/raw\/html\.jsonl/);
+    expect(table.stdout).toMatch(/raw\/notes\.txt/);
+  });
+
+  it('item 30: upload, uploads:enqueue and export refuse without --allow-pii; nothing is sent or written', async () => {
+    const up = await cli([
+      'upload',
+      id,
+      '--to',
+      `s3://${BUCKET}/cli`,
+      '--path-style',
+      '--annotator',
+      'bo',
+    ]);
+    expect(up.code).not.toBe(0);
+    expect(up.stderr).toContain('PII_UNRESOLVED');
+    expect(up.stderr).toMatch(/1 card \(raw-file\)/);
+    expect(up.stderr).toMatch(/1 secret \(raw-file\)/);
+
+    const l = openLibrary(lib);
+    const services = createServices(l, {
+      appVersion: 'test',
+      env: swift.env,
+      log: () => undefined,
+      uploads: {
+        openStore: (to: UploadTarget) =>
+          new S3ObjectStore(to, { kind: 'static', credentials: swift.credentials }),
+      },
+    });
+    try {
+      const r = await services.dispatch('uploads:enqueue', {
+        ids: [id],
+        to: `s3://${BUCKET}/enqueue`,
+        annotator: 'bo',
+      });
+      expect(r.ok ? 'ok' : r.error.code, r.ok ? '' : r.error.message).toBe('PII_UNRESOLVED');
+    } finally {
+      await services.close();
+      l.close();
+    }
+    expect((await listObjects(client, BUCKET, '')).size).toBe(0);
+
+    // the agentnet-raw export carries none of the kept files, and is refused by the same gate
+    const out = path.join(root, 'export');
+    const exp = await cli(['export', id, '--format', 'agentnet-raw', '--out', out]);
+    expect(exp.code).not.toBe(0);
+    expect(exp.stderr).toContain('PII_UNRESOLVED');
+    expect(fs.existsSync(out)).toBe(false);
+    const allowed = await cli([
+      'export',
+      id,
+      '--format',
+      'agentnet-raw',
+      '--out',
+      out,
+      '--allow-pii',
+    ]);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    const exported = filesUnder(out);
+    expect(exported.map((f) => path.basename(f))).not.toContain('notes.txt');
+    const bytes = Buffer.concat(exported.map((f) => fs.readFileSync(f)));
+    for (const secret of [GH_TOKEN, NOTE_CARD, BINARY_KEY]) {
+      expect(bytes.includes(secret)).toBe(false);
+    }
+  });
+
+  it('item 30: with --allow-pii the text files go, the binary stays; with privacy.uploadRawFiles off none goes and none is scanned', async () => {
+    const on = await uploadByQueue('on', true);
+    const rawKeys = (keys: string[]) =>
+      keys.filter((k) => k.includes('/files/raw/')).map((k) => k.split('/files/raw/')[1]);
+    expect(rawKeys(on)).toEqual(
+      expect.arrayContaining(['html.jsonl', 'notes.txt', 'events.jsonl']),
+    );
+    expect(rawKeys(on)).not.toContain('capture.bin');
+
+    const l = openLibrary(lib);
+    const services = createServices(l, { appVersion: 'test', log: () => undefined });
+    try {
+      const set = await services.dispatch('settings:set', { privacy: { uploadRawFiles: false } });
+      expect(
+        set.ok ? (set.value as { privacy: { uploadRawFiles: boolean } }).privacy : set.error,
+      ).toMatchObject({
+        uploadRawFiles: false,
+      });
+    } finally {
+      await services.close();
+      l.close();
+    }
+    expect((await scan()).filter((f) => f.source === 'raw-file')).toEqual([]);
+    // nothing blocks now: the upload needs no --allow-pii, and carries no kept file
+    const off = await uploadByQueue('off', false);
+    expect(rawKeys(off)).toEqual([]);
+    expect(off.some((k) => k.includes('/video/'))).toBe(true);
   });
 });

@@ -61,6 +61,9 @@ function timeText(tMs: number | null, videoStartMs: number | null): string {
 
 type Finding = PiiFinding & { resolved?: 'accepted' | 'redacted' | null | undefined };
 
+/** A finding's source; a kept file of an import by its place in the recording (`raw/<name>`). */
+const sourceText = (f: PiiFinding): string => (f.file === undefined ? f.source : `raw/${f.file}`);
+
 function printFindings(id: string, findings: Finding[], videoStartMs: number | null): void {
   if (findings.length === 0) {
     out(`no findings in ${id}`);
@@ -81,7 +84,7 @@ function printFindings(id: string, findings: Finding[], videoStartMs: number | n
     for (const f of group) {
       out(
         `  ${(f.stepIndex === null ? '-' : String(f.stepIndex)).padEnd(5)} ` +
-          `${timeText(f.tMs, videoStartMs).padEnd(9)} ${f.source.padEnd(13)} ` +
+          `${timeText(f.tMs, videoStartMs).padEnd(9)} ${sourceText(f).padEnd(13)} ` +
           `${(f.resolved ?? '-').padEnd(9)} ${JSON.stringify(f.excerpt)}`,
       );
     }
@@ -259,6 +262,7 @@ export const scanCommand: Command = {
           excerpt: f.excerpt,
           id: f.id,
           resolved: f.resolved ?? null,
+          ...(f.file === undefined ? {} : { file: f.file }),
         })),
       });
       return 0;

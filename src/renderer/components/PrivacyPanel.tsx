@@ -29,7 +29,9 @@ export type PrivacyPanelProps = {
 const EMPTY: ScanFinding[] = [];
 
 function whereText(f: PiiFinding, rec: RecordingDto): string {
-  const parts: string[] = [PII_SOURCE_LABELS[f.source]];
+  const parts: string[] = [
+    f.file === undefined ? PII_SOURCE_LABELS[f.source] : `${PII_SOURCE_LABELS[f.source]} ${f.file}`,
+  ];
   if (f.stepIndex !== null) {
     parts.push(`step ${f.stepIndex + 1}`);
   }

@@ -88,6 +88,8 @@ const byTime = (a: number | null, b: number | null): number =>
 export class FindingCollector {
   private readonly kept = new Map<string, Kept>();
   private readonly cache = new Map<string, PiiMatch[]>();
+  /** Kind and text of every match kept from a piece that is not `onlyNew`. */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly steps: readonly StepSpan[],
@@ -108,6 +110,13 @@ export class FindingCollector {
     for (const match of matches) {
       if (piece.echoes?.includes(match.text)) {
         continue;
+      }
+      const seenKey = `${match.kind}\u0000${match.text}`;
+      if (piece.onlyNew && this.seen.has(seenKey)) {
+        continue;
+      }
+      if (!piece.onlyNew) {
+        this.seen.add(seenKey);
       }
       const { tMs, isExact } = matchTime(piece, match);
       const stepIndex =
@@ -136,6 +145,7 @@ export class FindingCollector {
       stepIndex: k.stepIndex,
       tMs: k.tMs,
       excerpt: this.maskExcerpt(maskOtherMatches(k.piece.text, k.all, k.match), k.match),
+      ...(k.piece.file === undefined ? {} : { file: k.piece.file }),
     }));
     return out.sort(
       (a, b) =>

@@ -15,7 +15,9 @@ import {
 } from '../../store';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
+import { readPrivacySettings } from '../settings/settings-service';
 import { FindingCollector, type FindPii, type MaskExcerpt } from './findings';
+import { rawFileScanTexts, rawFilesOf, rawTextPieces } from './raw-files';
 import { axStrings, jsonStrings, stepLabelTexts, typedTexts } from './scan-texts';
 
 /** What a scan found. */
@@ -30,9 +32,12 @@ export type ScanOptions = {
 };
 
 const PLATFORMS: readonly ReducePlatform[] = ['win32', 'darwin', 'linux'];
+/** The AgentNet file the imported metadata comes from (docs/agentnet-raw-format.md). */
+const METADATA_FILE = 'metadata.json';
 
 /** Scans a recording (full id or unique prefix; NOT_FOUND otherwise) for personal data and
- * secrets in its typed text, window titles, accessibility data, task text and labels. */
+ * secrets in its typed text, window titles, accessibility data, task text and labels, and an
+ * import's kept source files (docs/privacy.md §5). */
 export function scanRecording(
   lib: Library,
   idOrPrefix: string,
@@ -86,6 +91,28 @@ export function scanRecording(
     }
     for (const text of strings) {
       found.add({ source: 'accessibility', text, tMs: row.tMs });
+    }
+  }
+
+  // last, an import's source files (they repeat much of the rows above: only what those did not
+  // find counts). The imported metadata.json is also in the recording row, which leaves with
+  // the upload's dump and the agentnet-raw export, so it is read even when the files stay home.
+  const metadata = rec.sourceMetadata?.metadata;
+  if (metadata && typeof metadata === 'object') {
+    for (const text of rawTextPieces(JSON.stringify(metadata))) {
+      found.add({
+        source: 'raw-file',
+        file: METADATA_FILE,
+        text,
+        tMs: null,
+        stepIndex: null,
+        onlyNew: true,
+      });
+    }
+  }
+  if (readPrivacySettings(lib).uploadRawFiles) {
+    for (const piece of rawFileScanTexts(rawFilesOf(lib, rec))) {
+      found.add({ ...piece, onlyNew: true });
     }
   }
   return { findings: found.findings() };

@@ -16,6 +16,11 @@ export type ScanText = {
   charTimes?: readonly CharTime[];
   /** Matched texts that do not count here (a description that echoes the step's typed text). */
   echoes?: string;
+  /** Source `raw-file`: the kept file's name. */
+  file?: string;
+  /** Only matches no other piece found (same kind and text) count: a kept file repeats what the
+   * library's rows hold, and their findings resolve it. */
+  onlyNew?: boolean;
 };
 
 /** Key-down time of the character at a UTF-16 offset. */

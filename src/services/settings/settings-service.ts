@@ -31,7 +31,13 @@ export const DEFAULT_SETTINGS = {
   // the recorder's own chords (src/recorder/input/hotkeys.ts): the desktop app registers them too
   hotkeys: { startStop: 'ctrl+alt+shift+r', pause: 'ctrl+alt+shift+p' },
   // exclusion rules at capture (docs/privacy.md): the built-in list only
-  privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
+  // an import's kept source files go with its upload, scanned for PII (docs/privacy.md §5)
+  privacy: {
+    excludeApps: [],
+    excludeTitles: [],
+    useDefaultExclusions: true,
+    uploadRawFiles: true,
+  },
   // checks before submit (docs/quality.md §1): unlabelled steps are not an error by default
   requireLabels: false,
   // replay in the review UI (docs/replay.md §6): off until a (virtual) display is named
@@ -54,6 +60,12 @@ type RecordingDefaults = Pick<
 const isStringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((x) => typeof x === 'string');
 
+// Privacy settings stored before `uploadRawFiles` existed get its default.
+function withRawFilesDefault(p: SettingsDto['privacy']): SettingsDto['privacy'] {
+  const stored = p as Partial<SettingsDto['privacy']>;
+  return { ...p, uploadRawFiles: stored.uploadRawFiles ?? DEFAULT_SETTINGS.privacy.uploadRawFiles };
+}
+
 // The stored recording defaults over the built-in ones (a value of the wrong type is ignored).
 function recordingDefaults(lib: Library): RecordingDefaults {
   const raw = getAppSettings(lib.db);
@@ -75,15 +87,18 @@ function recordingDefaults(lib: Library): RecordingDefaults {
         typeof (v as { startStop?: unknown }).startStop === 'string' &&
         typeof (v as { pause?: unknown }).pause === 'string',
     ),
-    privacy: pick('privacy', (v) => {
-      const p = v as Partial<SettingsDto['privacy']> | null;
-      return (
-        !!p &&
-        isStringList(p.excludeApps) &&
-        isStringList(p.excludeTitles) &&
-        typeof p.useDefaultExclusions === 'boolean'
-      );
-    }),
+    privacy: withRawFilesDefault(
+      pick('privacy', (v) => {
+        const p = v as Partial<SettingsDto['privacy']> | null;
+        return (
+          !!p &&
+          isStringList(p.excludeApps) &&
+          isStringList(p.excludeTitles) &&
+          typeof p.useDefaultExclusions === 'boolean' &&
+          (p.uploadRawFiles === undefined || typeof p.uploadRawFiles === 'boolean')
+        );
+      }),
+    ),
     requireLabels: pick('requireLabels', (v) => typeof v === 'boolean'),
     replayDisplay: pick('replayDisplay', (v) => typeof v === 'string'),
   };
@@ -194,6 +209,7 @@ export function writeSettings(
               excludeTitles: patch.privacy.excludeTitles ?? current.privacy.excludeTitles,
               useDefaultExclusions:
                 patch.privacy.useDefaultExclusions ?? current.privacy.useDefaultExclusions,
+              uploadRawFiles: patch.privacy.uploadRawFiles ?? current.privacy.uploadRawFiles,
             },
           }),
     };

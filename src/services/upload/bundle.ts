@@ -3,7 +3,9 @@
 //   video/<name>.mp4                 the recording's video file(s), byte for byte
 //   files/<path>                     every other file of the recording the library knows of (an
 //                                    import's AgentNet source files, computed keyframes); a
-//                                    stray file dropped into the folder is not shipped
+//                                    stray file dropped into the folder is not shipped; of the
+//                                    source files (raw/) only text ones, which the PII scan
+//                                    reads, and none with `privacy.uploadRawFiles` off
 //   raw/recording.json               the recording row (task, platform, screen, clock facts)
 //   raw/<table>.jsonl                raw layer rows: events, ax_records, windows, marks, videos
 //   steps/steps.json                 the steps with every edit applied (what exports use)
@@ -32,6 +34,8 @@ import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from '../export/format-agentn
 import { writeAgentNetRaw } from '../export/format-agentnet-raw';
 import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../export/redact-media';
 import { dumpRowRedactor, redactingWriter, textRedactorOf } from '../privacy/text-redaction';
+import { rawFilesOf, readRawText } from '../privacy/raw-files';
+import { readPrivacySettings } from '../settings/settings-service';
 import { exclusionDumpFilter } from '../recording/exclusion-marks';
 import { resolveDecodeBinaries } from '../review/keyframe-extraction';
 import type { Library } from '../library/library';
@@ -203,6 +207,10 @@ export async function buildBundle(
   const dumpRow = dumpRowRedactor(lib, rec.seq);
   // moves over excluded windows and the exclusion rules stay home (docs/privacy.md §2)
   const excluded = exclusionDumpFilter(lib, rec.seq);
+  // an import's kept source files (issue 26, item 2): they leave only as text the PII scan read,
+  // and not at all with `privacy.uploadRawFiles` off (docs/privacy.md §5)
+  const uploadRawFiles = readPrivacySettings(lib).uploadRawFiles;
+  const rawFiles = new Map(rawFilesOf(lib, rec).map((f) => [f.rel, f]));
   const storedPngs = new Set(
     [...listKeyframes(lib.db, rec.seq).values()].flatMap((k) =>
       k.path ? [path.relative(recDir, lib.resolve(k.path)).split(path.sep).join('/')] : [],
@@ -247,6 +255,8 @@ export async function buildBundle(
     ) {
       continue;
     } else if (textRedactor.isActive && !storedPngs.has(rel)) {
+      continue;
+    } else if (rawFiles.has(rel) && (!uploadRawFiles || readRawText(rawFiles.get(rel)!) === null)) {
       continue;
     } else {
       files.push({

@@ -277,6 +277,8 @@ export const PiiFindingDtoSchema = v.strictObject({
   tMs: nullableNum,
   /** The text around the match with the match masked. */
   excerpt: v.string(),
+  /** Source `raw-file`: the imported file's name (kept as `raw/<file>`). */
+  file: v.optional(v.string()),
   /** Resolved by a `pii-accept` (accepted) or `redact-text` (redacted) edit; null: open. */
   resolved: v.optional(v.nullable(v.picklist(['accepted', 'redacted']))),
 });

@@ -97,6 +97,9 @@ export const PrivacySettingsSchema = obj({
   excludeTitles: v.array(text(500, 1)),
   /** Also exclude the built-in list (password managers, private browser windows). */
   useDefaultExclusions: v.boolean(),
+  /** An imported recording's kept source files (`raw/`) go with its upload, scanned for PII
+   * like the rest; false: they stay home (docs/privacy.md §5). */
+  uploadRawFiles: v.boolean(),
 });
 
 /** The app's settings (`settings:get`); stored in the library. */
@@ -156,6 +159,7 @@ export const SettingsPatchSchema = obj({
       excludeApps: v.optional(v.pipe(v.array(text(200, 1)), v.maxLength(100, MAX_RULES))),
       excludeTitles: v.optional(v.pipe(v.array(text(500, 1)), v.maxLength(100, MAX_RULES))),
       useDefaultExclusions: v.optional(boolField),
+      uploadRawFiles: v.optional(boolField),
     }),
   ),
   requireLabels: v.optional(boolField),

@@ -21,7 +21,12 @@ function settings(patch: Partial<SettingsDto> = {}): SettingsDto {
     accessibility: true,
     countdownS: 3,
     hotkeys: { startStop: 'CommandOrControl+Alt+R', pause: 'CommandOrControl+Alt+P' },
-    privacy: { excludeApps: [], excludeTitles: [], useDefaultExclusions: true },
+    privacy: {
+      excludeApps: [],
+      excludeTitles: [],
+      useDefaultExclusions: true,
+      uploadRawFiles: true,
+    },
     requireLabels: false,
     replayDisplay: '',
     uploadTarget: null,

@@ -29,6 +29,7 @@ describe('privacy settings', () => {
       excludeApps: [],
       excludeTitles: [],
       useDefaultExclusions: true,
+      uploadRawFiles: true,
     });
     const set = await s.dispatch('settings:set', {
       privacy: { excludeApps: ['signal'], excludeTitles: ['Online Banking'] },
@@ -39,6 +40,7 @@ describe('privacy settings', () => {
       excludeApps: ['signal'],
       excludeTitles: ['Online Banking'],
       useDefaultExclusions: false,
+      uploadRawFiles: true,
     });
   });
 
