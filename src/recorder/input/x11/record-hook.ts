@@ -66,6 +66,8 @@ const XI_SELECT_EVENTS = 46;
 const XI_ALL_MASTER_DEVICES = 1;
 const XI_RAW_KEY_PRESS = 13;
 const XI_KEY_REPEAT = 1 << 16;
+/** How long a loss may grow (found over several reads) before it is reported as one, ms. */
+const LOST_REPORT_MS = 1000;
 
 /**
  * Selects XInput2 raw key presses of every master device on the root window (their events
@@ -226,10 +228,26 @@ export async function startX11RecordHook(options: X11RecordHookOptions): Promise
         tally.addRaw(event.readUInt32LE(12));
       }
     });
-    const reportLost = (isFinal: boolean): void => {
-      const lost = xiOpcode === null ? 0 : tally.settle(isFinal);
+    // a loss found over several reads is reported once, LOST_REPORT_MS after its first part
+    let lostPending = 0;
+    let lostTimer: NodeJS.Timeout | null = null;
+    const emitLost = (): void => {
+      if (lostTimer !== null) {
+        clearTimeout(lostTimer);
+        lostTimer = null;
+      }
+      const lost = lostPending;
+      lostPending = 0;
       if (lost > 0) {
         options.onLost?.(lost);
+      }
+    };
+    const reportLost = (isFinal: boolean): void => {
+      lostPending += xiOpcode === null ? 0 : tally.settle(isFinal);
+      if (isFinal) {
+        emitLost();
+      } else if (lostPending > 0) {
+        lostTimer ??= setTimeout(emitLost, LOST_REPORT_MS);
       }
     };
 
