@@ -273,6 +273,7 @@ describe('item 29: redaction spans follow the pieces of typed text', () => {
 const GH_TOKEN = `ghp_${'R7xK2mQ9vL4nT8wZ3pY6sB1cF5hJ0dG2aE4u'}`;
 const NOTE_CARD = '4111 1111 1111 1111';
 const BINARY_KEY = 'AKIAQ3EGRX7N5ZLW4HUT';
+const STRIPE_KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
 const EXAMPLE = path.resolve(
   import.meta.dirname,
   '../../examples/agentnet-raw/win10-display-settings',
@@ -455,5 +456,28 @@ describe('item 30: files kept from imports (real CLI, Swift)', { timeout: 240_00
     const off = await uploadByQueue('off', false);
     expect(rawKeys(off)).toEqual([]);
     expect(off.some((k) => k.includes('/video/'))).toBe(true);
+  });
+
+  it('item 30: the imported metadata.json, which agentnet-raw exports copy, is scanned even with the kept files home', async () => {
+    const second = path.join(root, 'with-metadata');
+    fs.cpSync(EXAMPLE, second, { recursive: true });
+    const metaFile = path.join(second, 'metadata.json');
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(metaFile, JSON.stringify({ ...meta, x_upload_key: STRIPE_KEY }, null, 4));
+    const imported = await cli(['import', second, '--no-keyframes', '--allow-duplicate', '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const otherId = /"id":\s*"([0-9a-f-]{36})"/.exec(imported.stdout)![1]!;
+    const r = await cli(['scan', otherId, '--json']);
+    const raw = (JSON.parse(r.stdout) as { findings: PiiFinding[] }).findings.filter(
+      (f) => f.source === 'raw-file',
+    );
+    // privacy.uploadRawFiles is off (the test before): only the recording row's copy is read
+    expect(raw.map((f) => [f.kind, f.file])).toEqual([['secret', 'metadata.json']]);
+    expect(raw[0]!.excerpt).not.toContain(STRIPE_KEY.slice(8));
+    const out = path.join(root, 'export-metadata');
+    const exp = await cli(['export', otherId, '--format', 'agentnet-raw', '--out', out]);
+    expect(exp.code).not.toBe(0);
+    expect(exp.stderr).toMatch(/PII_UNRESOLVED[\s\S]*1 secret \(raw-file\)/);
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
