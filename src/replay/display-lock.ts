@@ -81,6 +81,22 @@ function busy(display: string, holder: DisplayLockInfo | null): AppError {
 }
 
 /**
+ * Throws REPLAY_DISPLAY_BUSY when a live replay holds the lock of X server `key` (a check before
+ * a replay is started in the background, so the refusal is answered at once; the run itself
+ * takes the lock with {@link acquireDisplayLock}).
+ */
+export async function assertDisplayFree(
+  key: string,
+  display: string,
+  dir = replayLockDir(),
+): Promise<void> {
+  const holder = await readInfo(displayLockFile(key, dir));
+  if (isHeld(holder)) {
+    throw busy(display, holder);
+  }
+}
+
+/**
  * Takes the lock of X server `key` for this process, or throws REPLAY_DISPLAY_BUSY naming the
  * replay holding it. Stale locks (their process gone) are taken over.
  */

@@ -227,6 +227,37 @@ describe('replay faults (issue 26)', () => {
     } finally {
       await server.close();
       await services.close();
+    }
+    // a display another replay drives (this process holds its lock): 409 at once, nothing started
+    const other = createServices(lib, {
+      appVersion: '0.0.0-test',
+      emit: events.emit,
+      mediaUrl: mediaPath,
+      env: { ...desktop.env, DISPLAY: '' },
+    });
+    const busyServer = await createServer({ services: other, events, staticDir: root });
+    const held = await acquireDisplayLock(desktop.display, {
+      display: desktop.display,
+      recording: id,
+    });
+    try {
+      const res = await rawRequest(busyServer.port, {
+        method: 'POST',
+        path: '/api/replay:start',
+        headers: {
+          Authorization: `Bearer ${busyServer.token}`,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({ id }),
+      });
+      expect(res.status).toBe(409);
+      expect(json(res).error.code).toBe('REPLAY_DISPLAY_BUSY');
+      const status = await other.dispatch('replay:status', { id });
+      expect(status.ok && (status.value as { running: boolean }).running).toBe(false);
+    } finally {
+      await held.release();
+      await busyServer.close();
+      await other.close();
       setAppSettings(lib.db, settings);
       lib.close();
     }

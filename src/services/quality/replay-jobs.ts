@@ -9,6 +9,7 @@ import type { ReplayReportDto, ReplayResultDto, ReplayStatusDto } from '../../sh
 import type { ReplayReport, ReplayStepResult } from '../../shared/domain';
 import { AppError, isAppError } from '../../shared/errors';
 import { findRecordingBasics } from '../../store';
+import { assertDisplayFree } from '../../replay/display-lock';
 import type { RunnerTiming } from '../../replay/runner';
 import type { ServiceContext } from '../context';
 import type { Library } from '../library/library';
@@ -113,7 +114,12 @@ export class ReplayJobs {
       // the replay's own refusals of the services' display (by name, then by the X server it
       // reaches), before the job starts: shown at once, with a fix that fits the UI
       service.chooseReplayDisplay({ display, live: false, surface: 'ui' }, this.ctx.env);
-      await service.assertReplayDisplay(display, { env: this.ctx.env, surface: 'ui' });
+      const verdict = await service.assertReplayDisplay(display, {
+        env: this.ctx.env,
+        surface: 'ui',
+      });
+      // another replay (a CLI one too) driving that display: refused now, not in the background
+      await assertDisplayFree(verdict.key ?? display, display);
     } catch (e) {
       this.job = null;
       throw e;
