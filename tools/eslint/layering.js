@@ -28,7 +28,10 @@ export const LAYERS = {
     'pipeline',
     'infra',
     'replay',
+    'hub',
   ],
+  // the team hub host (docs/team-mode.md §2): never the local library's store, main or renderer
+  hub: ['shared', 'infra', 'services', 'pipeline'],
   renderer: ['shared'],
   // the macOS and Windows accessibility helper programs: children spawned by the recorder,
   // speaking docs/helper-protocol.md (never imported by the recorder)
@@ -48,6 +51,11 @@ export const ADAPTER_ONLY = {
   '@nut-tree-fork/nut-js': ['src/replay/driver-child.ts'],
   'dbus-next': ['src/axtree/platform/linux/'],
   '@aws-sdk/client-s3': ['src/services/upload/s3-client.ts'],
+  // the hub's database drivers and query builder (all hub SQL: src/hub/db), its password hashing
+  '@electric-sql/pglite': ['src/hub/db/'],
+  pg: ['src/hub/db/'],
+  kysely: ['src/hub/db/'],
+  '@node-rs/argon2': ['src/hub/auth/passwords.ts'],
   // processes live in the infrastructure layer only (docs/architecture.md §5)
   'node:child_process': ['src/infra/'],
   child_process: [],

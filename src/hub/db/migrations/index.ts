@@ -1,0 +1,17 @@
+// The hub's migrations, in order: the only registry (docs/team-mode.md §4). One set for both
+// backends (PGlite and PostgreSQL ≥ 15: the same SQL dialect). Versions step by 10.
+import type { HubDb } from '../schema';
+import { migrate0010 } from './0010-accounts';
+
+/** One schema step. */
+export type HubMigration = {
+  version: number;
+  /** What it does, for the log. */
+  name: string;
+  migrate: (db: HubDb) => Promise<void>;
+};
+
+/** Every hub migration, oldest first. */
+export const HUB_MIGRATIONS: readonly HubMigration[] = [
+  { version: 10, name: 'accounts', migrate: migrate0010 },
+];

@@ -1,0 +1,61 @@
+// The audit log: one row per state change (who, when, what, on what, from which client).
+import type { HubDb } from '../schema';
+
+/** Who made a change and through what. */
+export type AuditActor = {
+  /** Account name, or `os:<user>@<host>` for the CLI on the hub's machine. */
+  actor: string;
+  /** The account's id when the actor is an account. */
+  actorUserId: number | null;
+  /** `cli`, `web`, `app`. */
+  client: string;
+};
+
+/** One change to record. */
+export type AuditEntry = AuditActor & {
+  action: string;
+  target: string | null;
+  /** The change itself; never a password or token. */
+  details?: Record<string, unknown>;
+};
+
+/** An audit row as read. */
+export type AuditRecord = Required<AuditEntry> & { id: number; atMs: number };
+
+/** Appends one entry to the audit log. */
+export async function writeAudit(db: HubDb, entry: AuditEntry): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      actor: entry.actor,
+      actor_user_id: entry.actorUserId,
+      action: entry.action,
+      target: entry.target,
+      client: entry.client,
+      details: JSON.stringify(entry.details ?? {}),
+    })
+    .execute();
+}
+
+/** The newest audit entries, newest first. */
+export async function listAudit(
+  db: HubDb,
+  options: { limit?: number } = {},
+): Promise<AuditRecord[]> {
+  const rows = await db
+    .selectFrom('audit_log')
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(options.limit ?? 100)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    atMs: r.at.getTime(),
+    actor: r.actor,
+    actorUserId: r.actor_user_id,
+    action: r.action,
+    target: r.target,
+    client: r.client,
+    details: r.details,
+  }));
+}
