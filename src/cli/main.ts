@@ -89,6 +89,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/serve')).serveCommand,
   },
   {
+    name: 'hub',
+    summary: 'team hub accounts: hub user add|roles|remove|list (--data DIR | --database URL)',
+    load: async () => (await import('./commands/hub')).hubCommand,
+  },
+  {
     name: 'doctor',
     summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
     load: async () => (await import('./commands/doctor')).doctorCommand,
