@@ -51,6 +51,18 @@ describe('PressTally', () => {
     expect(tally.settle(true)).toBe(1);
   });
 
+  it('compares a press RECORD brought before its raw copy came (the first ones)', () => {
+    const tally = new PressTally();
+    tally.addRecorded(100); // shift, then T: RECORD's copies first
+    tally.addRecorded(100);
+    tally.addRaw(100);
+    tally.addRaw(100);
+    tally.addRecorded(120);
+    tally.addRaw(120);
+    expect(tally.settle()).toBe(0);
+    expect(tally.settle(true)).toBe(0);
+  });
+
   it('handles the 32-bit wrap of server times', () => {
     const tally = new PressTally();
     const near = 0xffffff00;

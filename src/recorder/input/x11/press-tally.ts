@@ -8,6 +8,9 @@
 // client and never dropped. Every raw press from the moment they were selected must also come
 // through RECORD; when fewer do by a time both streams have passed, the difference was lost.
 
+/** Presses RECORD may bring before the first raw one that are kept for the comparison. */
+const MAX_EARLY_PRESSES = 256;
+
 /** Signed difference of two 32-bit X server times, ms. */
 const timeDiff = (a: number, b: number): number => (a - b) | 0;
 
@@ -35,14 +38,23 @@ export class PressTally {
   /** A KeyPress the RECORD stream brought (its server time). */
   addRecorded(time: number): void {
     this.lastRecorded = time;
-    if (this.startTime !== null && timeDiff(time, this.startTime) >= 0) {
-      this.recorded.push(time);
+    if (this.startTime !== null && timeDiff(time, this.startTime) < 0) {
+      return;
+    }
+    this.recorded.push(time);
+    // before the first raw press, RECORD's copy of it may come first: keep the newest few
+    if (this.startTime === null && this.recorded.length > MAX_EARLY_PRESSES) {
+      this.recorded.shift();
     }
   }
 
   /** A raw key press (not a repeat) the XInput2 selection brought (its server time). */
   addRaw(time: number): void {
-    this.startTime ??= time;
+    if (this.startTime === null) {
+      this.startTime = time;
+      // presses RECORD brought before the selection took effect are not compared
+      this.recorded = this.recorded.filter((t) => timeDiff(t, time) >= 0);
+    }
     this.rawTotal += 1;
     this.lastRaw = time;
     this.raw.push(time);
