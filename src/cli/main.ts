@@ -90,7 +90,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'hub',
-    summary: 'team hub accounts: hub user add|roles|remove|list (--data DIR | --database URL)',
+    summary:
+      'team hub accounts: hub user add|roles|password|remove|list (--data DIR | --database URL)',
     load: async () => (await import('./commands/hub')).hubCommand,
   },
   {

@@ -1,4 +1,4 @@
-// A real PostgreSQL 15 (Debian's) for hub tests: initdb + pg_ctl in a fresh temp folder on a free
+// A real PostgreSQL (Debian's 15 on Debian 12) for hub tests: initdb + pg_ctl in a fresh temp folder on a free
 // loopback port, fsync off, as the `postgres` user when the tests run as root (initdb refuses
 // root), stopped by its pid (waiting for postmaster.pid to go: the pid answers kill -0 for a
 // while after a stop). Each test can take its own database.
@@ -7,7 +7,7 @@
 //   const url = await pg.createDatabase();   // postgres://postgres@127.0.0.1:PORT/hub_test_1
 //   await pg.stop();
 import { execFile } from 'node:child_process';
-import { chmod, chown, existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,8 +17,22 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
-/** Debian 12's PostgreSQL binaries. */
-export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
+/** The PostgreSQL binaries: $CUA_TEST_POSTGRES_BIN, else the newest Debian package's
+ * (/usr/lib/postgresql/<major>/bin: 15 on Debian 12). */
+export const POSTGRES_BIN = process.env.CUA_TEST_POSTGRES_BIN ?? newestDebianBin();
+
+function newestDebianBin(): string {
+  const root = '/usr/lib/postgresql';
+  let majors: number[] = [];
+  try {
+    majors = readdirSync(root)
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n >= 15);
+  } catch {
+    // not installed: startPostgres says so
+  }
+  return path.join(root, String(majors.length ? Math.max(...majors) : 15), 'bin');
+}
 const STOP_WAIT_MS = 15_000;
 
 /** A running PostgreSQL. */

@@ -174,7 +174,7 @@ describe('cua-annotator hub user (CLI)', () => {
     expect(JSON.parse(after.stdout)).toMatchObject({ user: 'cy', roles: ['annotator'] });
   }, 120_000);
 
-  it('PostgreSQL: add --json and list while another process has the database open', async () => {
+  it('PostgreSQL: add --json, list and password while another process has the database open', async () => {
     const url = await pgServer.createDatabase();
     const running = await openHubDb({ url }); // as a running hub would
     try {
@@ -199,6 +199,14 @@ describe('cua-annotator hub user (CLI)', () => {
         CUA_ANNOTATOR_HUB_DATABASE: url,
       });
       expect(JSON.parse(list.stdout).users.map((u: { user: string }) => u.user)).toEqual(['rita']);
+      // a lost one-time password: a new one, the old one no longer verifies
+      const reset = await runCli(['hub', 'user', 'password', 'rita', '--database', url, '--json']);
+      expect(reset.stderr).toBe('');
+      const fresh = JSON.parse(reset.stdout);
+      expect(Object.keys(fresh)).toEqual(['user', 'password']);
+      const after = (await findUserByName(running.db, 'rita'))!.password_hash;
+      expect(await verifyPassword(after, fresh.password)).toBe(true);
+      expect(await verifyPassword(after, added.password)).toBe(false);
     } finally {
       await running.close();
     }

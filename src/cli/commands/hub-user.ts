@@ -2,7 +2,14 @@
 // the first admin exists before the first start. With the embedded default a running hub holds
 // the data folder (HUB_DATA_LOCKED: use its Team page or stop it); PostgreSQL takes both at once.
 import { HUB_ROLES } from '../../shared/contract/hub';
-import { addUser, listUsers, localActor, removeUser, setRoles } from '../../hub/accounts/accounts';
+import {
+  addUser,
+  listUsers,
+  localActor,
+  removeUser,
+  resetPassword,
+  setRoles,
+} from '../../hub/accounts/accounts';
 import { openHubDb, type HubDatabase, type HubDbTarget } from '../../hub/db';
 import { parseCommandArgs, UsageError } from '../args';
 import { out, outJson } from '../output';
@@ -13,6 +20,7 @@ export const HUB_DATABASE_ENV = 'CUA_ANNOTATOR_HUB_DATABASE';
 /** `hub user --help`. */
 export const HUB_USER_HELP = `Usage: cua-annotator hub user add NAME --role ROLE [--role ROLE …] (--data DIR | --database URL) [--json]
        cua-annotator hub user roles NAME --set ROLE [--set ROLE …] (--data DIR | --database URL) [--json]
+       cua-annotator hub user password NAME (--data DIR | --database URL) [--json]
        cua-annotator hub user remove NAME (--data DIR | --database URL) [--json]
        cua-annotator hub user list [--all] (--data DIR | --database URL) [--json]
 
@@ -23,6 +31,8 @@ first admin this way before the first start). Roles: ${HUB_ROLES.join(', ')} (se
            argon2id hash is stored); the person must change it at the first sign-in.
            --json prints {"user","roles","password"}
   roles    replaces the account's roles with the --set ones
+  password gives the account a new one-time password (a lost one), shown only this once;
+           --json prints {"user","password"}
   remove   removes the account: it can no longer sign in and its API tokens stop working at
            once; its name and history stay (submissions, the audit log)
   list     the accounts (--all: with the removed ones)
@@ -163,6 +173,22 @@ export async function runHubUser(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'password': {
+      const name = oneName(action, names);
+      const reset = await withHubDb(targetOf(values), action, false, (hub) =>
+        resetPassword(hub.db, { name, by }),
+      );
+      if (values.json) {
+        outJson(reset);
+      } else {
+        out(`new one-time password for ${reset.user}: ${reset.password}`);
+        out(
+          `Give it to ${reset.user} privately: it is shown only this once and must be changed ` +
+            'at the next sign-in.',
+        );
+      }
+      return 0;
+    }
     case 'remove': {
       const name = oneName(action, names);
       const removed = await withHubDb(targetOf(values), action, false, (hub) =>
@@ -220,6 +246,8 @@ export async function runHubUser(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      throw new UsageError(`unknown hub user action "${action}" (add, roles, remove, list)`);
+      throw new UsageError(
+        `unknown hub user action "${action}" (add, roles, password, remove, list)`,
+      );
   }
 }

@@ -5,7 +5,7 @@ import type { Command } from '../command';
 import { out } from '../output';
 import { HUB_USER_HELP, runHubUser } from './hub-user';
 
-const HELP = `Usage: cua-annotator hub user add|roles|remove|list … (--data DIR | --database URL)
+const HELP = `Usage: cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
 
 The team hub: accounts and roles for annotators, reviewers and admins on several machines
 (docs/team-mode.md). Its data lives in a folder (--data DIR: an embedded PostgreSQL, no other
@@ -16,12 +16,13 @@ Commands:
 
 Starting the team server itself (\`cua-annotator hub --data DIR\`) is not in this version yet.
 
-${HUB_USER_HELP.split('\n').slice(0, 4).join('\n')}`;
+${HUB_USER_HELP.split('\n').slice(0, 5).join('\n')}`;
 
 /** The `hub` command. */
 export const hubCommand: Command = {
   name: 'hub',
-  summary: 'team hub accounts: hub user add|roles|remove|list (--data DIR | --database URL)',
+  summary:
+    'team hub accounts: hub user add|roles|password|remove|list (--data DIR | --database URL)',
   help: HELP,
   run: async (argv) => {
     const [sub, ...rest] = argv;

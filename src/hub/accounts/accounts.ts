@@ -14,6 +14,7 @@ import {
   listUsersWithRoles,
   lockAccounts,
   revokeUserTokens,
+  setPasswordHash,
   setUserRoles,
   sortRoles,
   writeAudit,
@@ -177,6 +178,23 @@ export async function setRoles(
       details: { from: user.roles, to: roles },
     });
     return { user: user.name, roles, before: user.roles };
+  });
+}
+
+/** Gives a live account a new one-time password (a lost or forgotten one); returned once, its
+ * hash stored, to be changed at the next sign-in. The account's API tokens keep working. */
+export async function resetPassword(
+  db: HubRootDb,
+  input: { name: string; by: AuditActor },
+): Promise<{ user: string; password: string }> {
+  const password = generateOneTimePassword();
+  const passwordHash = await hashPassword(password);
+  return await inTransaction(db, async (trx) => {
+    await lockAccounts(trx);
+    const user = await liveUser(trx, input.name);
+    await setPasswordHash(trx, user.id, passwordHash, true);
+    await writeAudit(trx, { ...input.by, action: 'user.password', target: `user:${user.name}` });
+    return { user: user.name, password };
   });
 }
 

@@ -13,6 +13,7 @@ import {
   listUsers,
   localActor,
   removeUser,
+  resetPassword,
   setRoles,
 } from '../../../src/hub/accounts/accounts';
 import { verifyPassword } from '../../../src/hub/auth/passwords';
@@ -220,6 +221,12 @@ describe.each(BACKENDS)('hub database on $name', (backend) => {
           code: 'HUB_LAST_ADMIN',
         });
       }
+      // a lost one-time password: a new one replaces it
+      const reset = await resetPassword(hub.db, { name: admin, by });
+      const resetHash = (await findUserByName(hub.db, admin))!.password_hash;
+      expect(await verifyPassword(resetHash, reset.password)).toBe(true);
+      expect(await verifyPassword(resetHash, added.password)).toBe(false);
+
       const other = uniqueName('lead');
       await addUser(hub.db, { name: other, roles: ['annotator'], by });
       expect(
@@ -251,6 +258,7 @@ describe.each(BACKENDS)('hub database on $name', (backend) => {
       );
       expect(audit.map((a) => a.action).reverse()).toEqual([
         'user.add',
+        'user.password',
         'user.roles',
         'user.remove',
       ]);
@@ -260,6 +268,7 @@ describe.each(BACKENDS)('hub database on $name', (backend) => {
       }
       expect(audit.at(-1)!.details).toEqual({ roles: ['reviewer', 'admin'] });
       expect(JSON.stringify(audit)).not.toContain(added.password);
+      expect(JSON.stringify(audit)).not.toContain(reset.password);
     } finally {
       await done();
     }

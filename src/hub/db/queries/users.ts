@@ -104,6 +104,20 @@ export async function setUserRoles(
   }
 }
 
+/** Replaces the account's password hash; `mustChange` for a one-time password. */
+export async function setPasswordHash(
+  db: HubDb,
+  userId: number,
+  passwordHash: string,
+  mustChange: boolean,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, must_change_password: mustChange })
+    .where('id', '=', userId)
+    .execute();
+}
+
 /** Marks the account removed (it keeps its name and history); false if it already was. */
 export async function disableUser(db: HubDb, userId: number): Promise<boolean> {
   const res = await db
