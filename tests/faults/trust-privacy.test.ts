@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createServices } from '../../src/services/create-services';
 import { openLibrary } from '../../src/services/library/library';
+import { buildBundle, type Bundle } from '../../src/services/upload/bundle';
 import { UploadQueue } from '../../src/services/upload/queue';
 import { S3ObjectStore } from '../../src/services/upload/s3-client';
 import type { UploadTarget } from '../../src/services/upload/target';
@@ -456,6 +457,35 @@ describe('item 30: files kept from imports (real CLI, Swift)', { timeout: 240_00
     const off = await uploadByQueue('off', false);
     expect(rawKeys(off)).toEqual([]);
     expect(off.some((k) => k.includes('/video/'))).toBe(true);
+  });
+
+  it('item 30: a submission staged before privacy.uploadRawFiles was turned off is built again without the kept files', async () => {
+    const l = openLibrary(lib);
+    const services = createServices(l, { appVersion: 'test', log: () => undefined });
+    const stage = path.join(lib, 'uploads', 'staged-by-test');
+    const rawOf = (b: Bundle) => b.files.filter((f) => f.relKey.startsWith('files/raw/'));
+    try {
+      const setRaw = async (on: boolean) => {
+        const r = await services.dispatch('settings:set', { privacy: { uploadRawFiles: on } });
+        expect(r.ok).toBe(true);
+      };
+      await setRaw(true);
+      const staged = await buildBundle(l, id, stage, {
+        appVersion: 'test',
+        includeKeyframes: false,
+      });
+      expect(rawOf(staged).length).toBeGreaterThan(0);
+      await setRaw(false);
+      const rebuilt = await buildBundle(l, id, stage, {
+        appVersion: 'test',
+        includeKeyframes: false,
+      });
+      expect(rawOf(rebuilt)).toEqual([]);
+      expect(fs.existsSync(path.join(stage, 'files', 'raw'))).toBe(false);
+    } finally {
+      await services.close();
+      l.close();
+    }
   });
 
   it('item 30: the imported metadata.json, which agentnet-raw exports copy, is scanned even with the kept files home', async () => {

@@ -72,6 +72,9 @@ export type Bundle = {
   librarySchemaVersion: number;
   /** {@link recordingFingerprint} when built: a later edit makes the staged files stale. */
   fingerprint: string;
+  /** Built with `privacy.uploadRawFiles` off (an import's kept files left out); a staged bundle
+   * built with the other value is built again. */
+  rawFilesHome?: boolean;
   files: BundleFile[];
 };
 
@@ -158,6 +161,9 @@ export async function buildBundle(
   const marker = path.join(stageDir, STAGE_MARKER);
   const rec = getRecording(lib.db, recordingId);
   const fingerprint = recordingFingerprint(lib, rec.seq);
+  // an import's kept source files (issue 26, item 2): they leave only as text the PII scan read,
+  // and not at all with `privacy.uploadRawFiles` off (docs/privacy.md §5)
+  const uploadRawFiles = readPrivacySettings(lib).uploadRawFiles;
   // the videos leave the library (read in place, also by a resumed upload): their bytes must
   // still be the ones stored when they entered it
   for (const v of rec.videos) {
@@ -165,7 +171,7 @@ export async function buildBundle(
   }
   try {
     const staged = JSON.parse(await fs.readFile(marker, 'utf8')) as Bundle;
-    if (staged.fingerprint === fingerprint) {
+    if (staged.fingerprint === fingerprint && (staged.rawFilesHome ?? false) === !uploadRawFiles) {
       return staged;
     }
     // edited (or re-reduced, relabelled, reviewed) since it was staged: build again
@@ -207,9 +213,6 @@ export async function buildBundle(
   const dumpRow = dumpRowRedactor(lib, rec.seq);
   // moves over excluded windows and the exclusion rules stay home (docs/privacy.md §2)
   const excluded = exclusionDumpFilter(lib, rec.seq);
-  // an import's kept source files (issue 26, item 2): they leave only as text the PII scan read,
-  // and not at all with `privacy.uploadRawFiles` off (docs/privacy.md §5)
-  const uploadRawFiles = readPrivacySettings(lib).uploadRawFiles;
   const rawFiles = new Map(rawFilesOf(lib, rec).map((f) => [f.rel, f]));
   const storedPngs = new Set(
     [...listKeyframes(lib.db, rec.seq).values()].flatMap((k) =>
@@ -371,6 +374,7 @@ export async function buildBundle(
     stepCount: steps.length,
     librarySchemaVersion: schemaVersion(lib.db),
     fingerprint,
+    ...(uploadRawFiles ? {} : { rawFilesHome: true }),
     files: files.sort((a, b) => (a.relKey < b.relKey ? -1 : a.relKey > b.relKey ? 1 : 0)),
   };
   await fs.writeFile(marker, JSON.stringify(bundle));
