@@ -243,13 +243,15 @@ describe('recorder input faults (issue 26)', { timeout: 300_000 }, () => {
       `item 40: stored ${typed.length}/${text.length} characters; warnings: ${JSON.stringify(warnings)}`,
     );
     if (typed !== text) {
-      // a loss is allowed only when the recording says so, naming at least as many key presses
+      // a loss is allowed only when the recording says so: naming at least as many key presses,
+      // or an input gap (the watchdog restarted a hook child that stalled past its limit)
+      const hasGap = warnings.some((w) => w.startsWith('no keyboard or mouse input from'));
       const named = warnings
         .map((w) => /^INPUT_LOST: .*?(\d+) key press/.exec(w)?.[1])
         .filter((n) => n !== undefined)
         .reduce((sum, n) => sum + Number(n), 0);
       expect(
-        named,
+        hasGap ? Infinity : named,
         `lost ${lost} characters; warnings: ${warnings.join('\n')}`,
       ).toBeGreaterThanOrEqual(lost);
     } else {
