@@ -124,6 +124,12 @@ export const ERROR_CODES = [
   'HUB_DB_UNREACHABLE',
   'HUB_USER_EXISTS',
   'HUB_LAST_ADMIN',
+  // the hub's object store (src/hub/storage): the folder's disk or the bucket's quota is full;
+  // the store cannot be reached
+  'STORAGE_FULL',
+  'STORAGE_UNREACHABLE',
+  // the review queue: a verdict or release by someone not holding the submission's live lease
+  'HUB_LEASE_NOT_HELD',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
