@@ -24,7 +24,8 @@ import { tempLibrary } from '../helpers/library';
 import { startSwift, type Swift } from '../helpers/swift';
 import { createBucket, listObjects, rawClient, swiftTarget } from '../services/upload/helpers';
 import { SYSTEM_PYTHON } from '../fixtures/apps/gtk-form';
-import { redactKeyEvents } from '../../src/pipeline/privacy/redact-text';
+import { redactKeyEvents, textRedactor } from '../../src/pipeline/privacy/redact-text';
+import { typingPhrase } from '../../src/pipeline/reduce/describe';
 import { EventScript } from '../pipeline/reduce/event-script';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -262,6 +263,24 @@ describe('item 29: redaction spans follow the pieces of typed text', () => {
       `ab12|34cd|[CARD]${'_'.repeat(CARD.length - 6)}|[SECRET]${'_'.repeat(KEY.length - 8)}`,
     );
     expect(redacted.length).toBe(events.length);
+  });
+
+  it('item 29: a long key in one field, cut short in the step label, is masked there too', () => {
+    const jwt =
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.' +
+      'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+    const label = typingPhrase([
+      { name: 'write', args: { message: EMAIL } },
+      { name: 'press', args: { keys: ['tab'] } },
+      { name: 'write', args: { message: jwt } },
+    ])!;
+    // the label quotes the first 39 characters of the key: no detector and no whole text match
+    expect(label).toContain(`${jwt.slice(0, 39)}\u2026`);
+    const redacted = textRedactor([
+      { text: EMAIL, placeholder: '[EMAIL]' },
+      { text: jwt, placeholder: '[SECRET]' },
+    ]).string(label);
+    expect(redacted).toBe('Type "[EMAIL]", press tab and type "[SECRET]\u2026"');
   });
 });
 

@@ -56,6 +56,33 @@ function rulesOf(redactions: readonly TextRedaction[]): { re: RegExp; placeholde
   return rules;
 }
 
+/** What a label puts after text it cut short ("Type "eyJhbGciOiJIUzI1NiIsInR5cCI6…""). */
+const ELLIPSIS = '\u2026';
+/** Shortest start of a redacted text replaced where it was cut short. */
+const MIN_CLIPPED = 6;
+
+/**
+ * `s` with every start of a redacted text that is cut short by `…` (a step label quotes at most
+ * 40 characters of a piece of typed text: a long key typed in a field leaves its first 39 in the
+ * label, which neither the detectors nor the whole text match) replaced with the placeholder.
+ */
+function redactClipped(s: string, redactions: readonly TextRedaction[]): string {
+  let out = s;
+  const sorted = [...redactions].sort((a, b) => b.text.length - a.text.length);
+  for (const r of sorted) {
+    for (let at = out.indexOf(ELLIPSIS); at >= 0; at = out.indexOf(ELLIPSIS, at + 1)) {
+      for (let k = Math.min(r.text.length - 1, at); k >= MIN_CLIPPED; k -= 1) {
+        if (out.slice(at - k, at) === r.text.slice(0, k)) {
+          out = out.slice(0, at - k) + r.placeholder + out.slice(at);
+          at += r.placeholder.length - k;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** A redactor of strings and JSON values for a fixed set of redactions. */
 export type TextRedactor = {
   /** False when there is nothing to redact (every function returns its input). */
@@ -79,7 +106,7 @@ export function textRedactor(redactions: readonly TextRedaction[]): TextRedactor
         out = out.replace(r.re, r.placeholder);
       }
     }
-    return out;
+    return out.includes(ELLIPSIS) ? redactClipped(out, redactions) : out;
   };
   const value = <T>(v: T): T => {
     if (!isActive) {
