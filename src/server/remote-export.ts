@@ -40,7 +40,7 @@ export function remoteExportRefusal(
 ): ResultError | null {
   const outDir =
     typeof payload === 'object' && payload !== null && 'outDir' in payload
-      ? (payload).outDir
+      ? payload.outDir
       : undefined;
   if (typeof outDir !== 'string') {
     // the dispatcher's validator answers a missing or malformed outDir
