@@ -26,6 +26,8 @@ export type OpenHubDbOptions = {
   create?: boolean;
   /** The migrations to apply (default: all of this build; tests pass fewer to be an old build). */
   migrations?: readonly HubMigration[];
+  /** PostgreSQL: the most connections the pool opens (default 10, pg's); PGlite has one. */
+  maxConnections?: number;
 };
 
 /** An open hub database. */
@@ -146,6 +148,7 @@ async function openPostgres(url: string, options: OpenHubDbOptions): Promise<Hub
   const pool = new pg.Pool({
     connectionString: url,
     connectionTimeoutMillis: 10_000,
+    max: options.maxConnections ?? 10,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
         oid === INT8_OID && format !== 'binary'

@@ -1,7 +1,15 @@
 // Row types of the hub's tables, as the query layer (Kysely) sees them. One declaration per table
 // of migrations/; SQL names are snake_case. Timestamps are `timestamptz` (read as Date on both
 // backends); ids and counts are `bigint` read as numbers (see open.ts: INT8 parsed as Number).
-import type { ColumnType, Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type {
+  ColumnType,
+  Generated,
+  Insertable,
+  Kysely,
+  RawBuilder,
+  Selectable,
+  Transaction,
+} from 'kysely';
 import type { HubRole } from '../../shared/contract/hub';
 
 /** A timestamp the database fills in (default now()). */
@@ -63,6 +71,72 @@ export type AuditLogTable = {
   details: ColumnType<Record<string, unknown>, string, never>;
 };
 
+/** Where a submission stands (docs/team-mode.md §10). */
+export type SubmissionStatus =
+  'draft' | 'submitted' | 'in-review' | 'accepted' | 'rejected' | 'changes';
+
+/** How a review lease ended. */
+export type LeaseEndReason = 'verdict' | 'expired' | 'reassigned' | 'released';
+
+/** `submissions`: one annotator's recording sent to the hub; its versions hang below it. */
+export type SubmissionsTable = {
+  id: Generated<number>;
+  annotator_id: number;
+  /** The annotator's local recording id (a key segment). */
+  recording_id: string;
+  task: string;
+  status: ColumnType<SubmissionStatus, SubmissionStatus | undefined, SubmissionStatus>;
+  current_version: ColumnType<number, number | undefined, number>;
+  /** When the current version joined the queue (null unless submitted or in review). */
+  waiting_since: ColumnType<
+    Date | null,
+    Date | RawBuilder<Date> | null | undefined,
+    Date | RawBuilder<Date> | null
+  >;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, never, RawBuilder<Date>>;
+};
+
+/** `submission_versions`: one registered bundle of a submission. */
+export type SubmissionVersionsTable = {
+  id: Generated<number>;
+  submission_id: number;
+  version: number;
+  /** SHA-256 of the bundle's manifest.json: with the submission, the idempotency key. */
+  manifest_sha256: string;
+  /** The object-store key prefix the bundle's files live under. */
+  object_prefix: string;
+  check_summary: ColumnType<Record<string, unknown>, string, never>;
+  pii_summary: ColumnType<Record<string, unknown>, string, never>;
+  submitted_at: CreatedAt;
+};
+
+/** `review_leases`: who reviews which version until when; ended_at null while open. */
+export type ReviewLeasesTable = {
+  id: Generated<number>;
+  submission_id: number;
+  version: number;
+  reviewer_id: number;
+  leased_at: CreatedAt;
+  expires_at: ColumnType<Date, RawBuilder<Date>, never>;
+  ended_at: ColumnType<Date | null, never, Date | RawBuilder<Date>>;
+  end_reason: ColumnType<LeaseEndReason | null, never, LeaseEndReason>;
+};
+
+/** `verdicts`: a reviewer's decision on one version. */
+export type VerdictsTable = {
+  id: Generated<number>;
+  submission_id: number;
+  version: number;
+  reviewer_id: number;
+  verdict: 'accept' | 'reject' | 'changes';
+  grade: 'excellent' | 'good' | 'ok' | null;
+  feedback: string;
+  /** The reviewer's edit log (JSON array). */
+  edit_log: ColumnType<unknown[], string, never>;
+  at: CreatedAt;
+};
+
 /** Every hub table, for Kysely. */
 export type HubTables = {
   hub_schema: HubSchemaTable;
@@ -70,6 +144,10 @@ export type HubTables = {
   user_roles: UserRolesTable;
   api_tokens: ApiTokensTable;
   audit_log: AuditLogTable;
+  submissions: SubmissionsTable;
+  submission_versions: SubmissionVersionsTable;
+  review_leases: ReviewLeasesTable;
+  verdicts: VerdictsTable;
 };
 
 /** The hub database handle itself (transactions start here). */

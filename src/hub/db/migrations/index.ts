@@ -2,6 +2,7 @@
 // backends (PGlite and PostgreSQL ≥ 15: the same SQL dialect). Versions step by 10.
 import type { HubDb } from '../schema';
 import { migrate0010 } from './0010-accounts';
+import { migrate0011 } from './0011-submissions';
 
 /** One schema step. */
 export type HubMigration = {
@@ -14,4 +15,5 @@ export type HubMigration = {
 /** Every hub migration, oldest first. */
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 10, name: 'accounts', migrate: migrate0010 },
+  { version: 11, name: 'submissions', migrate: migrate0011 },
 ];

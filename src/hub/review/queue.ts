@@ -1,0 +1,445 @@
+// The review queue (docs/team-mode.md §10): submissions and their versions, expiring leases
+// that hand each waiting submission to exactly one reviewer, verdicts that go back to the
+// annotator. Each operation is one transaction with its audit row; the same code is correct on
+// PostgreSQL (row locks, FOR UPDATE SKIP LOCKED, concurrent connections) and on PGlite (one
+// connection: transactions run one after the other).
+import { AppError } from '../../shared/errors';
+import {
+  endLease,
+  ensureSubmissionLocked,
+  findLiveLeaseOf,
+  findOpenLease,
+  findSubmission,
+  findVersionBySha,
+  inTransaction,
+  insertLease,
+  insertVerdict,
+  insertVersion,
+  listSubmissionsOf,
+  listUsersWithRoles,
+  lockOldestWaiting,
+  lockSubmission,
+  reclaimExpiredLeases,
+  setSubmissionStatus,
+  writeAudit,
+  type AuditActor,
+  type HubDb,
+  type HubRootDb,
+  type LeaseRecord,
+  type SubmissionRecord,
+  type VerdictRecord,
+} from '../db';
+
+/** The default review lease: a reviewer who abandons a submission loses it after this. */
+export const DEFAULT_LEASE_MS = 30 * 60_000;
+/** The longest lease the queue hands out (a day). */
+export const MAX_LEASE_MS = 24 * 60 * 60_000;
+
+/** Who acts: the account (its id and name) and the client it came through. */
+export type QueueActor = { userId: number; name: string; client: string };
+
+/** What registerVersion did. */
+export type RegisteredVersion = {
+  submissionId: number;
+  recordingId: string;
+  version: number;
+  status: SubmissionRecord['status'];
+  /** False when this manifest was registered before (a resubmission of the same bytes). */
+  isNew: boolean;
+};
+
+/** A submission handed to a reviewer. */
+export type LeasedSubmission = {
+  submissionId: number;
+  recordingId: string;
+  annotator: string;
+  task: string;
+  version: number;
+  leaseId: number;
+  expiresAtMs: number;
+  /** True when the reviewer already held this lease (asking again after a crash). */
+  isResumed: boolean;
+};
+
+/** The verdicts a reviewer may give. */
+export const VERDICTS = ['accept', 'reject', 'changes'] as const;
+/** The grades of an accepted (or judged) submission. */
+export const GRADES = ['excellent', 'good', 'ok'] as const;
+
+const SHA256_RE = /^[0-9a-f]{64}$/;
+
+function audit(actor: QueueActor): AuditActor {
+  return { actor: actor.name, actorUserId: actor.userId, client: actor.client };
+}
+
+function checkLeaseMs(leaseMs: number): void {
+  if (!Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_LEASE_MS) {
+    throw new AppError(
+      'INVALID_PAYLOAD',
+      `a lease must last 1 ms to ${MAX_LEASE_MS} ms (got ${leaseMs})`,
+      { leaseMs },
+      'Give the lease in whole milliseconds, at most a day.',
+    );
+  }
+}
+
+function notFound(submissionId: number): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `no submission ${submissionId}`,
+    { submissionId },
+    'List the submissions again (the id may be from another hub).',
+  );
+}
+
+/** Registers a bundle (already verified against its manifest) as a version of the annotator's
+ * submission of that recording. Idempotent by (annotator, recording, manifest SHA-256): the
+ * same bytes sent again (a retry after a crash) register nothing new. A new manifest makes a new
+ * version while the submission is a draft, waits, or came back with "changes"; a submission in
+ * review, accepted or rejected takes no new version. */
+export async function registerVersion(
+  db: HubRootDb,
+  input: {
+    annotator: QueueActor;
+    recordingId: string;
+    task: string;
+    manifestSha256: string;
+    objectPrefix: string;
+    checkSummary?: Record<string, unknown>;
+    piiSummary?: Record<string, unknown>;
+  },
+): Promise<RegisteredVersion> {
+  if (!SHA256_RE.test(input.manifestSha256)) {
+    throw new AppError(
+      'INVALID_PAYLOAD',
+      `manifest SHA-256 "${input.manifestSha256}" is not 64 lower-case hex digits`,
+      undefined,
+      'Send the SHA-256 of the bundle’s manifest.json as lower-case hex.',
+    );
+  }
+  return await inTransaction(db, async (trx) => {
+    const submissionId = await ensureSubmissionLocked(trx, {
+      annotatorId: input.annotator.userId,
+      recordingId: input.recordingId,
+      task: input.task,
+    });
+    const submission = await mustFind(trx, submissionId);
+    const known = await findVersionBySha(trx, submissionId, input.manifestSha256);
+    if (known) {
+      return {
+        submissionId,
+        recordingId: submission.recordingId,
+        version: known.version,
+        status: submission.status,
+        isNew: false,
+      };
+    }
+    if (!['draft', 'submitted', 'changes'].includes(submission.status)) {
+      throw new AppError(
+        'INVALID_STATE',
+        `submission ${submissionId} (recording ${submission.recordingId}) is ${submission.status}: ` +
+          'it takes no new version now',
+        { submissionId, status: submission.status },
+        submission.status === 'in-review'
+          ? 'Wait for the reviewer’s verdict; if they ask for changes, submit again then.'
+          : 'An accepted or rejected submission is final: record the work again as a new recording.',
+      );
+    }
+    const version = submission.version + 1;
+    await insertVersion(trx, {
+      submissionId,
+      version,
+      task: input.task,
+      manifestSha256: input.manifestSha256,
+      objectPrefix: input.objectPrefix,
+      checkSummary: input.checkSummary ?? {},
+      piiSummary: input.piiSummary ?? {},
+    });
+    await writeAudit(trx, {
+      ...audit(input.annotator),
+      action: 'submission.submit',
+      target: `submission:${submissionId}`,
+      details: {
+        recordingId: submission.recordingId,
+        version,
+        manifestSha256: input.manifestSha256,
+      },
+    });
+    return {
+      submissionId,
+      recordingId: submission.recordingId,
+      version,
+      status: 'submitted',
+      isNew: true,
+    };
+  });
+}
+
+async function mustFind(db: HubDb, submissionId: number): Promise<SubmissionRecord> {
+  const s = await findSubmission(db, submissionId);
+  if (!s) {
+    throw notFound(submissionId);
+  }
+  return s;
+}
+
+function leased(s: SubmissionRecord, lease: LeaseRecord, isResumed: boolean): LeasedSubmission {
+  return {
+    submissionId: s.id,
+    recordingId: s.recordingId,
+    annotator: s.annotator,
+    task: s.task,
+    version: lease.version,
+    leaseId: lease.id,
+    expiresAtMs: lease.expiresAtMs,
+    isResumed,
+  };
+}
+
+/** Hands the oldest waiting submission (not the reviewer's own) to this reviewer for `leaseMs`,
+ * or null when nothing waits. Concurrent callers each get a different one: the row is taken
+ * with FOR UPDATE SKIP LOCKED inside the transaction (PostgreSQL), and PGlite runs one
+ * transaction at a time. Expired leases are taken back first. A reviewer who still holds a live
+ * lease gets that one again (one submission at a time). */
+export async function leaseNext(
+  db: HubRootDb,
+  reviewer: QueueActor,
+  leaseMs: number = DEFAULT_LEASE_MS,
+): Promise<LeasedSubmission | null> {
+  checkLeaseMs(leaseMs);
+  return await inTransaction(db, async (trx) => {
+    const held = await findLiveLeaseOf(trx, reviewer.userId);
+    if (held) {
+      return leased(await mustFind(trx, held.submissionId), held, true);
+    }
+    const reclaimed = await reclaimExpiredLeases(trx);
+    for (const id of reclaimed) {
+      await writeAudit(trx, {
+        ...audit(reviewer),
+        action: 'lease.expired',
+        target: `submission:${id}`,
+      });
+    }
+    const next = await lockOldestWaiting(trx, reviewer.userId);
+    if (!next) {
+      return null;
+    }
+    const lease = await insertLease(trx, {
+      submissionId: next.id,
+      version: next.version,
+      reviewerId: reviewer.userId,
+      leaseMs,
+    });
+    await setSubmissionStatus(trx, next.id, 'in-review');
+    await writeAudit(trx, {
+      ...audit(reviewer),
+      action: 'submission.lease',
+      target: `submission:${next.id}`,
+      details: { version: next.version, leaseMs },
+    });
+    return leased(await mustFind(trx, next.id), lease, false);
+  });
+}
+
+/** Gives a leased submission back to the queue (the reviewer will not review it). */
+export async function releaseLease(
+  db: HubRootDb,
+  reviewer: QueueActor,
+  submissionId: number,
+): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    if (!(await lockSubmission(trx, submissionId))) {
+      throw notFound(submissionId);
+    }
+    const lease = await findOpenLease(trx, submissionId);
+    if (!lease || lease.reviewerId !== reviewer.userId || lease.isExpired) {
+      throw notHolder(reviewer, submissionId);
+    }
+    await endLease(trx, lease.id, 'released');
+    await setSubmissionStatus(trx, submissionId, 'submitted');
+    await writeAudit(trx, {
+      ...audit(reviewer),
+      action: 'lease.release',
+      target: `submission:${submissionId}`,
+    });
+  });
+}
+
+function notHolder(reviewer: QueueActor, submissionId: number, version?: number): AppError {
+  return new AppError(
+    'HUB_LEASE_NOT_HELD',
+    `${reviewer.name} holds no live lease on submission ${submissionId}` +
+      (version === undefined ? '' : ` version ${version}`),
+    { submissionId, ...(version === undefined ? {} : { version }) },
+    'Ask for the next submission (review next): a lease that expired or was reassigned went ' +
+      'back to the queue or to another reviewer.',
+  );
+}
+
+/** An admin hands a waiting or leased submission to a reviewer (ending any open lease). */
+export async function reassign(
+  db: HubRootDb,
+  input: {
+    admin: QueueActor;
+    submissionId: number;
+    reviewerName: string;
+    leaseMs?: number;
+  },
+): Promise<LeasedSubmission> {
+  const leaseMs = input.leaseMs ?? DEFAULT_LEASE_MS;
+  checkLeaseMs(leaseMs);
+  return await inTransaction(db, async (trx) => {
+    const [target] = await listUsersWithRoles(trx, { name: input.reviewerName });
+    if (!target?.roles.includes('reviewer')) {
+      throw new AppError(
+        'INVALID_PAYLOAD',
+        `"${input.reviewerName}" is not a live account with the reviewer role`,
+        { reviewer: input.reviewerName },
+        'Give the name of a reviewer (cua-annotator hub user list).',
+      );
+    }
+    if (!(await lockSubmission(trx, input.submissionId))) {
+      throw notFound(input.submissionId);
+    }
+    const s = await mustFind(trx, input.submissionId);
+    if (s.status !== 'submitted' && s.status !== 'in-review') {
+      throw new AppError(
+        'INVALID_STATE',
+        `submission ${s.id} is ${s.status}: only a waiting or leased submission can be assigned`,
+        { submissionId: s.id, status: s.status },
+        'Reassign submissions that wait or are in review.',
+      );
+    }
+    if (s.annotatorId === target.id) {
+      throw new AppError(
+        'INVALID_PAYLOAD',
+        `"${target.name}" annotated submission ${s.id}: nobody reviews their own work`,
+        { reviewer: target.name },
+        'Choose another reviewer.',
+      );
+    }
+    const open = await findOpenLease(trx, s.id);
+    if (open) {
+      await endLease(trx, open.id, 'reassigned');
+    }
+    const lease = await insertLease(trx, {
+      submissionId: s.id,
+      version: s.version,
+      reviewerId: target.id,
+      leaseMs,
+    });
+    await setSubmissionStatus(trx, s.id, 'in-review');
+    await writeAudit(trx, {
+      ...audit(input.admin),
+      action: 'submission.reassign',
+      target: `submission:${s.id}`,
+      details: { to: target.name, fromReviewerId: open?.reviewerId ?? null, version: s.version },
+    });
+    return leased(s, lease, false);
+  });
+}
+
+/** Records the lease holder's verdict on the leased version: accept and reject are final,
+ * changes sends it back to the annotator for a new version. Anyone else — another reviewer, the
+ * holder after the lease expired or was reassigned, or on another version — is refused
+ * (HUB_LEASE_NOT_HELD). */
+export async function recordVerdict(
+  db: HubRootDb,
+  input: {
+    reviewer: QueueActor;
+    submissionId: number;
+    version: number;
+    verdict: (typeof VERDICTS)[number];
+    grade?: (typeof GRADES)[number] | null;
+    feedback?: string;
+    editLog?: unknown[];
+  },
+): Promise<{ submissionId: number; version: number; status: SubmissionRecord['status'] }> {
+  if (!VERDICTS.includes(input.verdict)) {
+    throw new AppError(
+      'INVALID_PAYLOAD',
+      `unknown verdict "${String(input.verdict)}"`,
+      undefined,
+      'Give accept, reject or changes.',
+    );
+  }
+  const grade = input.grade ?? null;
+  if (grade !== null && !GRADES.includes(grade)) {
+    throw new AppError(
+      'INVALID_PAYLOAD',
+      `unknown grade "${String(grade)}"`,
+      undefined,
+      'Give excellent, good or ok (or no grade).',
+    );
+  }
+  return await inTransaction(db, async (trx) => {
+    if (!(await lockSubmission(trx, input.submissionId))) {
+      throw notFound(input.submissionId);
+    }
+    const lease = await findOpenLease(trx, input.submissionId);
+    if (
+      !lease ||
+      lease.reviewerId !== input.reviewer.userId ||
+      lease.isExpired ||
+      lease.version !== input.version
+    ) {
+      throw notHolder(input.reviewer, input.submissionId, input.version);
+    }
+    await insertVerdict(trx, {
+      submissionId: input.submissionId,
+      version: input.version,
+      reviewerId: input.reviewer.userId,
+      verdict: input.verdict,
+      grade,
+      feedback: input.feedback ?? '',
+      editLog: input.editLog ?? [],
+    });
+    await endLease(trx, lease.id, 'verdict');
+    const status =
+      input.verdict === 'accept' ? 'accepted' : input.verdict === 'reject' ? 'rejected' : 'changes';
+    await setSubmissionStatus(trx, input.submissionId, status);
+    await writeAudit(trx, {
+      ...audit(input.reviewer),
+      action: 'submission.verdict',
+      target: `submission:${input.submissionId}`,
+      details: { version: input.version, verdict: input.verdict, grade },
+    });
+    return { submissionId: input.submissionId, version: input.version, status };
+  });
+}
+
+/** One row of an annotator's list (`sync`). */
+export type AnnotatorSubmission = {
+  id: number;
+  recordingId: string;
+  task: string;
+  version: number;
+  status: SubmissionRecord['status'];
+  grade: VerdictRecord['grade'];
+  feedback: string | null;
+  reviewer: string | null;
+  /** The version the latest verdict was given on (it may be older than `version`). */
+  verdictVersion: number | null;
+  updatedAtMs: number;
+};
+
+/** The annotator's own submissions (never another's), with the latest verdict's grade,
+ * feedback and reviewer. */
+export async function listForAnnotator(
+  db: HubDb,
+  annotator: Pick<QueueActor, 'userId'>,
+): Promise<AnnotatorSubmission[]> {
+  const rows = await listSubmissionsOf(db, annotator.userId);
+  return rows.map((r) => ({
+    id: r.id,
+    recordingId: r.recordingId,
+    task: r.task,
+    version: r.version,
+    status: r.status,
+    grade: r.latestVerdict?.grade ?? null,
+    feedback: r.latestVerdict?.feedback ?? null,
+    reviewer: r.latestVerdict?.reviewer ?? null,
+    verdictVersion: r.latestVerdict?.version ?? null,
+    updatedAtMs: r.updatedAtMs,
+  }));
+}
