@@ -1,7 +1,18 @@
 // Launch token, Host/Origin checks, cookie and Basic-auth parsing: the guards every request passes
 // (docs/architecture.md §3 HTTP binding; docs/peer-lessons.md: never AgentNetTool's open local API).
 import crypto from 'node:crypto';
-import net from 'node:net';
+import { isLoopbackHost } from '../infra/http/guards';
+
+// the guards the hub shares live in infra (src/infra/http/guards.ts): server and hub may both
+// import it, neither may import the other
+export {
+  allowedHosts,
+  isLoopbackAddress,
+  isLoopbackHost,
+  readBearer,
+  readCookie,
+  secretEquals,
+} from '../infra/http/guards';
 
 /**
  * Name of the cookie that carries the launch token for the browser (media, SSE, API). Its Path is
@@ -34,33 +45,6 @@ export function isSessionPath(value: string): boolean {
   return SESSION_PATH_RE.test(value);
 }
 
-// Compares two secrets in constant time (hashing first so lengths do not leak either).
-export function secretEquals(given: string, expected: string): boolean {
-  const a = crypto.createHash('sha256').update(given, 'utf8').digest();
-  const b = crypto.createHash('sha256').update(expected, 'utf8').digest();
-  return crypto.timingSafeEqual(a, b);
-}
-
-// Reads the value of one cookie from a Cookie header (undefined when absent).
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) {
-    return undefined;
-  }
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      return part.slice(eq + 1).trim();
-    }
-  }
-  return undefined;
-}
-
-// Reads the token of an `Authorization: Bearer <token>` header (undefined when absent).
-export function readBearer(header: string | undefined): string | undefined {
-  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return m?.[1];
-}
-
 // Reads the password of an `Authorization: Basic …` header (the user name is ignored).
 export function readBasicPassword(header: string | undefined): string | undefined {
   const m = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
@@ -70,21 +54,6 @@ export function readBasicPassword(header: string | undefined): string | undefine
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   return colon < 0 ? undefined : decoded.slice(colon + 1);
-}
-
-// True for host names and addresses that only this machine can reach.
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1') {
-    return true;
-  }
-  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
-  return net.isIPv4(v4) && v4.startsWith('127.');
-}
-
-// True for the peer address of a connection from this machine (IPv4 127/8, ::1, mapped forms).
-export function isLoopbackAddress(address: string | undefined): boolean {
-  return address !== undefined && address !== 'localhost' && isLoopbackHost(address);
 }
 
 /** Inputs of {@link bindPolicyError}. */
@@ -120,14 +89,4 @@ export function bindPolicyError(input: BindPolicyInput): string | null {
     return `${PASSWORD_ENV} is too short (${input.password.length} characters; at least ${MIN_PASSWORD_LENGTH}).`;
   }
   return null;
-}
-
-// The Host header values a loopback server answers to (DNS-rebinding guard).
-export function allowedHosts(port: number): Set<string> {
-  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  if (port === 80) {
-    // browsers omit the default port from Host
-    hosts.push('127.0.0.1', 'localhost', '[::1]');
-  }
-  return new Set(hosts);
 }

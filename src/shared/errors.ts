@@ -130,6 +130,10 @@ export const ERROR_CODES = [
   'STORAGE_UNREACHABLE',
   // the review queue: a verdict or release by someone not holding the submission's live lease
   'HUB_LEASE_NOT_HELD',
+  // hub HTTP (src/hub/http): too many failed sign-ins for an account or from an address (details
+  // say when to retry); a session signed in with a one-time password that must change it first
+  'RATE_LIMITED',
+  'PASSWORD_CHANGE_REQUIRED',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -7,6 +7,7 @@ export { hubSchemaVersion, migrateHubDb, type MigrationResult } from './migrate'
 export { HUB_MIGRATIONS, type HubMigration } from './migrations';
 export { openHubDb, PGLITE_SUBDIR, type HubDatabase, type HubDbTarget } from './open';
 export * from './queries/audit';
+export * from './queries/sessions';
 export * from './queries/submissions';
 export * from './queries/tokens';
 export * from './queries/users';

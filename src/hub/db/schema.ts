@@ -71,6 +71,19 @@ export type AuditLogTable = {
   details: ColumnType<Record<string, unknown>, string, never>;
 };
 
+/** `hub_sessions`: sign-ins by password (browser cookies), stored as SHA-256 only. */
+export type HubSessionsTable = {
+  id: Generated<number>;
+  user_id: number;
+  /** Lower-case hex SHA-256 of the session cookie's value. */
+  session_sha256: string;
+  created_at: CreatedAt;
+  expires_at: ColumnType<Date, Date | RawBuilder<Date>, never>;
+  revoked_at: ColumnType<Date | null, never, Date | null>;
+  client_address: string | null;
+  user_agent: string | null;
+};
+
 /** Where a submission stands (docs/team-mode.md §10). */
 export type SubmissionStatus =
   'draft' | 'submitted' | 'in-review' | 'accepted' | 'rejected' | 'changes';
@@ -144,6 +157,7 @@ export type HubTables = {
   user_roles: UserRolesTable;
   api_tokens: ApiTokensTable;
   audit_log: AuditLogTable;
+  hub_sessions: HubSessionsTable;
   submissions: SubmissionsTable;
   submission_versions: SubmissionVersionsTable;
   review_leases: ReviewLeasesTable;

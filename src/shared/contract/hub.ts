@@ -1,6 +1,8 @@
-// The team hub's shared vocabulary (docs/team-mode.md): roles and account-name rules, for the hub,
-// its CLI and (later) the team client and pages. The hub's methods and DTOs join this file with
-// the hub's HTTP API (issue 27, next part).
+// The team hub's shared vocabulary (docs/team-mode.md): roles and account-name rules, the hub's
+// HTTP methods as valibot schemas and the one role table, for the hub, its CLI, the team client
+// and (later) the pages.
+import * as v from 'valibot';
+import { boolField, got, integer, obj, oneOf, text } from './fields';
 
 /** Roles a hub account can hold; a person may hold several. */
 export const HUB_ROLES = ['annotator', 'reviewer', 'admin'] as const;
@@ -36,3 +38,183 @@ export function userNameProblem(name: string): string | null {
   }
   return null;
 }
+
+// ---- the hub's HTTP API (docs/team-mode.md §8) ----------------------------------------------
+// Every method is `POST /api/<method>` with a JSON body, answered with the Result envelope of the
+// local contract ({ ok: true, value } | { ok: false, error: { code, message, fix? } }). Inputs and
+// outputs are valibot schemas, checked by the hub (input) and by the team client (output).
+
+/** Longest password accepted, characters (argon2 hashes any length; this bounds the work). */
+export const HUB_PASSWORD_MAX = 256;
+/** Shortest new password accepted at a password change, characters. */
+export const HUB_PASSWORD_MIN = 12;
+
+const userNameField = v.pipe(
+  text(HUB_USER_NAME_MAX, 1),
+  v.check((s) => userNameProblem(s) === null, 'must be an account name (a-z, 0-9, ".", "_", "-")'),
+);
+const passwordField = text(HUB_PASSWORD_MAX, 1);
+const roleField = oneOf(HUB_ROLES);
+const rolesField = v.pipe(
+  v.array(roleField, got('must be a list of roles')),
+  v.minLength(1, 'must name at least one role'),
+);
+const tokenNameField = v.pipe(
+  text(100, 1),
+  // eslint-disable-next-line no-control-regex -- a name shown in lists: no control characters
+  v.regex(/^[^\u0000-\u001f\u007f]*$/, got('must not contain control characters')),
+);
+const tokenIdField = integer(1);
+const msField = v.number();
+const nullableMs = v.nullable(v.number());
+const empty = obj({});
+
+/** The signed-in account as the hub reports it. */
+export const HubMeSchema = v.strictObject({
+  user: v.string(),
+  roles: v.array(roleField),
+  /** True while the account's one-time password is in force: change it first. */
+  mustChangePassword: v.boolean(),
+  /** How this request was signed in. */
+  via: v.picklist(['session', 'token']),
+});
+export type HubMe = v.InferOutput<typeof HubMeSchema>;
+
+/** An account in the Team list. */
+export const HubUserSchema = v.strictObject({
+  user: v.string(),
+  roles: v.array(roleField),
+  mustChangePassword: v.boolean(),
+  createdAtMs: msField,
+  removedAtMs: nullableMs,
+});
+
+/** An API token as its owner's list shows it (never the token itself). */
+export const HubTokenSchema = v.strictObject({
+  id: v.number(),
+  name: v.string(),
+  createdAtMs: msField,
+  lastUsedAtMs: nullableMs,
+  revokedAtMs: nullableMs,
+});
+
+/** One audit-log entry. */
+export const HubAuditEntrySchema = v.strictObject({
+  id: v.number(),
+  atMs: msField,
+  actor: v.string(),
+  action: v.string(),
+  target: v.nullable(v.string()),
+  client: v.string(),
+  details: v.record(v.string(), v.unknown()),
+});
+
+/** Every hub method: its input and output schema. */
+export const HUB_METHOD_SCHEMAS = {
+  'auth:login': {
+    input: obj({ user: userNameField, password: passwordField }),
+    output: v.strictObject({
+      user: v.string(),
+      roles: v.array(roleField),
+      mustChangePassword: v.boolean(),
+      /** When the session ends (epoch ms). */
+      expiresAtMs: msField,
+    }),
+  },
+  'auth:logout': { input: empty, output: v.strictObject({ revoked: v.boolean() }) },
+  'auth:whoami': { input: empty, output: HubMeSchema },
+  'auth:change-password': {
+    input: obj({
+      current: passwordField,
+      next: v.pipe(
+        text(HUB_PASSWORD_MAX, HUB_PASSWORD_MIN),
+        v.check((s) => s.trim() === s, 'must not start or end with spaces'),
+      ),
+    }),
+    output: v.strictObject({ user: v.string() }),
+  },
+  'tokens:create': {
+    input: obj({ name: tokenNameField }),
+    output: v.strictObject({ id: v.number(), name: v.string(), token: v.string() }),
+  },
+  'tokens:list': { input: empty, output: v.strictObject({ tokens: v.array(HubTokenSchema) }) },
+  'tokens:revoke': {
+    input: obj({ id: tokenIdField }),
+    output: v.strictObject({ id: v.number(), revoked: v.boolean() }),
+  },
+  'users:list': {
+    input: obj({ includeRemoved: v.optional(boolField) }),
+    output: v.strictObject({ users: v.array(HubUserSchema) }),
+  },
+  'users:add': {
+    input: obj({ user: userNameField, roles: rolesField }),
+    output: v.strictObject({ user: v.string(), roles: v.array(roleField), password: v.string() }),
+  },
+  'users:set-roles': {
+    input: obj({ user: userNameField, roles: rolesField }),
+    output: v.strictObject({
+      user: v.string(),
+      roles: v.array(roleField),
+      before: v.array(roleField),
+    }),
+  },
+  'users:reset-password': {
+    input: obj({ user: userNameField }),
+    output: v.strictObject({ user: v.string(), password: v.string() }),
+  },
+  'users:remove': {
+    input: obj({ user: userNameField }),
+    output: v.strictObject({ user: v.string(), tokensRevoked: v.number() }),
+  },
+  'audit:list': {
+    input: obj({ limit: v.optional(integer(1, 1000)) }),
+    output: v.strictObject({ entries: v.array(HubAuditEntrySchema) }),
+  },
+} as const;
+
+/** A hub method name (`domain:verb`). */
+export type HubMethod = keyof typeof HUB_METHOD_SCHEMAS;
+/** Every hub method name. */
+export const HUB_METHODS = Object.keys(HUB_METHOD_SCHEMAS) as HubMethod[];
+/** The input a hub method takes. */
+export type HubInput<M extends HubMethod> = v.InferOutput<(typeof HUB_METHOD_SCHEMAS)[M]['input']>;
+/** The value a hub method answers with. */
+export type HubOutput<M extends HubMethod> = v.InferOutput<
+  (typeof HUB_METHOD_SCHEMAS)[M]['output']
+>;
+
+/** True when `name` is a hub method. */
+export function isHubMethod(name: string): name is HubMethod {
+  return Object.prototype.hasOwnProperty.call(HUB_METHOD_SCHEMAS, name);
+}
+
+/** Who may call a method: anyone (signing in), any signed-in account, or these roles. */
+export type HubRule = 'public' | 'any-signed-in' | readonly HubRole[];
+
+/**
+ * The one authorisation table: every hub method → who may call it. The hub checks it on every
+ * request before the method runs; tests/hub/http/authorization.test.ts walks every method × role.
+ * Methods on the caller's own things (their sessions, tokens, password) are any-signed-in.
+ */
+export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
+  'auth:login': 'public',
+  'auth:logout': 'any-signed-in',
+  'auth:whoami': 'any-signed-in',
+  'auth:change-password': 'any-signed-in',
+  'tokens:create': 'any-signed-in',
+  'tokens:list': 'any-signed-in',
+  'tokens:revoke': 'any-signed-in',
+  'users:list': ['admin'],
+  'users:add': ['admin'],
+  'users:set-roles': ['admin'],
+  'users:reset-password': ['admin'],
+  'users:remove': ['admin'],
+  'audit:list': ['admin'],
+};
+
+/** The methods a session signed in with a one-time password may call before changing it. */
+export const HUB_BEFORE_PASSWORD_CHANGE: readonly HubMethod[] = [
+  'auth:change-password',
+  'auth:logout',
+  'auth:whoami',
+];

@@ -9,6 +9,9 @@ export type AuditActor = {
   actorUserId: number | null;
   /** `cli`, `web`, `app`. */
   client: string;
+  /** The client's network address and user agent (HTTP requests), kept in `details`. */
+  address?: string | null;
+  userAgent?: string | null;
 };
 
 /** One change to record. */
@@ -20,7 +23,10 @@ export type AuditEntry = AuditActor & {
 };
 
 /** An audit row as read. */
-export type AuditRecord = Required<AuditEntry> & { id: number; atMs: number };
+export type AuditRecord = Required<Omit<AuditEntry, 'address' | 'userAgent'>> & {
+  id: number;
+  atMs: number;
+};
 
 /** Appends one entry to the audit log. */
 export async function writeAudit(db: HubDb, entry: AuditEntry): Promise<void> {
@@ -32,7 +38,11 @@ export async function writeAudit(db: HubDb, entry: AuditEntry): Promise<void> {
       action: entry.action,
       target: entry.target,
       client: entry.client,
-      details: JSON.stringify(entry.details ?? {}),
+      details: JSON.stringify({
+        ...(entry.details ?? {}),
+        ...(entry.address !== undefined ? { address: entry.address } : {}),
+        ...(entry.userAgent !== undefined ? { userAgent: entry.userAgent } : {}),
+      }),
     })
     .execute();
 }

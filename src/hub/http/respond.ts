@@ -1,0 +1,73 @@
+// The hub's answers: security headers on every response and the Result envelope with an HTTP
+// status that mirrors its error code (logs, curl and proxies see failures too).
+import type http from 'node:http';
+import type { ErrorCode } from '../../shared/errors';
+import type { Result, ResultError } from '../../shared/result';
+
+// the hub serves its API only for now; its pages (next) load nothing from elsewhere either
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/** Status per error code; codes not listed answer 500. */
+export const HUB_STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  INVALID_PAYLOAD: 400,
+  USAGE: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  PASSWORD_CHANGE_REQUIRED: 403,
+  NOT_FOUND: 404,
+  UNKNOWN_METHOD: 404,
+  METHOD_NOT_ALLOWED: 405,
+  HUB_USER_EXISTS: 409,
+  HUB_LAST_ADMIN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  HUB_DB_UNREACHABLE: 503,
+  INTERNAL: 500,
+};
+
+/** The HTTP status of a Result. */
+export function hubStatus(result: Result<unknown>): number {
+  return result.ok ? 200 : (HUB_STATUS_BY_CODE[result.error.code] ?? 500);
+}
+
+/** Headers every answer carries; deliberately no CORS headers. */
+export function setHubSecurityHeaders(res: http.ServerResponse, https: boolean): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  if (https) {
+    res.setHeader('Strict-Transport-Security', 'max-age=31536000');
+  }
+}
+
+/** Sends a Result envelope with its status. */
+export function sendResult(
+  res: http.ServerResponse,
+  result: Result<unknown>,
+  headers: Record<string, string | string[]> = {},
+): void {
+  const text = JSON.stringify(result);
+  res.writeHead(hubStatus(result), {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}
+
+/** Sends `{ ok: false, error }` with the status of its code. */
+export function sendHubError(
+  res: http.ServerResponse,
+  code: ErrorCode,
+  message: string,
+  extra: { details?: Record<string, unknown>; fix?: string } = {},
+  headers: Record<string, string | string[]> = {},
+): void {
+  const error: ResultError = { code, message, ...extra };
+  sendResult(res, { ok: false, error }, headers);
+}
