@@ -19,14 +19,19 @@ export const FRAME_MARGIN_PX = { top: 40, side: 12, bottom: 12 } as const;
 /**
  * The press that activated `entry`'s window, or null. It must come after the entry before it
  * (no other window came to the front in between), at most {@link CLICK_ACTIVATION_MAX_MS} before
- * the entry, and land on the window (its client area or decorations). A transient window (a
+ * the entry, and land on the window (its client area or decorations) but not on the client area
+ * of the window in front before it (that window took the press). A transient window (a
  * dialog, `WM_TRANSIENT_FOR`) is never taken: a click on a button that opens one activates the
  * dialog after the click, and the click belongs to the window it was made in. The latest such
  * press wins.
  */
 export function activatingPress(
   entry: Pick<ActiveWindowEntry, 'tMs' | 'change' | 'windowId' | 'bounds' | 'transientFor'>,
-  previous: { tMs: number; windowId: string | null } | null,
+  previous: {
+    tMs: number;
+    windowId: string | null;
+    bounds?: ActiveWindowEntry['bounds'];
+  } | null,
   presses: readonly PressPoint[],
 ): PressPoint | null {
   const b = entry.bounds;
@@ -40,6 +45,16 @@ export function activatingPress(
   ) {
     return null;
   }
+  // the window in front held the press when it landed on it (its client area): that click was
+  // the front window's, whatever came to the front after it (a dialog closed by its own button
+  // hands the focus to the window behind, under the same point)
+  const front = previous.bounds ?? null;
+  const isOnFront = (p: PressPoint): boolean =>
+    front !== null &&
+    p.x >= front.x &&
+    p.x < front.x + front.width &&
+    p.y >= front.y &&
+    p.y < front.y + front.height;
   let best: PressPoint | null = null;
   for (const p of presses) {
     const isInTime =
@@ -49,7 +64,7 @@ export function activatingPress(
       p.x < b.x + b.width + FRAME_MARGIN_PX.side &&
       p.y >= b.y - FRAME_MARGIN_PX.top &&
       p.y < b.y + b.height + FRAME_MARGIN_PX.bottom;
-    if (isInTime && isOnWindow && (best === null || p.tMs > best.tMs)) {
+    if (isInTime && isOnWindow && !isOnFront(p) && (best === null || p.tMs > best.tMs)) {
       best = p;
     }
   }

@@ -88,14 +88,17 @@ export class LibrarySink implements RecordingSink {
   // The entry that had a window before stored entry `i`, and the no-window entries between
   // them (focus passing from one window to the next), which move with an activation re-stamped.
   private before(i: number): {
-    previous: { tMs: number; windowId: string | null } | null;
+    previous: { tMs: number; windowId: string | null; bounds: ActiveWindowEntry['bounds'] } | null;
     passing: StoredWindow[];
   } {
     const passing: StoredWindow[] = [];
     for (let j = i - 1; j >= 0; j -= 1) {
       const w = this.stored[j] as StoredWindow;
       if (w.entry.windowId !== null || w.entry.title !== null) {
-        return { previous: { tMs: w.tMs, windowId: w.entry.windowId }, passing };
+        return {
+          previous: { tMs: w.tMs, windowId: w.entry.windowId, bounds: w.entry.bounds },
+          passing,
+        };
       }
       passing.unshift(w);
     }

@@ -45,4 +45,14 @@ describe('activatingPress', () => {
     ).toBeNull();
     expect(activatingPress({ ...entry, bounds: null }, previous, [onWindow])).toBeNull();
   });
+
+  it("item 45: a press on the window in front is that window's, even when the one behind comes up (a dialog closed by its own button)", () => {
+    // the dialog in front covered the point; its button closed it and the form behind, under the
+    // same point, was activated: the click stays the dialog's (tests/faults/recorder.test.ts item 6)
+    const dialog = { ...previous, bounds: { x: 660, y: 460, width: 80, height: 60 } };
+    expect(activatingPress(entry, dialog, [onWindow])).toBeNull();
+    // a front window elsewhere on the screen does not hide the press
+    const elsewhere = { ...previous, bounds: { x: 0, y: 0, width: 300, height: 200 } };
+    expect(activatingPress(entry, elsewhere, [onWindow])).toEqual(onWindow);
+  });
 });
