@@ -1,0 +1,96 @@
+// Checks stored objects against a submission's manifest (docs/team-mode.md §9): each file's size
+// first (cheap), then its SHA-256 read back from the store. A bundle that fails is refused with
+// INTEGRITY_FAILED naming every file that is missing, short or changed.
+import { createHash } from 'node:crypto';
+import { AppError } from '../../shared/errors';
+import {
+  MANIFEST_NAME,
+  parseManifest,
+  type ManifestFile,
+  type SubmissionManifest,
+} from '../../services/upload/manifest';
+import { hashStream } from './folder-store';
+import type { HubObjectStore } from './object-store';
+
+/** What is wrong with one file of a bundle. */
+export type ObjectProblem = {
+  path: string;
+  problem: 'missing' | 'size' | 'sha256';
+  expected: string | number;
+  actual: string | number | null;
+};
+
+/** SHA-256 (hex) and size of a stored object, read back from the store. */
+export async function hashObject(
+  store: HubObjectStore,
+  key: string,
+): Promise<{ sha256: string; sizeBytes: number }> {
+  return await hashStream(await store.get(key));
+}
+
+/** The problem of one stored object against its manifest entry, or null when it matches. */
+export async function checkObject(
+  store: HubObjectStore,
+  key: string,
+  entry: Pick<ManifestFile, 'path' | 'sizeBytes' | 'sha256'>,
+): Promise<ObjectProblem | null> {
+  const info = await store.stat(key);
+  if (!info) {
+    return { path: entry.path, problem: 'missing', expected: entry.sizeBytes, actual: null };
+  }
+  if (info.sizeBytes !== entry.sizeBytes) {
+    return { path: entry.path, problem: 'size', expected: entry.sizeBytes, actual: info.sizeBytes };
+  }
+  const { sha256 } = await hashObject(store, key);
+  return sha256 === entry.sha256
+    ? null
+    : { path: entry.path, problem: 'sha256', expected: entry.sha256, actual: sha256 };
+}
+
+/** A bundle that passed verification. */
+export type VerifiedBundle = {
+  manifest: SubmissionManifest;
+  /** SHA-256 of manifest.json's bytes: the idempotency key of registerVersion. */
+  manifestSha256: string;
+  files: number;
+  bytes: number;
+};
+
+/** Reads `<prefix>/manifest.json` from the store and checks every file it lists; throws
+ * INTEGRITY_FAILED (details.problems) unless all are there with their size and SHA-256. */
+export async function verifyBundle(store: HubObjectStore, prefix: string): Promise<VerifiedBundle> {
+  const manifestKey = `${prefix}/${MANIFEST_NAME}`;
+  const chunks: Buffer[] = [];
+  for await (const c of await store.get(manifestKey)) {
+    chunks.push(Buffer.from(c));
+  }
+  const bytes = Buffer.concat(chunks);
+  const manifest = parseManifest(bytes.toString('utf8'), `${store.description} ${manifestKey}`);
+  const problems: ObjectProblem[] = [];
+  // one file at a time: hashing reads every byte back, and the hub has other work
+  for (const f of manifest.files) {
+    const p = await checkObject(store, `${prefix}/${f.path}`, f);
+    if (p) {
+      problems.push(p);
+    }
+  }
+  if (problems.length) {
+    throw new AppError(
+      'INTEGRITY_FAILED',
+      `the submission in ${prefix} does not match its manifest: ` +
+        problems
+          .slice(0, 5)
+          .map((p) => `${p.path} (${p.problem})`)
+          .join(', ') +
+        (problems.length > 5 ? ` and ${problems.length - 5} more` : ''),
+      { prefix, problems },
+      'Submit the recording again: the files that arrived differ from what was sent.',
+    );
+  }
+  return {
+    manifest,
+    manifestSha256: createHash('sha256').update(bytes).digest('hex'),
+    files: manifest.files.length,
+    bytes: manifest.totals.bytes,
+  };
+}
