@@ -90,9 +90,23 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'hub',
-    summary:
-      'team hub accounts: hub user add|roles|password|remove|list (--data DIR | --database URL)',
+    summary: 'run the team hub (--data DIR | --database URL); hub user add|roles|remove|list',
     load: async () => (await import('./commands/hub')).hubCommand,
+  },
+  {
+    name: 'login',
+    summary: 'sign this library in to a team hub (API token in a 0600 file beside it)',
+    load: async () => (await import('./commands/login')).loginCommand,
+  },
+  {
+    name: 'logout',
+    summary: 'revoke this library’s hub token and forget it',
+    load: async () => (await import('./commands/login')).logoutCommand,
+  },
+  {
+    name: 'whoami',
+    summary: 'the hub account this library is signed in as',
+    load: async () => (await import('./commands/login')).whoamiCommand,
   },
   {
     name: 'doctor',

@@ -134,6 +134,10 @@ export const ERROR_CODES = [
   // say when to retry); a session signed in with a one-time password that must change it first
   'RATE_LIMITED',
   'PASSWORD_CHANGE_REQUIRED',
+  // the team client (src/services/team): the hub cannot be reached, or its answer is not the
+  // hub's; no sign-in stored beside this library
+  'HUB_UNREACHABLE',
+  'HUB_NOT_SIGNED_IN',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

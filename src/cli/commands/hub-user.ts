@@ -62,7 +62,7 @@ const USER_OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
-function targetOf(values: { data?: string; database?: string }): HubDbTarget {
+export function targetOf(values: { data?: string; database?: string }): HubDbTarget {
   const url = values.database ?? (values.data ? undefined : process.env[HUB_DATABASE_ENV]);
   if (values.data !== undefined && values.database !== undefined) {
     throw new UsageError('give either --data DIR or --database URL, not both');

@@ -1,44 +1,177 @@
-// `cua-annotator hub`: the team hub (docs/team-mode.md). This version has the account commands
-// (`hub user …`, hub-user.ts); the server itself comes with the rest of team mode.
-import { UsageError } from '../args';
+// `cua-annotator hub`: the team hub (docs/team-mode.md). `hub [--data DIR | --database URL] …`
+// runs the server until Ctrl+C/SIGTERM; `hub user …` (hub-user.ts) manages accounts.
+import { readFile } from 'node:fs/promises';
+import { openHubDb } from '../../hub/db';
+import { createHubServer } from '../../hub/http';
+import { isLoopbackHost } from '../../infra/http/guards';
+import { AppError } from '../../shared/errors';
+import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
-import { out } from '../output';
-import { HUB_USER_HELP, runHubUser } from './hub-user';
+import { errLine, out } from '../output';
+import { HUB_DATABASE_ENV, HUB_USER_HELP, runHubUser, targetOf } from './hub-user';
 
-const HELP = `Usage: cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
+/** The hub's default port. */
+export const HUB_DEFAULT_PORT = 8470;
+
+const HELP = `Usage: cua-annotator hub (--data DIR | --database URL) [--host 127.0.0.1] [--port ${HUB_DEFAULT_PORT}]
+                         [--tls-cert FILE --tls-key FILE] [--trust-proxy] [--json]
+       cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
 
 The team hub: accounts and roles for annotators, reviewers and admins on several machines
 (docs/team-mode.md). Its data lives in a folder (--data DIR: an embedded PostgreSQL, no other
-server) or in PostgreSQL 15 or newer (--database URL).
+server; one hub holds the folder) or in PostgreSQL 15 or newer (--database URL, else
+$${HUB_DATABASE_ENV}). Make the first admin with \`hub user add NAME --role admin\` before the
+first start. Prints its URL and runs until Ctrl+C (SIGINT) or SIGTERM, then stops taking
+requests, lets the running ones finish and closes the database.
+
+Options:
+  --host ADDR        interface to listen on (default 127.0.0.1)
+  --port N           TCP port (default ${HUB_DEFAULT_PORT}; 0: any free port)
+  --tls-cert FILE    PEM certificate (chain) for HTTPS; with --tls-key
+  --tls-key FILE     PEM private key for HTTPS
+  --trust-proxy      behind a reverse proxy that terminates TLS: trust its X-Forwarded-Proto and
+                     X-Forwarded-For (never set this without a proxy in front)
+  --json             print {"url": …} as one JSON line once listening
+  -h, --help         show this help
 
 Commands:
-  hub user …    manage accounts, whether the hub runs or not (hub user --help)
-
-Starting the team server itself (\`cua-annotator hub --data DIR\`) is not in this version yet.
+  hub user …         manage accounts, whether the hub runs or not (hub user --help)
 
 ${HUB_USER_HELP.split('\n').slice(0, 5).join('\n')}`;
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) {
+    return HUB_DEFAULT_PORT;
+  }
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535 (got "${text}")`);
+  }
+  return port;
+}
+
+async function readPem(file: string, flag: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (e) {
+    throw new AppError(
+      'PATH_INVALID',
+      `cannot read ${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { file },
+      `Give ${flag} a readable PEM file.`,
+    );
+  }
+}
+
+// Resolves on the first SIGINT or SIGTERM; the listeners stay until dispose (see serve.ts: a
+// listener removed during delivery would let another handler re-raise the signal mid-shutdown).
+function untilSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
+  let on: (signal: NodeJS.Signals) => void = () => undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    on = resolve;
+  });
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    stopped,
+    dispose: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
+}
+
+async function runHubServer(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    data: { type: 'string' },
+    database: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    out(HELP);
+    return 0;
+  }
+  if (positionals.length) {
+    throw new UsageError(`unknown hub command "${positionals[0] ?? ''}" (user)`);
+  }
+  const target = targetOf(values);
+  const host = values.host ?? '127.0.0.1';
+  const port = parsePort(values.port);
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together (both PEM files)');
+  }
+  const tls =
+    values['tls-cert'] !== undefined && values['tls-key'] !== undefined
+      ? {
+          cert: await readPem(values['tls-cert'], '--tls-cert'),
+          key: await readPem(values['tls-key'], '--tls-key'),
+        }
+      : undefined;
+  const trustProxy = values['trust-proxy'] ?? false;
+  // listen for signals before the slow open: a SIGTERM during it still shuts down cleanly
+  const { stopped, dispose } = untilSignal();
+  try {
+    const hub = await openHubDb(target, { holder: 'cua-annotator hub', purpose: 'hub' });
+    try {
+      const server = await createHubServer({
+        db: hub.db,
+        host,
+        port,
+        tls,
+        trustProxy,
+        log: errLine,
+      });
+      try {
+        if (values.json) {
+          out(JSON.stringify({ url: server.url }));
+        } else {
+          out(`Hub listening at ${server.url} (data: ${hub.location})`);
+          out('Press Ctrl+C to stop.');
+        }
+        if (!tls && !trustProxy && !isLoopbackHost(host)) {
+          errLine(
+            `warning: listening on ${host} without TLS: passwords and tokens cross the network ` +
+              'in clear. Give --tls-cert/--tls-key, or put a TLS proxy in front (--trust-proxy).',
+          );
+        }
+        const signal = await stopped;
+        errLine(`${signal}: stopping the hub…`);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await hub.close();
+    }
+  } finally {
+    dispose();
+  }
+  return 0;
+}
 
 /** The `hub` command. */
 export const hubCommand: Command = {
   name: 'hub',
   summary:
-    'team hub accounts: hub user add|roles|password|remove|list (--data DIR | --database URL)',
+    'run the team hub (--data DIR | --database URL); hub user add|roles|password|remove|list',
   help: HELP,
   run: async (argv) => {
     const [sub, ...rest] = argv;
     if (sub === 'user') {
       return await runHubUser(rest);
     }
-    if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    if (sub === 'help') {
       out(HELP);
-      return sub === undefined ? 1 : 0;
+      return 0;
     }
-    if (sub.startsWith('-')) {
-      throw new UsageError(
-        `the team server (\`hub ${sub} …\`) is not in this version yet; \`hub user …\` manages ` +
-          'accounts',
-      );
+    if (sub === undefined) {
+      out(HELP);
+      return 1;
     }
-    throw new UsageError(`unknown hub command "${sub}" (user)`);
+    return await runHubServer(argv);
   },
 };
