@@ -18,6 +18,7 @@ import {
   listSubmissionsOf,
   listUsersWithRoles,
   lockOldestWaiting,
+  lockReviewer,
   lockSubmission,
   reclaimExpiredLeases,
   setSubmissionStatus,
@@ -200,7 +201,8 @@ function leased(s: SubmissionRecord, lease: LeaseRecord, isResumed: boolean): Le
  * or null when nothing waits. Concurrent callers each get a different one: the row is taken
  * with FOR UPDATE SKIP LOCKED inside the transaction (PostgreSQL), and PGlite runs one
  * transaction at a time. Expired leases are taken back first. A reviewer who still holds a live
- * lease gets that one again (one submission at a time). */
+ * lease gets that one again (one submission at a time; one reviewer's calls are serialised by an
+ * advisory lock, so two at once cannot take two). */
 export async function leaseNext(
   db: HubRootDb,
   reviewer: QueueActor,
@@ -208,6 +210,7 @@ export async function leaseNext(
 ): Promise<LeasedSubmission | null> {
   checkLeaseMs(leaseMs);
   return await inTransaction(db, async (trx) => {
+    await lockReviewer(trx, reviewer.userId);
     const held = await findLiveLeaseOf(trx, reviewer.userId);
     if (held) {
       return leased(await mustFind(trx, held.submissionId), held, true);

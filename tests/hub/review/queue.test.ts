@@ -166,6 +166,26 @@ describe.each(BACKENDS)('review queue on $name', (backend) => {
     }
   }, 120_000);
 
+  it('one reviewer asking 5 times at once gets one submission (the same one 5 times)', async () => {
+    const hub = await backend.open();
+    try {
+      const { db } = hub;
+      const ann = await person(db, 'annotator');
+      const rev = await person(db, 'reviewer');
+      for (let i = 0; i < 3; i++) {
+        await submit(db, ann, `rec-twice-${i}`, 1500 + i);
+      }
+      const got = await Promise.all(Array.from({ length: 5 }, () => leaseNext(db, rev, 60_000)));
+      expect(new Set(got.map((g) => g?.submissionId)).size).toBe(1);
+      expect(got.filter((g) => g && !g.isResumed)).toHaveLength(1);
+      // the other two still wait for someone else
+      const other = await person(db, 'reviewer');
+      expect(await leaseNext(db, other, 60_000)).not.toBeNull();
+    } finally {
+      await backend.done(hub);
+    }
+  }, 120_000);
+
   it('an expired lease goes back to the queue; its old holder can no longer judge it', async () => {
     const hub = await backend.open();
     try {

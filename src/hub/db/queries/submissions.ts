@@ -56,6 +56,17 @@ export type VerdictRecord = {
   atMs: number;
 };
 
+// pg_advisory_xact_lock class of a reviewer's queue calls (with the reviewer id as second key)
+const REVIEWER_LOCK_CLASS = 2_741_029;
+
+/** Serialises one reviewer's queue calls until the end of the transaction (two "next" clicks at
+ * once must not lease two submissions); other reviewers are not held up. */
+export async function lockReviewer(db: HubDb, reviewerId: number): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${sql.lit(REVIEWER_LOCK_CLASS)}, ${reviewerId}::int)`.execute(
+    db,
+  );
+}
+
 const ms = (d: Date | null): number | null => (d ? d.getTime() : null);
 
 function submissionQuery(db: HubDb) {
