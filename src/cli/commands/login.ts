@@ -1,7 +1,7 @@
 // `cua-annotator login URL --user NAME --password-stdin`, `logout`, `whoami`: the CLI's sign-in
 // to a team hub. The password comes on standard input (never on the command line, where `ps`
 // and shell history see it); the CLI keeps an API token named after this machine in a 0600 file
-// beside the library (src/services/team/credentials.ts). docs/team-mode.md §8.
+// beside the library (src/services/team/credentials.ts). docs/team-mode.md §12.
 import { resolveLibraryDir } from '../../services/create-services';
 // the team client is no library service: the CLI calls it directly (it only speaks HTTP)
 import { credentialsPath, loginToHub, logoutFromHub, whoAmI } from '../../services/team';

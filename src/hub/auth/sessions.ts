@@ -1,6 +1,6 @@
 // Sign-in sessions (browser cookies) and the password sign-in itself: a session is 256 random bits
 // sent as an HttpOnly cookie; the database keeps its SHA-256 only, with an expiry; logout revokes
-// it at once. docs/team-mode.md §8.
+// it at once. docs/team-mode.md §12.
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../shared/errors';
 import {

@@ -1,4 +1,4 @@
-// The hub's HTTP layer (docs/team-mode.md §8).
+// The hub's HTTP layer (docs/team-mode.md §12).
 export {
   createHubServer,
   HUB_SESSION_COOKIE,

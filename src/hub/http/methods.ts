@@ -1,6 +1,6 @@
 // What each hub method does, once the request passed the guards and the role table
 // (server.ts). One handler per method of src/shared/contract/hub.ts; the record's type makes a
-// method without a handler a compile error. docs/team-mode.md §8.
+// method without a handler a compile error. docs/team-mode.md §12.
 import type { HubInput, HubMethod, HubOutput } from '../../shared/contract/hub';
 import { AppError } from '../../shared/errors';
 import { addUser, listUsers, removeUser, resetPassword, setRoles } from '../accounts/accounts';

@@ -1,7 +1,7 @@
 // Sign-in rate limit: failed sign-ins are counted per account and per client address over a
 // sliding window; past the limit a sign-in is refused (RATE_LIMITED with when to retry) before
 // the password is even checked. In memory: a restarted hub starts afresh, which the window's
-// length makes harmless. The clock is injected so tests need no waiting. docs/team-mode.md §8.
+// length makes harmless. The clock is injected so tests need no waiting. docs/team-mode.md §12.
 
 /** Limits of {@link createLoginLimiter}. */
 export type LoginLimits = {

@@ -4,7 +4,7 @@
 // session cookie or `Authorization: Bearer cuah_…`; a bad one is 401, never anonymous), the one
 // role table HUB_ROLE_TABLE (401 / 403), the one-time-password gate, the input schema, and only
 // then the handler. TLS with node:https, or plain HTTP behind a reverse proxy (--trust-proxy).
-// docs/team-mode.md §8.
+// docs/team-mode.md §12.
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -191,7 +191,7 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
     const pathOnly = target.split('?')[0] ?? '';
     if (!pathOnly.startsWith('/api/')) {
       sendHubError(res, 'NOT_FOUND', `nothing at ${pathOnly || '(no path)'}`, {
-        fix: 'The hub answers POST /api/<method> (docs/team-mode.md §8).',
+        fix: 'The hub answers POST /api/<method> (docs/team-mode.md §12).',
       });
       return;
     }

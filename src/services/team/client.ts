@@ -1,7 +1,7 @@
 // The team client: a typed HTTP client of the hub's contract (src/shared/contract/hub.ts) for the
 // app and the CLI. It talks HTTP only (services never import src/hub): every answer is the
 // Result envelope, a failure becomes the hub's coded AppError, and a value is checked against the
-// method's output schema. docs/team-mode.md §8.
+// method's output schema. docs/team-mode.md §12.
 import {
   HUB_METHOD_SCHEMAS,
   type HubInput,

@@ -1,7 +1,7 @@
 // The CLI's hub sign-in, stored beside the library: `<library>.hub-credentials.json` (for the
 // library ~/cua-library: ~/cua-library.hub-credentials.json), mode 0600, written whole (temp file
 // then rename). Beside, not inside: nothing that copies, exports or uploads the library can take
-// it along; one per library, so two libraries can sign in to two hubs. docs/team-mode.md §8.
+// it along; one per library, so two libraries can sign in to two hubs. docs/team-mode.md §12.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // Signing the CLI in to a hub and out again: a password sign-in (a session), then an API token
 // named after this machine, stored beside the library (credentials.ts); the session ends at
-// once, the token is what later commands use. docs/team-mode.md §8.
+// once, the token is what later commands use. docs/team-mode.md §12.
 import { hostname } from 'node:os';
 import type { HubMe, HubRole } from '../../shared/contract/hub';
 import { AppError, isAppError } from '../../shared/errors';

@@ -39,7 +39,7 @@ export function userNameProblem(name: string): string | null {
   return null;
 }
 
-// ---- the hub's HTTP API (docs/team-mode.md §8) ----------------------------------------------
+// ---- the hub's HTTP API (docs/team-mode.md §12) ----------------------------------------------
 // Every method is `POST /api/<method>` with a JSON body, answered with the Result envelope of the
 // local contract ({ ok: true, value } | { ok: false, error: { code, message, fix? } }). Inputs and
 // outputs are valibot schemas, checked by the hub (input) and by the team client (output).

@@ -1,4 +1,4 @@
-// Hub migration 12: browser sign-in sessions (docs/team-mode.md §8). Released migrations are never
+// Hub migration 12: browser sign-in sessions (docs/team-mode.md §12). Released migrations are never
 // edited; a change is a new migration.
 import { sql } from 'kysely';
 import type { HubDb } from '../schema';
