@@ -1,7 +1,7 @@
 // `cua-annotator hub`: the team hub (docs/team-mode.md). `hub [--data DIR | --database URL] …`
 // runs the server until Ctrl+C/SIGTERM; `hub user …` (hub-user.ts) manages accounts.
 import { readFile } from 'node:fs/promises';
-import { openHubDb } from '../../hub/db';
+import { countActiveAdmins, openHubDb } from '../../hub/db';
 import { createHubServer } from '../../hub/http';
 import { isLoopbackHost } from '../../infra/http/guards';
 import { AppError } from '../../shared/errors';
@@ -132,6 +132,13 @@ async function runHubServer(argv: string[]): Promise<number> {
         } else {
           out(`Hub listening at ${server.url} (data: ${hub.location})`);
           out('Press Ctrl+C to stop.');
+        }
+        if ((await countActiveAdmins(hub.db)) === 0) {
+          errLine(
+            'warning: this hub has no admin yet: nobody can manage accounts from a client. ' +
+              'Stop it and run `cua-annotator hub user add NAME --role admin` with the same ' +
+              '--data/--database.',
+          );
         }
         if (!tls && !trustProxy && !isLoopbackHost(host)) {
           errLine(

@@ -140,6 +140,16 @@ describe('hub sessions', () => {
     expect([form.status, form.body.error?.code]).toEqual([400, 'INVALID_PAYLOAD']);
     const get = await hub.call('auth:whoami', undefined, { cookie, origin, method: 'GET' });
     expect(get.status).toBe(405);
+    const notJson = await hub.call('auth:whoami', undefined, { cookie, origin, rawBody: '{' });
+    expect([notJson.status, notJson.body.error?.code]).toEqual([400, 'INVALID_PAYLOAD']);
+    const unknownField = await hub.call('auth:whoami', { admin: true }, { cookie, origin });
+    expect([unknownField.status, unknownField.body.error?.code]).toEqual([400, 'INVALID_PAYLOAD']);
+    const huge = await hub.call('auth:whoami', undefined, {
+      cookie,
+      origin,
+      rawBody: JSON.stringify({ pad: 'x'.repeat(300 * 1024) }),
+    });
+    expect([huge.status, huge.body.error?.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     // the same session from its own origin works: the refusals above were the guards
     expect((await hub.call('auth:whoami', {}, { cookie, origin })).status).toBe(200);
   });
