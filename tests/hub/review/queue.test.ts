@@ -3,7 +3,10 @@
 // on Debian's PostgreSQL (tests/helpers/postgres.ts, a fresh database per test, a pool of 25
 // connections so 20 reviewers really run at once). No timing assertions: an expired lease is
 // waited for by reading the database's own clock.
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +31,13 @@ import {
   releaseLease,
   type QueueActor,
 } from '../../../src/hub/review/queue';
+import { registerUploaded, planUpload } from '../../../src/hub/review/submit';
+import { FolderObjectStore, handleObjectRequest, newSigningSecret } from '../../../src/hub/storage';
+import {
+  manifestText,
+  SUBMISSION_SCHEMA,
+  type SubmissionManifest,
+} from '../../../src/services/upload/manifest';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
 
 type Backend = {
@@ -123,6 +133,38 @@ async function untilExpired(db: HubRootDb, submissionId: number): Promise<void> 
   throw new Error(`the lease of submission ${submissionId} did not expire`);
 }
 
+// a manifest of two files (their bytes returned alongside)
+function bundle(recordingId: string, annotator: string, seed: string) {
+  const files: Record<string, Buffer> = {
+    'video.mp4': Buffer.concat([Buffer.from(seed), randomBytes(30_000)]),
+    'steps/steps.json': Buffer.from(`[{"step":1,"seed":"${seed}"}]`),
+  };
+  const manifest: SubmissionManifest = {
+    schema: SUBMISSION_SCHEMA,
+    schemaVersion: 1,
+    recordingId,
+    episodeId: `ep-${recordingId}`,
+    task: `task ${seed}`,
+    platform: { os: 'linux' } as SubmissionManifest['platform'],
+    toolVersion: '0.0.0-test',
+    librarySchemaVersion: 1,
+    annotator,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    submittedAt: '2026-01-01T00:01:00.000Z',
+    stepCount: 1,
+    files: Object.entries(files).map(([p, b]) => ({
+      path: p,
+      sizeBytes: b.length,
+      sha256: createHash('sha256').update(b).digest('hex'),
+      role: p.endsWith('.mp4') ? 'video' : 'steps',
+    })),
+    totals: { files: 2, bytes: Object.values(files).reduce((n, b) => n + b.length, 0) },
+  };
+  const text = manifestText(manifest);
+  const all: Record<string, Buffer> = { ...files, 'manifest.json': Buffer.from(text) };
+  return { files: all, text };
+}
+
 describe.each(BACKENDS)('review queue on $name', (backend) => {
   it('20 reviewers asking at once for 10 waiting submissions: each leased exactly once, 10 get nothing', async () => {
     const hub = await backend.open();
@@ -183,6 +225,77 @@ describe.each(BACKENDS)('review queue on $name', (backend) => {
       expect(await leaseNext(db, other, 60_000)).not.toBeNull();
     } finally {
       await backend.done(hub);
+    }
+  }, 120_000);
+
+  it('a submitted bundle is verified before it registers: a changed file is refused, a resent one registers once', async () => {
+    const hub = await backend.open();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'hub-submit-'));
+    const store = new FolderObjectStore({ dir, secret: newSigningSecret() });
+    const server = http.createServer((req, res) => void handleObjectRequest(store, req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    store.setBaseUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const { db } = hub;
+      const ann = await person(db, 'annotator');
+      const b = bundle('rec-up', ann.name, 'one');
+      const plan = await planUpload(store, { annotator: ann, manifestText: b.text });
+      expect(plan.uploads.map((u) => u.path)).toEqual([
+        'video.mp4',
+        'steps/steps.json',
+        'manifest.json',
+      ]);
+      for (const u of plan.uploads) {
+        // the video arrives changed (same size): only its SHA-256 can tell
+        const bytes =
+          u.path === 'video.mp4'
+            ? Buffer.from(b.files[u.path]!).fill(7, 100, 200)
+            : b.files[u.path]!;
+        const res = await fetch(u.request.url, {
+          method: 'PUT',
+          body: bytes,
+          headers: u.request.headers,
+        });
+        expect(res.status, u.path).toBe(200);
+      }
+      const claim = { annotator: ann, recordingId: 'rec-up', manifestSha256: plan.manifestSha256 };
+      await expect(registerUploaded(db, store, claim)).rejects.toMatchObject({
+        code: 'INTEGRITY_FAILED',
+        details: { problems: [{ path: 'video.mp4', problem: 'sha256' }] },
+      });
+      expect(await listForAnnotator(db, ann)).toEqual([]);
+      // planned again: nothing missing; with the failed file named, that file (and the manifest)
+      const again = await planUpload(store, {
+        annotator: ann,
+        manifestText: b.text,
+        resend: ['video.mp4'],
+      });
+      expect(again.uploads.map((u) => u.path)).toEqual(['video.mp4', 'manifest.json']);
+      for (const u of again.uploads) {
+        await fetch(u.request.url, {
+          method: 'PUT',
+          body: b.files[u.path]!,
+          headers: u.request.headers,
+        });
+      }
+      const first = await registerUploaded(db, store, claim);
+      expect(first).toMatchObject({ version: 1, isNew: true, status: 'submitted' });
+      // the app crashed before it heard back and submits the same bundle again
+      expect((await planUpload(store, { annotator: ann, manifestText: b.text })).uploads).toEqual(
+        [],
+      );
+      expect(await registerUploaded(db, store, claim)).toEqual({ ...first, isNew: false });
+      expect(await listVersions(db, first.submissionId)).toMatchObject([
+        { version: 1, objectPrefix: plan.prefix, checkSummary: { files: 2 } },
+      ]);
+      // a claim naming another manifest than the one stored is refused
+      await expect(
+        registerUploaded(db, store, { ...claim, manifestSha256: 'f'.repeat(64) }),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    } finally {
+      server.close();
+      await backend.done(hub);
+      await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
 
