@@ -11,8 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubRole } from '../../../src/shared/contract/hub';
+import { sql } from 'kysely';
 import {
   findOpenLease,
+  inTransaction,
   insertUser,
   listAudit,
   listVerdicts,
@@ -502,6 +504,40 @@ describe.each(BACKENDS)('review queue on $name', (backend) => {
       const own = await submit(db, both, 'rec-own', 5003);
       expect(await leaseNext(db, both, 60_000)).toBeNull();
       expect((await leaseNext(db, rev, 60_000))?.submissionId).toBe(own.submissionId);
+    } finally {
+      await backend.done(hub);
+    }
+  }, 120_000);
+
+  it('the oldest-waiting lookup reads the partial index submissions_waiting with 10,000 waiting', async () => {
+    const hub = await backend.open();
+    try {
+      const { db } = hub;
+      const ann = await person(db, 'annotator');
+      const rev = await person(db, 'reviewer');
+      const rollback = new Error('rollback');
+      let plan = '';
+      // seeded, planned and rolled back in one transaction: the shared queue stays empty
+      await expect(
+        inTransaction(db, async (trx) => {
+          await sql`
+            INSERT INTO submissions (annotator_id, recording_id, task, status, current_version,
+                                     waiting_since)
+            SELECT ${ann.userId}, 'plan-' || g, 't',
+                   CASE WHEN g <= 20000 THEN 'accepted' ELSE 'submitted' END, 1,
+                   CASE WHEN g <= 20000 THEN NULL ELSE now() - make_interval(secs => 30000 - g) END
+            FROM generate_series(1, 30000) AS g`.execute(trx);
+          await sql`ANALYZE submissions`.execute(trx);
+          const rows = await sql<{ 'QUERY PLAN': string }>`
+            EXPLAIN SELECT id, current_version FROM submissions
+            WHERE status = 'submitted' AND annotator_id <> ${rev.userId}
+            ORDER BY waiting_since, id LIMIT 1 FOR UPDATE SKIP LOCKED`.execute(trx);
+          plan = rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+          throw rollback;
+        }),
+      ).rejects.toBe(rollback);
+      expect(plan).toMatch(/Index Scan using submissions_waiting/);
+      expect(plan).not.toMatch(/Seq Scan|Sort/);
     } finally {
       await backend.done(hub);
     }
