@@ -175,7 +175,7 @@ export const hubCommand: Command = {
       out(HELP);
       return 0;
     }
-    if (sub === undefined) {
+    if (sub === undefined && !process.env[HUB_DATABASE_ENV]) {
       out(HELP);
       return 1;
     }

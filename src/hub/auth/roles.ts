@@ -1,5 +1,6 @@
-// The role check every hub method goes through: the method → roles table (ROLE_TABLE, with the
-// hub's methods in issue 27's next part) names the roles that may call it; requireRole decides.
+// The role check every hub method goes through: the method → roles table (HUB_ROLE_TABLE in
+// src/shared/contract/hub.ts) names who may call it; src/hub/http/server.ts applies it to every
+// request with requireRole.
 import type { HubRole } from '../../shared/contract/hub';
 import { AppError } from '../../shared/errors';
 
