@@ -1,12 +1,14 @@
 // The hub over TLS (node:https, a self-signed certificate made by `openssl req` here) and on a
 // real PostgreSQL (Debian's, tests/helpers/postgres.ts): sign-in, the __Host- Secure cookie, a
 // token's round trip, the role table's refusals and a revoked token, on the server backend.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliRun } from '../../helpers/cli';
+import { REPO_ROOT } from '../../helpers/paths';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
 import { cookieOf, request, startHubFixture, type HubFixture } from './hub-fixture';
 
@@ -14,10 +16,11 @@ let pg: Postgres;
 let hub: HubFixture;
 let certDir: string;
 let cert: Buffer;
+let certFile: string;
 
 beforeAll(async () => {
   certDir = await mkdtemp(path.join(os.tmpdir(), 'hub-tls-'));
-  const certFile = path.join(certDir, 'cert.pem');
+  certFile = path.join(certDir, 'cert.pem');
   const keyFile = path.join(certDir, 'key.pem');
   execFileSync(
     'openssl',
@@ -137,4 +140,44 @@ describe('hub over TLS on PostgreSQL', () => {
     const after = await call('auth:whoami', {}, annotator);
     expect([after.status, after.body.error?.code]).toEqual([401, 'UNAUTHORIZED']);
   });
+
+  it('the CLI signs in over HTTPS with NODE_EXTRA_CA_CERTS (and is refused without it), whoami, logout', async () => {
+    const library = path.join(certDir, 'lib');
+    const cli = (args: string[], input: string, env: NodeJS.ProcessEnv = {}) =>
+      new Promise<CliRun>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'), ...args],
+          {
+            env: { ...process.env, ...env },
+            stdio: ['pipe', 'pipe', 'pipe'],
+          },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+        child.stdin.end(input);
+      });
+    const login = ['login', hub.server.url, '--user', 'rev', '--password-stdin', '--new-password'];
+    const input = `${hub.passwords.rev}\nanother long password 7\n`;
+    const untrusted = await cli([...login, '--library', library], input);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toContain('HUB_UNREACHABLE');
+    expect(untrusted.stderr).toContain('NODE_EXTRA_CA_CERTS');
+    const trusted = { NODE_EXTRA_CA_CERTS: certFile };
+    const ok = await cli([...login, '--library', library], input, trusted);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const me = await cli(['whoami', '--library', library, '--json'], '', trusted);
+    expect(JSON.parse(me.stdout)).toEqual({
+      url: hub.server.url,
+      user: 'rev',
+      roles: ['reviewer'],
+    });
+    const out = await cli(['logout', '--library', library, '--json'], '', trusted);
+    expect(JSON.parse(out.stdout)).toMatchObject({ user: 'rev', revoked: true });
+  }, 120_000);
 });
