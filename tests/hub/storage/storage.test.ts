@@ -252,6 +252,23 @@ describe('folder object store', () => {
       expect(await store.stat('big')).toBeNull();
       expect(await readdir(path.join(mnt, '.objects-tmp'))).toEqual([]);
       expect((await store.stat('small'))?.sizeBytes).toBe(1000);
+      // the same through a presigned upload: the app is told 507 STORAGE_FULL
+      expect(store).toBeInstanceOf(FolderObjectStore);
+      const folder = store as FolderObjectStore;
+      const server = http.createServer((req, res) => void handleObjectRequest(folder, req, res));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        folder.setBaseUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+        const body = randomBytes(2 * 1024 * 1024);
+        const put = await folder.presignPut('big', { sizeBytes: body.length });
+        const res = await fetch(put.url, { method: 'PUT', body, headers: put.headers });
+        expect(res.status).toBe(507);
+        expect(await res.json()).toMatchObject({ ok: false, error: { code: 'STORAGE_FULL' } });
+      } finally {
+        server.close();
+      }
+      expect(await store.stat('big')).toBeNull();
+      expect(await readdir(path.join(mnt, '.objects-tmp'))).toEqual([]);
     } finally {
       execFileSync('umount', [mnt]);
     }
