@@ -19,6 +19,7 @@ import {
   listAudit,
   listVerdicts,
   listVersions,
+  lockSubmission,
   openHubDb,
   setUserRoles,
   type HubDatabase,
@@ -342,6 +343,39 @@ describe.each(BACKENDS)('review queue on $name', (backend) => {
         'submission.lease',
         'submission.verdict',
       ]);
+    } finally {
+      await backend.done(hub);
+    }
+  }, 120_000);
+
+  it('taking back an expired lease skips a submission a verdict holds (no wait, no deadlock)', async () => {
+    const hub = await backend.open();
+    try {
+      const { db } = hub;
+      const ann = await person(db, 'annotator');
+      const [a, b] = [await person(db, 'reviewer'), await person(db, 'reviewer')];
+      const { submissionId } = await submit(db, ann, 'rec-held', 2101);
+      await leaseNext(db, a, 1);
+      await untilExpired(db, submissionId);
+      if (hub.backend === 'postgres') {
+        // another connection holds the submission's row, as a verdict or reassignment does:
+        // leaseNext must answer without waiting for it (it would hang here otherwise)
+        let release!: () => void;
+        const released = new Promise<void>((r) => (release = r));
+        let locked!: () => void;
+        const isLocked = new Promise<void>((r) => (locked = r));
+        const holder = inTransaction(db, async (trx) => {
+          await lockSubmission(trx, submissionId);
+          locked();
+          await released;
+        });
+        await isLocked;
+        expect(await leaseNext(db, b, 60_000)).toBeNull();
+        release();
+        await holder;
+      }
+      // once free, the expired lease is taken back and b gets the submission
+      expect((await leaseNext(db, b, 60_000))?.submissionId).toBe(submissionId);
     } finally {
       await backend.done(hub);
     }

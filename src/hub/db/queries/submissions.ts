@@ -320,17 +320,20 @@ export async function findLiveLeaseOf(
 }
 
 /** Takes back expired leases: ends them and puts their submissions back in the queue (at the
- * place they had). Rows another transaction holds are skipped (it is taking them back or
- * deciding on them). Returns the submissions put back. */
+ * place they had). A lease whose row or whose submission's row another transaction holds is
+ * skipped (it is being taken back, judged or reassigned): verdicts and reassignments lock the
+ * submission first and then its lease, so waiting here on the submission would deadlock with
+ * them. Returns the submissions put back. */
 export async function reclaimExpiredLeases(db: HubDb, limit = 100): Promise<number[]> {
   const rows = await sql<{ submission_id: number }>`
     UPDATE review_leases SET ended_at = expires_at, end_reason = 'expired'
     WHERE id IN (
-      SELECT id FROM review_leases
-      WHERE ended_at IS NULL AND expires_at <= now()
-      ORDER BY expires_at
+      SELECT l.id FROM review_leases AS l
+      JOIN submissions AS s ON s.id = l.submission_id
+      WHERE l.ended_at IS NULL AND l.expires_at <= now()
+      ORDER BY l.expires_at
       LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF l, s SKIP LOCKED
     )
     RETURNING submission_id`.execute(db);
   const ids = rows.rows.map((r) => r.submission_id);
