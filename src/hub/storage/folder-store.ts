@@ -4,7 +4,8 @@
 // temp file (cleared at the next open). Keys are checked (checkObjectKey) and resolved inside
 // the folder, its real path included, so no key reaches outside it. A full disk is STORAGE_FULL.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError, isAppError } from '../../shared/errors';
 import {
@@ -174,12 +175,16 @@ export class FolderObjectStore implements HubObjectStore {
   async get(key: string): Promise<AsyncIterable<Uint8Array>> {
     const file = await this.fileOf(key, false);
     try {
-      // opened here so a missing object fails now, not at the first read
-      const handle = await open(file, 'r');
+      // opened here so a missing object fails now, not at the first read; never through a
+      // link (only the hub writes this folder: a link in it is not the hub's)
+      const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
       return handle.createReadStream({ autoClose: true });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw missing(key, this.description);
+      }
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
+        throw new AppError('PATH_INVALID', `storage key ${key} is a link`, { key });
       }
       throw folderStoreError(e, `reading ${key}`, this.options.dir);
     }
@@ -188,7 +193,7 @@ export class FolderObjectStore implements HubObjectStore {
   async stat(key: string): Promise<HubObjectInfo | null> {
     const file = await this.fileOf(key, false);
     try {
-      const s = await stat(file);
+      const s = await lstat(file);
       return s.isFile() ? { key, sizeBytes: s.size } : null;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {

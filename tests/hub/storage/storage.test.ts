@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -26,6 +26,7 @@ import {
   hashObject,
   newSigningSecret,
   openHubStorage,
+  presignS3Url,
   signObjectPath,
   storageErrorFromS3,
   verifyBundle,
@@ -168,6 +169,30 @@ describe('folder object store', () => {
       code: 'PATH_INVALID',
     });
     expect(await readdir(outside)).toEqual([]);
+    // a link planted in the folder is never read through
+    await writeFile(path.join(outside, 'secret'), 'outside');
+    await symlink(path.join(outside, 'secret'), path.join(dir, 'planted'));
+    await expect(store.get('planted')).rejects.toMatchObject({ code: 'PATH_INVALID' });
+    expect(await store.stat('planted')).toBeNull();
+  });
+
+  it("SigV4 query signing gives AWS's documented example signature", () => {
+    // "Authenticating Requests: Using Query Parameters", AWS S3 API reference, example GET
+    const url = presignS3Url({
+      method: 'GET',
+      origin: 'https://examplebucket.s3.amazonaws.com',
+      path: '/test.txt',
+      region: 'us-east-1',
+      credentials: {
+        accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+        secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      },
+      expiresInSec: 86400,
+      now: new Date('2013-05-24T00:00:00Z'),
+    });
+    expect(new URL(url).searchParams.get('X-Amz-Signature')).toBe(
+      'aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
+    );
   });
 
   it('signed URLs: only their method, key, size and lifetime pass', () => {
