@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { countActiveAdmins, openHubDb } from '../../hub/db';
 import { createHubServer } from '../../hub/http';
+import { openHubStorage, type HubObjectStore } from '../../hub/storage';
 import { isLoopbackHost } from '../../infra/http/guards';
 import { AppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
@@ -14,6 +15,7 @@ import { HUB_DATABASE_ENV, HUB_USER_HELP, runHubUser, targetOf } from './hub-use
 export const HUB_DEFAULT_PORT = 8470;
 
 const HELP = `Usage: cua-annotator hub (--data DIR | --database URL) [--host 127.0.0.1] [--port ${HUB_DEFAULT_PORT}]
+                         [--storage s3://BUCKET/PREFIX [--endpoint URL] [--path-style]]
                          [--tls-cert FILE --tls-key FILE] [--trust-proxy] [--json]
        cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
 
@@ -27,6 +29,10 @@ requests, lets the running ones finish and closes the database.
 Options:
   --host ADDR        interface to listen on (default 127.0.0.1)
   --port N           TCP port (default ${HUB_DEFAULT_PORT}; 0: any free port)
+  --storage URL      keep submitted bundles in s3://BUCKET/PREFIX (credentials from the AWS
+                     environment); default: DIR/objects of --data, served by the hub itself
+  --endpoint URL     the S3 endpoint of --storage (any S3-compatible store)
+  --path-style       path-style S3 addressing (endpoint/bucket/key)
   --tls-cert FILE    PEM certificate (chain) for HTTPS; with --tls-key
   --tls-key FILE     PEM private key for HTTPS
   --trust-proxy      behind a reverse proxy that terminates TLS: trust its X-Forwarded-Proto and
@@ -90,6 +96,9 @@ async function runHubServer(argv: string[]): Promise<number> {
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
     'trust-proxy': { type: 'boolean' },
+    storage: { type: 'string' },
+    endpoint: { type: 'string' },
+    'path-style': { type: 'boolean' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -117,9 +126,21 @@ async function runHubServer(argv: string[]): Promise<number> {
   const { stopped, dispose } = untilSignal();
   try {
     const hub = await openHubDb(target, { holder: 'cua-annotator hub', purpose: 'hub' });
+    let store: HubObjectStore | undefined;
     try {
+      // submissions' bytes: S3 with --storage, else the data folder's objects/ (§9)
+      if (values.storage !== undefined) {
+        store = await openHubStorage({
+          url: values.storage,
+          ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+          ...(values['path-style'] ? { pathStyle: true } : {}),
+        });
+      } else if ('data' in target) {
+        store = await openHubStorage({ data: target.data });
+      }
       const server = await createHubServer({
         db: hub.db,
+        ...(store ? { store } : {}),
         host,
         port,
         tls,
@@ -140,6 +161,12 @@ async function runHubServer(argv: string[]): Promise<number> {
               '--data/--database.',
           );
         }
+        if (!store) {
+          errLine(
+            'warning: no object store (--storage s3://BUCKET/PREFIX): accounts work, ' +
+              'submissions are refused.',
+          );
+        }
         if (!tls && !trustProxy && !isLoopbackHost(host)) {
           errLine(
             `warning: listening on ${host} without TLS: passwords and tokens cross the network ` +
@@ -152,6 +179,7 @@ async function runHubServer(argv: string[]): Promise<number> {
         await server.close();
       }
     } finally {
+      await store?.close();
       await hub.close();
     }
   } finally {

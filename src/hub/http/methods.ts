@@ -7,13 +7,20 @@ import { addUser, listUsers, removeUser, resetPassword, setRoles } from '../acco
 import { changePassword, checkPassword, createSession, endSession } from '../auth/sessions';
 import { createApiToken, revokeApiToken } from '../auth/tokens';
 import {
+  listAllSubmissions,
   listAudit,
   listUserTokens,
+  listVerdicts,
+  listVersions,
   writeAudit,
   type AuditActor,
   type HubRootDb,
   type UserWithRoles,
 } from '../db';
+import { listForAnnotator, leaseNext, reassign, recordVerdict } from '../review/queue';
+import { planUpload, registerUploaded } from '../review/submit';
+import type { HubObjectStore } from '../storage';
+import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
 import type { LoginLimiter } from './rate-limit';
 
 /** The signed-in caller of a request. */
@@ -27,6 +34,8 @@ export type HubCallerInfo = {
 /** What a handler gets besides its input. */
 export type HubCallContext = {
   db: HubRootDb;
+  /** Where submission bundles live; null on a hub started without one (account tests). */
+  store: HubObjectStore | null;
   caller: HubCallerInfo | null;
   /** Who the audit log names for this request (an anonymous sign-in: the name tried). */
   actor: AuditActor;
@@ -50,6 +59,31 @@ function signedIn(ctx: HubCallContext): HubCallerInfo {
     throw new AppError('UNAUTHORIZED', 'sign in first');
   }
   return ctx.caller;
+}
+
+function storeOf(ctx: HubCallContext): HubObjectStore {
+  if (!ctx.store) {
+    throw new AppError(
+      'INVALID_STATE',
+      'this hub has no object store for submissions',
+      undefined,
+      'Start the hub with --data DIR (its objects folder) or --storage s3://BUCKET/PREFIX.',
+    );
+  }
+  return ctx.store;
+}
+
+function queueActor(ctx: HubCallContext) {
+  const caller = signedIn(ctx);
+  return { userId: caller.user.id, name: caller.user.name, client: ctx.actor.client };
+}
+
+async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) {
+    chunks.push(Buffer.from(c));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function userDto(u: UserWithRoles) {
@@ -180,4 +214,145 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       details: e.details,
     })),
   }),
+  'submissions:plan-upload': async (ctx, input) => {
+    const plan = await planUpload(storeOf(ctx), {
+      annotator: queueActor(ctx),
+      manifestText: input.manifest,
+      ...(input.resend ? { resend: input.resend } : {}),
+    });
+    return {
+      recording: plan.recordingId,
+      manifestSha256: plan.manifestSha256,
+      uploads: plan.uploads,
+    };
+  },
+  'submissions:register': async (ctx, input) => {
+    const r = await registerUploaded(ctx.db, storeOf(ctx), {
+      annotator: queueActor(ctx),
+      recordingId: input.recording,
+      manifestSha256: input.manifestSha256,
+      ...(input.checkSummary ? { checkSummary: input.checkSummary } : {}),
+      ...(input.piiSummary ? { piiSummary: input.piiSummary } : {}),
+    });
+    return {
+      id: r.submissionId,
+      recording: r.recordingId,
+      version: r.version,
+      status: r.status,
+      isNew: r.isNew,
+    };
+  },
+  'submissions:mine': async (ctx) => ({
+    submissions: (await listForAnnotator(ctx.db, queueActor(ctx))).map((s) => ({
+      id: s.id,
+      recording: s.recordingId,
+      task: s.task,
+      version: s.version,
+      status: s.status,
+      grade: s.grade,
+      feedback: s.feedback,
+      reviewer: s.reviewer,
+      verdictVersion: s.verdictVersion,
+      updatedAtMs: s.updatedAtMs,
+    })),
+  }),
+  'submissions:list': async (ctx, input) => {
+    const rows = await listAllSubmissions(ctx.db, { limit: input.limit ?? 100 });
+    const submissions = [];
+    for (const s of rows) {
+      const verdicts = await listVerdicts(ctx.db, s.id);
+      submissions.push({
+        id: s.id,
+        recording: s.recordingId,
+        annotator: s.annotator,
+        task: s.task,
+        version: s.version,
+        status: s.status,
+        updatedAtMs: s.updatedAtMs,
+        verdicts: verdicts.map((v) => ({
+          version: v.version,
+          reviewer: v.reviewer,
+          verdict: v.verdict,
+          grade: v.grade,
+          feedback: v.feedback,
+          editLog: v.editLog,
+          atMs: v.atMs,
+        })),
+      });
+    }
+    return { submissions };
+  },
+  'review:next': async (ctx, input) => {
+    const leased = await leaseNext(ctx.db, queueActor(ctx), input.leaseMs);
+    if (!leased) {
+      return { submission: null };
+    }
+    const store = storeOf(ctx);
+    const version = (await listVersions(ctx.db, leased.submissionId)).find(
+      (x) => x.version === leased.version,
+    );
+    if (!version) {
+      throw new AppError(
+        'INTERNAL',
+        `submission ${leased.submissionId} has no version ${leased.version}`,
+      );
+    }
+    // the manifest was verified at registration; it names every file to hand out
+    const manifestKey = `${version.objectPrefix}/${MANIFEST_NAME}`;
+    const manifestText = await readText(await store.get(manifestKey));
+    const manifest = parseManifest(manifestText, manifestKey);
+    const files = [
+      {
+        path: MANIFEST_NAME,
+        sizeBytes: Buffer.byteLength(manifestText),
+        request: await store.presignGet(manifestKey),
+      },
+    ];
+    for (const f of manifest.files) {
+      files.push({
+        path: f.path,
+        sizeBytes: f.sizeBytes,
+        request: await store.presignGet(`${version.objectPrefix}/${f.path}`),
+      });
+    }
+    return {
+      submission: {
+        id: leased.submissionId,
+        recording: leased.recordingId,
+        annotator: leased.annotator,
+        task: leased.task,
+        version: leased.version,
+        manifestSha256: version.manifestSha256,
+        leaseExpiresAtMs: leased.expiresAtMs,
+        isResumed: leased.isResumed,
+        files,
+      },
+    };
+  },
+  'review:verdict': async (ctx, input) => {
+    const r = await recordVerdict(ctx.db, {
+      reviewer: queueActor(ctx),
+      submissionId: input.id,
+      version: input.version,
+      verdict: input.verdict,
+      grade: input.grade ?? null,
+      feedback: input.feedback ?? '',
+      editLog: input.editLog ?? [],
+    });
+    return { id: r.submissionId, version: r.version, status: r.status };
+  },
+  'review:reassign': async (ctx, input) => {
+    const r = await reassign(ctx.db, {
+      admin: queueActor(ctx),
+      submissionId: input.id,
+      reviewerName: input.reviewer,
+      ...(input.leaseMs ? { leaseMs: input.leaseMs } : {}),
+    });
+    return {
+      id: r.submissionId,
+      reviewer: input.reviewer,
+      version: r.version,
+      leaseExpiresAtMs: r.expiresAtMs,
+    };
+  },
 };

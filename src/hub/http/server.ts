@@ -23,6 +23,12 @@ import { requireRole } from '../auth/roles';
 import { DEFAULT_SESSION_TTL_MS, verifySession } from '../auth/sessions';
 import { verifyApiToken } from '../auth/tokens';
 import type { AuditActor, HubRootDb } from '../db';
+import {
+  FolderObjectStore,
+  handleObjectRequest,
+  OBJECT_URL_PATH,
+  type HubObjectStore,
+} from '../storage';
 import { HUB_HANDLERS, type HubCallContext, type HubCallerInfo } from './methods';
 import { createLoginLimiter, type LoginLimits } from './rate-limit';
 import { sendHubError, sendResult, setHubSecurityHeaders } from './respond';
@@ -40,6 +46,9 @@ export const HUB_CLOSE_GRACE_MS = 2_000;
 /** Options of {@link createHubServer}. */
 export type HubServerOptions = {
   db: HubRootDb;
+  /** Where submission bundles live (docs/team-mode.md §9). A folder store's signed URLs are
+   * served under /objects/ and its base URL is set to this server's once it listens. */
+  store?: HubObjectStore;
   /** Interface to bind (default 127.0.0.1). */
   host?: string;
   /** TCP port (default 0: any free one). */
@@ -189,6 +198,11 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
       return;
     }
     const pathOnly = target.split('?')[0] ?? '';
+    if (options.store instanceof FolderObjectStore && pathOnly.startsWith(OBJECT_URL_PATH)) {
+      // the folder store's presigned URLs: the URL's HMAC is the authorisation (§9)
+      await handleObjectRequest(options.store, req, res);
+      return;
+    }
     if (!pathOnly.startsWith('/api/')) {
       sendHubError(res, 'NOT_FOUND', `nothing at ${pathOnly || '(no path)'}`, {
         fix: 'The hub answers POST /api/<method> (docs/team-mode.md §12).',
@@ -313,6 +327,7 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
           };
       const ctx: HubCallContext = {
         db: options.db,
+        store: options.store ?? null,
         caller,
         actor,
         address,
@@ -372,8 +387,12 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
   hosts = allowedHosts(address.port, tls ? 443 : 80);
   hosts.add(`${shown}:${address.port}`.toLowerCase());
   let closing: Promise<void> | null = null;
+  const url = `${tls ? 'https' : 'http'}://${shown}:${address.port}`;
+  if (options.store instanceof FolderObjectStore) {
+    options.store.setBaseUrl(url);
+  }
   return {
-    url: `${tls ? 'https' : 'http'}://${shown}:${address.port}`,
+    url,
     port: address.port,
     close: () => {
       closing ??= new Promise<void>((resolve) => {

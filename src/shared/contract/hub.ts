@@ -2,7 +2,7 @@
 // HTTP methods as valibot schemas and the one role table, for the hub, its CLI, the team client
 // and (later) the pages.
 import * as v from 'valibot';
-import { boolField, got, integer, obj, oneOf, text } from './fields';
+import { boolField, got, idField, integer, obj, oneOf, text } from './fields';
 
 /** Roles a hub account can hold; a person may hold several. */
 export const HUB_ROLES = ['annotator', 'reviewer', 'admin'] as const;
@@ -109,6 +109,104 @@ export const HubAuditEntrySchema = v.strictObject({
   details: v.record(v.string(), v.unknown()),
 });
 
+// ---- submissions and the review queue (docs/team-mode.md §9–§10, §13) ------------------------
+
+/** Submission statuses (src/hub/review/queue.ts). */
+export const HUB_SUBMISSION_STATUSES = [
+  'draft',
+  'submitted',
+  'in-review',
+  'accepted',
+  'rejected',
+  'changes',
+] as const;
+/** The verdicts a reviewer may give. */
+export const HUB_VERDICTS = ['accept', 'reject', 'changes'] as const;
+/** The grades of a verdict. */
+export const HUB_GRADES = ['excellent', 'good', 'ok'] as const;
+/** Longest manifest text a submit may send, characters (inside the hub's 256 KiB body). */
+export const HUB_MANIFEST_MAX = 200_000;
+/** Longest feedback text, characters. */
+export const HUB_FEEDBACK_MAX = 20_000;
+
+const statusField = v.picklist(HUB_SUBMISSION_STATUSES);
+const gradeField = v.nullable(v.picklist(HUB_GRADES));
+const summaryField = v.record(v.string(), v.unknown());
+const sha256Field = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 (hex)'));
+
+/** A request the app makes straight to the object store (a presigned URL). */
+export const HubPresignedSchema = v.strictObject({
+  method: v.picklist(['PUT', 'GET']),
+  url: v.string(),
+  headers: v.record(v.string(), v.string()),
+  expiresAtMs: msField,
+});
+export type HubPresigned = v.InferOutput<typeof HubPresignedSchema>;
+
+/** One file of a bundle with the presigned request that moves it. */
+export const HubTransferSchema = v.strictObject({
+  path: v.string(),
+  sizeBytes: v.number(),
+  request: HubPresignedSchema,
+});
+export type HubTransfer = v.InferOutput<typeof HubTransferSchema>;
+
+/** A submission as its annotator sees it (`sync`). */
+export const HubMySubmissionSchema = v.strictObject({
+  id: v.number(),
+  recording: v.string(),
+  task: v.string(),
+  version: v.number(),
+  status: statusField,
+  grade: gradeField,
+  feedback: v.nullable(v.string()),
+  reviewer: v.nullable(v.string()),
+  /** The version the latest verdict was given on. */
+  verdictVersion: v.nullable(v.number()),
+  updatedAtMs: msField,
+});
+export type HubMySubmission = v.InferOutput<typeof HubMySubmissionSchema>;
+
+/** A verdict with the reviewer's edit log. */
+export const HubVerdictSchema = v.strictObject({
+  version: v.number(),
+  reviewer: v.string(),
+  verdict: v.picklist(HUB_VERDICTS),
+  grade: gradeField,
+  feedback: v.string(),
+  editLog: v.array(v.unknown()),
+  atMs: msField,
+});
+
+/** A submission in the admin's list, with every verdict. */
+export const HubSubmissionSchema = v.strictObject({
+  id: v.number(),
+  recording: v.string(),
+  annotator: v.string(),
+  task: v.string(),
+  version: v.number(),
+  status: statusField,
+  updatedAtMs: msField,
+  verdicts: v.array(HubVerdictSchema),
+});
+export type HubSubmission = v.InferOutput<typeof HubSubmissionSchema>;
+
+/** A submission leased to the calling reviewer, with presigned downloads of its files. */
+export const HubLeasedSchema = v.strictObject({
+  id: v.number(),
+  recording: v.string(),
+  annotator: v.string(),
+  task: v.string(),
+  version: v.number(),
+  manifestSha256: v.string(),
+  leaseExpiresAtMs: msField,
+  /** The reviewer already held it (asked again after a crash). */
+  isResumed: v.boolean(),
+  /** manifest.json first, then every file it lists. */
+  files: v.array(HubTransferSchema),
+});
+export type HubLeased = v.InferOutput<typeof HubLeasedSchema>;
+
 /** Every hub method: its input and output schema. */
 export const HUB_METHOD_SCHEMAS = {
   'auth:login': {
@@ -170,6 +268,68 @@ export const HUB_METHOD_SCHEMAS = {
     input: obj({ limit: v.optional(integer(1, 1000)) }),
     output: v.strictObject({ entries: v.array(HubAuditEntrySchema) }),
   },
+  'submissions:plan-upload': {
+    input: obj({
+      manifest: text(HUB_MANIFEST_MAX, 1),
+      resend: v.optional(v.pipe(v.array(text(1024, 1)), v.maxLength(10_000))),
+    }),
+    output: v.strictObject({
+      recording: v.string(),
+      manifestSha256: v.string(),
+      uploads: v.array(HubTransferSchema),
+    }),
+  },
+  'submissions:register': {
+    input: obj({
+      recording: idField,
+      manifestSha256: sha256Field,
+      checkSummary: v.optional(summaryField),
+      piiSummary: v.optional(summaryField),
+    }),
+    output: v.strictObject({
+      id: v.number(),
+      recording: v.string(),
+      version: v.number(),
+      status: statusField,
+      isNew: v.boolean(),
+    }),
+  },
+  'submissions:mine': {
+    input: empty,
+    output: v.strictObject({ submissions: v.array(HubMySubmissionSchema) }),
+  },
+  'submissions:list': {
+    input: obj({ limit: v.optional(integer(1, 1000)) }),
+    output: v.strictObject({ submissions: v.array(HubSubmissionSchema) }),
+  },
+  'review:next': {
+    input: obj({ leaseMs: v.optional(integer(1, 24 * 60 * 60_000)) }),
+    output: v.strictObject({ submission: v.nullable(HubLeasedSchema) }),
+  },
+  'review:verdict': {
+    input: obj({
+      id: integer(1),
+      version: integer(1),
+      verdict: oneOf(HUB_VERDICTS),
+      grade: v.optional(v.nullable(oneOf(HUB_GRADES))),
+      feedback: v.optional(text(HUB_FEEDBACK_MAX)),
+      editLog: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(10_000))),
+    }),
+    output: v.strictObject({ id: v.number(), version: v.number(), status: statusField }),
+  },
+  'review:reassign': {
+    input: obj({
+      id: integer(1),
+      reviewer: userNameField,
+      leaseMs: v.optional(integer(1, 24 * 60 * 60_000)),
+    }),
+    output: v.strictObject({
+      id: v.number(),
+      reviewer: v.string(),
+      version: v.number(),
+      leaseExpiresAtMs: msField,
+    }),
+  },
 } as const;
 
 /** A hub method name (`domain:verb`). */
@@ -210,6 +370,13 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'users:reset-password': ['admin'],
   'users:remove': ['admin'],
   'audit:list': ['admin'],
+  'submissions:plan-upload': ['annotator'],
+  'submissions:register': ['annotator'],
+  'submissions:mine': ['annotator'],
+  'submissions:list': ['admin'],
+  'review:next': ['reviewer'],
+  'review:verdict': ['reviewer'],
+  'review:reassign': ['admin'],
 };
 
 /** The methods a session signed in with a one-time password may call before changing it. */

@@ -529,6 +529,19 @@ export async function listSubmissionsOf(
   }));
 }
 
+/** Every submission, the latest changed first (the admin's list). */
+export async function listAllSubmissions(
+  db: HubDb,
+  options: { limit?: number } = {},
+): Promise<SubmissionRecord[]> {
+  const rows = await submissionQuery(db)
+    .orderBy('s.updated_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(options.limit ?? 1000)
+    .execute();
+  return rows.map(toSubmission);
+}
+
 /** How many submissions wait in the queue (not leased). */
 export async function countWaiting(db: HubDb): Promise<number> {
   const row = await db
