@@ -109,6 +109,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/login')).whoamiCommand,
   },
   {
+    name: 'submit',
+    summary: 'submit recordings to the team hub (checked, verified, resumable)',
+    load: async () => (await import('./commands/team')).submitCommand,
+  },
+  {
+    name: 'review',
+    summary: 'take the next submission of the team hub; give a verdict',
+    load: async () => (await import('./commands/team')).reviewCommand,
+  },
+  {
+    name: 'sync',
+    summary: 'your submissions on the team hub: status, grade, feedback',
+    load: async () => (await import('./commands/team')).syncCommand,
+  },
+  {
     name: 'doctor',
     summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
     load: async () => (await import('./commands/doctor')).doctorCommand,

@@ -2,3 +2,5 @@
 export * from './client';
 export * from './credentials';
 export * from './login';
+export * from './review';
+export * from './submit';

@@ -212,15 +212,20 @@ export async function pullSubmissions(
     tick('downloading');
     let result: { seq: number; warnings: string[] };
     try {
-      result = await importSubmission(lib, store, base, manifest, {
-        retry,
-        call,
-        concurrency: options.concurrency ?? 4,
-        onBytes: (n) => {
-          bytesDone += n;
-          item.bytes += n;
+      result = await importBundle(
+        lib,
+        { where: base, get: (rel, c) => store.getObject(joinKey(base, rel), c) },
+        manifest,
+        {
+          retry,
+          call,
+          concurrency: options.concurrency ?? 4,
+          onBytes: (n) => {
+            bytesDone += n;
+            item.bytes += n;
+          },
         },
-      });
+      );
     } catch (e) {
       if (!isAppError(e, 'UPLOAD_VERIFY_FAILED') && !isAppError(e, 'PULL_INVALID')) {
         throw e;
@@ -256,10 +261,20 @@ function isNeeded(f: ManifestFile): boolean {
   );
 }
 
-async function importSubmission(
+/** Where a bundle's files come from: `get` streams one file by its manifest path; `where`
+ * names the place in messages. */
+export type BundleSource = {
+  where: string;
+  get: (path: string, call: { signal?: AbortSignal }) => Promise<AsyncIterable<Uint8Array>>;
+};
+
+/** Downloads a submission bundle's files (each checked against the manifest's size and
+ * SHA-256 while it downloads) into a staging folder and restores the recording into the library
+ * (same id, files, rows, edit log); the staging folder is removed either way. Used by `pull`
+ * (bucket objects) and the team review (`review next`: the hub's presigned URLs). */
+export async function importBundle(
   lib: Library,
-  store: ObjectStore,
-  base: string,
+  source: BundleSource,
   manifest: SubmissionManifest,
   io: {
     retry: <T>(op: () => Promise<T>) => Promise<T>;
@@ -297,7 +312,7 @@ async function importSubmission(
             await io.retry(async () => {
               const hash = createHash('sha256');
               let size = 0;
-              const body = await store.getObject(joinKey(base, f.path), call);
+              const body = await source.get(f.path, call);
               try {
                 await pipeline(
                   Readable.from(
@@ -348,7 +363,7 @@ async function importSubmission(
     }
     const recordingFile = manifest.files.find((f) => f.role === 'recording');
     if (!recordingFile) {
-      throw new AppError('PULL_INVALID', `${base}: the manifest lists no recording row.`);
+      throw new AppError('PULL_INVALID', `${source.where}: the manifest lists no recording row.`);
     }
     const dump: RecordingDump = {
       recording: JSON.parse(await fs.readFile(fetched.get(recordingFile.path)!, 'utf8')) as DumpRow,
@@ -361,7 +376,7 @@ async function importSubmission(
       );
     }
     if (dump.recording.id !== id) {
-      throw new AppError('PULL_INVALID', `${base}: the recording row is not ${id}.`);
+      throw new AppError('PULL_INVALID', `${source.where}: the recording row is not ${id}.`);
     }
     await fs.mkdir(path.join(staging, 'rec'), { recursive: true });
     await fs.rename(path.join(staging, 'rec'), finalDir);

@@ -1,0 +1,290 @@
+// The review round trip as three people (issue 27), on the embedded default: one `hub --data DIR`
+// child process (PGlite + the folder object store served by the hub), three libraries and three
+// sign-ins (annotator, reviewer, admin), every step a separate CLI process. The annotator
+// imports the example and submits it; the reviewer takes it with `review next` (it lands in
+// their library), relabels a step and asks for changes with feedback; the annotator's `sync`
+// shows the feedback, they fix the step and submit version 2 (a rerun sends nothing and
+// registers nothing twice); the reviewer accepts it with a grade; the admin sees it accepted
+// with the reviewer's edit log. Edits go through the library services (the CLI has no edit
+// command), each while no CLI process has that library open.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEdit } from '../../src/services/edits/edit-service';
+import { openLibrary } from '../../src/services/library/library';
+import { effectiveSteps } from '../../src/services/steps';
+import { resolveRecordingSeq } from '../../src/store';
+import { runCli, type CliRun } from '../helpers/cli';
+import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+
+const BIN = path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
+const EXAMPLE = FIXTURE_DIR;
+const NEW_PASSWORD = 'a long new password 42';
+const PEOPLE = { ann: 'annotator', rev: 'reviewer', adm: 'admin' } as const;
+type Person = keyof typeof PEOPLE;
+
+let root: string;
+let dataDir: string;
+let hub: ChildProcess | null = null;
+let hubUrl = '';
+let hubStderr = '';
+const libraryOf = (p: Person) => path.join(root, `library-${p}`);
+
+function runWithInput(args: string[], input: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** Runs the CLI as `who` (their library) and parses its --json output; fails on a non-zero exit. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON is read freely
+async function as(who: Person, args: string[]): Promise<any> {
+  const run = await runCli([...args, '--library', libraryOf(who), '--json']);
+  if (run.code !== 0) {
+    throw new Error(`${args.join(' ')} as ${who} exited ${run.code}: ${run.stderr}`);
+  }
+  return JSON.parse(run.stdout);
+}
+
+function startHub(): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'hub', '--data', dataDir, '--port', '0', '--json'],
+      { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stderr.on('data', (d: Buffer) => (hubStderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n') && line) {
+        resolve({ child, url: (JSON.parse(line) as { url: string }).url });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`hub exited ${code}: ${hubStderr}`)));
+  });
+}
+
+/** Applies a relabel of step `index` in `who`'s library, through the services. */
+function relabel(who: Person, recordingId: string, index: number, label: string): string {
+  const lib = openLibrary(libraryOf(who));
+  try {
+    const { seq } = resolveRecordingSeq(lib.db, recordingId);
+    const step = effectiveSteps(lib, seq)[index]!;
+    applyEdit(lib, recordingId, { op: 'relabel', stepId: step.id, label }, { author: who });
+    return step.id;
+  } finally {
+    lib.close();
+  }
+}
+
+function labelOf(who: Person, recordingId: string, stepId: string): string | null | undefined {
+  const lib = openLibrary(libraryOf(who));
+  try {
+    const { seq } = resolveRecordingSeq(lib.db, recordingId);
+    return effectiveSteps(lib, seq).find((s) => s.id === stepId)?.label;
+  } finally {
+    lib.close();
+  }
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'hub-round-trip-'));
+  dataDir = path.join(root, 'hub-data');
+  // accounts before the first start (the hub holds the folder once it runs)
+  const passwords: Record<string, string> = {};
+  for (const [name, role] of Object.entries(PEOPLE)) {
+    const add = await runCli([
+      'hub',
+      'user',
+      'add',
+      name,
+      '--role',
+      role,
+      '--data',
+      dataDir,
+      '--json',
+    ]);
+    expect(add.code, add.stderr).toBe(0);
+    passwords[name] = (JSON.parse(add.stdout) as { password: string }).password;
+  }
+  const started = await startHub();
+  hub = started.child;
+  hubUrl = started.url;
+  // each person signs their library in; the first sign-in changes the one-time password
+  const logins = await Promise.all(
+    Object.keys(PEOPLE).map((name) =>
+      runWithInput(
+        [
+          'login',
+          hubUrl,
+          '--user',
+          name,
+          '--password-stdin',
+          '--new-password',
+          '--library',
+          libraryOf(name as Person),
+          '--json',
+        ],
+        `${passwords[name]}\n${NEW_PASSWORD}\n`,
+      ),
+    ),
+  );
+  for (const l of logins) {
+    expect(l.code, l.stderr).toBe(0);
+  }
+}, 240_000);
+
+afterAll(async () => {
+  if (hub && hub.exitCode === null) {
+    const exited = new Promise((r) => hub!.once('exit', r));
+    hub.kill('SIGTERM');
+    await exited;
+  }
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('the review round trip (embedded hub)', () => {
+  it('annotator submits, reviewer asks for changes, annotator resubmits v2, reviewer accepts, admin sees it with the edit log', async () => {
+    // nothing waits yet
+    expect(await as('rev', ['review', 'next'])).toEqual({ submission: null });
+
+    const imported = await as('ann', ['import', EXAMPLE, '--no-keyframes']);
+    const id = (imported as { result: { id: string } }).result.id;
+    expect(id).toBeTruthy();
+
+    // version 1
+    const first = await as('ann', ['submit', id, '--no-keyframes']);
+    expect(first).toEqual({
+      submissions: [{ id: expect.any(Number), recording: id, version: 1, status: 'submitted' }],
+    });
+    const submissionId = first.submissions[0].id as number;
+    // the hub keeps the bundle in its objects folder, under the annotator and the recording
+    expect(await readdir(path.join(dataDir, 'objects', 'ann', id))).toHaveLength(1);
+
+    // the annotator sees only their own: waiting, no verdict
+    expect((await as('ann', ['sync'])).submissions).toEqual([
+      {
+        id: submissionId,
+        recording: id,
+        version: 1,
+        status: 'submitted',
+        grade: null,
+        feedback: null,
+        reviewer: null,
+      },
+    ]);
+
+    // the reviewer takes it: it is now in their library
+    const taken = await as('rev', ['review', 'next']);
+    expect(taken).toEqual({
+      submission: {
+        id: submissionId,
+        recording: id,
+        annotator: 'ann',
+        task: expect.any(String),
+        version: 1,
+      },
+    });
+    const shown = await as('rev', ['show', id]);
+    expect(shown.id ?? shown.recording?.id).toBe(id);
+    // nobody else gets it while the lease lasts; the holder gets it back
+    expect((await as('rev', ['review', 'next'])).submission.id).toBe(submissionId);
+
+    const stepId = relabel('rev', id, 0, 'Open the Display settings page');
+    const changes = await as('rev', [
+      'review',
+      'verdict',
+      id,
+      'changes',
+      '--feedback',
+      'Step 1 says what the click does, not where: fix the label.',
+    ]);
+    expect(changes.verdict).toMatchObject({
+      id: submissionId,
+      version: 1,
+      status: 'changes',
+      edits: 1,
+    });
+
+    // the annotator's sync shows the verdict and the feedback
+    expect((await as('ann', ['sync'])).submissions).toEqual([
+      {
+        id: submissionId,
+        recording: id,
+        version: 1,
+        status: 'changes',
+        grade: null,
+        feedback: 'Step 1 says what the click does, not where: fix the label.',
+        reviewer: 'rev',
+      },
+    ]);
+
+    // the fix, then version 2; a rerun sends nothing new and registers nothing twice
+    relabel('ann', id, 0, 'Open Settings, then System > Display');
+    const second = await as('ann', ['submit', id, '--no-keyframes']);
+    expect(second.submissions).toEqual([
+      { id: submissionId, recording: id, version: 2, status: 'submitted' },
+    ]);
+    const again = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('already submission');
+    expect(again.stdout).toContain('version 2');
+    expect(again.stdout).toContain('0 missing files sent');
+    expect(await readdir(path.join(dataDir, 'objects', 'ann', id))).toHaveLength(2);
+
+    // the reviewer takes version 2 (it replaces version 1 in their library) and accepts it
+    const v2 = await as('rev', ['review', 'next']);
+    expect(v2.submission).toMatchObject({ id: submissionId, recording: id, version: 2 });
+    // version 2 replaced version 1 (and the reviewer's edit of it) in the reviewer's library
+    expect(labelOf('rev', id, stepId)).toBe('Open Settings, then System > Display');
+    const accepted = await as('rev', ['review', 'verdict', id, 'accept', '--grade', 'good']);
+    expect(accepted.verdict).toMatchObject({ version: 2, status: 'accepted', edits: 0 });
+    expect(await as('rev', ['review', 'next'])).toEqual({ submission: null });
+
+    expect((await as('ann', ['sync'])).submissions[0]).toMatchObject({
+      version: 2,
+      status: 'accepted',
+      grade: 'good',
+      reviewer: 'rev',
+    });
+
+    // the admin's view: accepted, with every verdict and the reviewer's edit log
+    const all = await as('adm', ['sync', '--all']);
+    expect(all.submissions).toHaveLength(1);
+    const s = all.submissions[0];
+    expect(s).toMatchObject({ id: submissionId, annotator: 'ann', version: 2, status: 'accepted' });
+    expect(
+      s.verdicts.map((v: { version: number; verdict: string }) => [v.version, v.verdict]),
+    ).toEqual([
+      [1, 'changes'],
+      [2, 'accept'],
+    ]);
+    expect(s.verdicts[0].editLog).toEqual([
+      {
+        atMs: expect.any(Number),
+        author: 'rev',
+        edit: { op: 'relabel', stepId, label: 'Open the Display settings page' },
+      },
+    ]);
+    expect(s.verdicts[1].grade).toBe('good');
+
+    // roles hold on the CLI too: the annotator cannot list everyone's submissions
+    const denied = await runCli(['sync', '--all', '--library', libraryOf('ann')]);
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toContain('FORBIDDEN');
+  }, 300_000);
+});
