@@ -175,6 +175,18 @@ describe('the review round trip (embedded hub)', () => {
     // the hub keeps the bundle in its objects folder, under the annotator and the recording
     expect(await readdir(path.join(dataDir, 'objects', 'ann', id))).toHaveLength(1);
 
+    // a file lost on the hub's side (as after a crash mid-submit): a rerun sends only it and
+    // the manifest, and registers nothing new
+    const [bundleDir] = await readdir(path.join(dataDir, 'objects', 'ann', id));
+    const videoDir = path.join(dataDir, 'objects', 'ann', id, bundleDir!, 'video');
+    const [video] = await readdir(videoDir);
+    await rm(path.join(videoDir, video!));
+    const resumed = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`already submission ${submissionId} version 1`);
+    expect(resumed.stdout).toContain('2 missing files sent');
+    expect(await readdir(videoDir)).toEqual([video]);
+
     // the annotator sees only their own: waiting, no verdict
     expect((await as('ann', ['sync'])).submissions).toEqual([
       {
@@ -281,6 +293,12 @@ describe('the review round trip (embedded hub)', () => {
       },
     ]);
     expect(s.verdicts[1].grade).toBe('good');
+
+    // a library that never signed in is told how to
+    const unsigned = await runCli(['sync', '--library', path.join(root, 'library-nobody')]);
+    expect(unsigned.code).toBe(2);
+    expect(unsigned.stderr).toContain('HUB_NOT_SIGNED_IN');
+    expect(unsigned.stderr).toContain('cua-annotator login');
 
     // roles hold on the CLI too: the annotator cannot list everyone's submissions
     const denied = await runCli(['sync', '--all', '--library', libraryOf('ann')]);
