@@ -1,5 +1,6 @@
-// The review round trip as three people (issue 27), on the embedded default: one `hub --data DIR`
-// child process (PGlite + the folder object store served by the hub), three libraries and three
+// The review round trip as three people (issue 27), on the embedded default (one `hub --data DIR`
+// child process: PGlite + the folder object store served by the hub) and at scale (`hub
+// --database` on PostgreSQL + `--storage s3://…` on Swift's S3), three libraries and three
 // sign-ins (annotator, reviewer, admin), every step a separate CLI process. The annotator
 // imports the example and submits it; the reviewer takes it with `review next` (it lands in
 // their library), relabels a step and asks for changes with feedback; the annotator's `sync`
@@ -8,9 +9,10 @@
 // with the reviewer's edit log. Edits go through the library services (the CLI has no edit
 // command), each while no CLI process has that library open.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { openLibrary } from '../../src/services/library/library';
@@ -18,6 +20,9 @@ import { effectiveSteps } from '../../src/services/steps';
 import { resolveRecordingSeq } from '../../src/store';
 import { runCli, type CliRun } from '../helpers/cli';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
+import { startPostgres } from '../helpers/postgres';
+import { startSwift } from '../helpers/swift';
+import { createBucket, listObjects, rawClient } from '../services/upload/helpers';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
 const EXAMPLE = FIXTURE_DIR;
@@ -25,8 +30,74 @@ const NEW_PASSWORD = 'a long new password 42';
 const PEOPLE = { ann: 'annotator', rev: 'reviewer', adm: 'admin' } as const;
 type Person = keyof typeof PEOPLE;
 
+/** Where the hub keeps its data and objects, and how the test looks at the objects. */
+type Backend = {
+  /** `--data DIR`, or `--database URL --storage s3://… --endpoint … --path-style`. */
+  hubArgs: string[];
+  /** Environment of the hub process (S3 credentials). */
+  hubEnv: NodeJS.ProcessEnv;
+  /** The bundle folders (one per manifest) stored for ann's recording `id`. */
+  bundles: (id: string) => Promise<string[]>;
+  /** Deletes the stored video of a bundle; resolves with a check that it is back. */
+  dropVideo: (id: string, bundle: string) => Promise<() => Promise<boolean>>;
+  close: () => Promise<void>;
+};
+
+function embedded(): Promise<Backend> {
+  const dataDir = path.join(root, 'hub-data');
+  const folder = (id: string) => path.join(dataDir, 'objects', 'ann', id);
+  return Promise.resolve({
+    hubArgs: ['--data', dataDir],
+    hubEnv: {},
+    bundles: async (id) => await readdir(folder(id)),
+    dropVideo: async (id, bundle) => {
+      const videoDir = path.join(folder(id), bundle, 'video');
+      const [video] = await readdir(videoDir);
+      await rm(path.join(videoDir, video!));
+      return async () => (await stat(path.join(videoDir, video!)).catch(() => null)) !== null;
+    },
+    close: () => Promise.resolve(),
+  });
+}
+
+const BUCKET = 'team-hub';
+const PREFIX = 'team';
+
+async function postgresAndSwift(): Promise<Backend> {
+  const [pg, swift] = await Promise.all([startPostgres(), startSwift()]);
+  const s3 = rawClient(swift);
+  await createBucket(s3, BUCKET);
+  const keys = async (id: string) => [
+    ...(await listObjects(s3, BUCKET, `${PREFIX}/ann/${id}/`)).keys(),
+  ];
+  return {
+    hubArgs: [
+      '--database',
+      await pg.createDatabase(),
+      '--storage',
+      `s3://${BUCKET}/${PREFIX}`,
+      '--endpoint',
+      swift.endpoint,
+      '--path-style',
+    ],
+    hubEnv: swift.env,
+    bundles: async (id) => [...new Set((await keys(id)).map((k) => k.split('/')[3]!))],
+    dropVideo: async (id, bundle) => {
+      const video = (await keys(id)).find((k) =>
+        k.startsWith(`${PREFIX}/ann/${id}/${bundle}/video/`),
+      )!;
+      await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: video }));
+      return async () => (await keys(id)).includes(video);
+    },
+    close: async () => {
+      s3.destroy();
+      await Promise.all([pg.stop(), swift.stop()]);
+    },
+  };
+}
+
 let root: string;
-let dataDir: string;
+let backend: Backend;
 let hub: ChildProcess | null = null;
 let hubUrl = '';
 let hubStderr = '';
@@ -62,8 +133,8 @@ function startHub(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [BIN, 'hub', '--data', dataDir, '--port', '0', '--json'],
-      { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+      [BIN, 'hub', ...backend.hubArgs, '--port', '0', '--json'],
+      { env: { ...process.env, ...backend.hubEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     child.stderr.on('data', (d: Buffer) => (hubStderr += d.toString()));
@@ -101,9 +172,10 @@ function labelOf(who: Person, recordingId: string, stepId: string): string | nul
   }
 }
 
-beforeAll(async () => {
+async function setUp(makeBackend: () => Promise<Backend>): Promise<void> {
   root = await mkdtemp(path.join(os.tmpdir(), 'hub-round-trip-'));
-  dataDir = path.join(root, 'hub-data');
+  hubStderr = '';
+  backend = await makeBackend();
   // accounts before the first start (the hub holds the folder once it runs)
   const passwords: Record<string, string> = {};
   for (const [name, role] of Object.entries(PEOPLE)) {
@@ -114,8 +186,7 @@ beforeAll(async () => {
       name,
       '--role',
       role,
-      '--data',
-      dataDir,
+      ...backend.hubArgs.slice(0, 2),
       '--json',
     ]);
     expect(add.code, add.stderr).toBe(0);
@@ -146,163 +217,175 @@ beforeAll(async () => {
   for (const l of logins) {
     expect(l.code, l.stderr).toBe(0);
   }
-}, 240_000);
+}
 
-afterAll(async () => {
+async function tearDown(): Promise<void> {
   if (hub && hub.exitCode === null) {
     const exited = new Promise((r) => hub!.once('exit', r));
     hub.kill('SIGTERM');
     await exited;
   }
+  await backend?.close();
   await rm(root, { recursive: true, force: true });
-});
+}
 
-describe('the review round trip (embedded hub)', () => {
-  it('annotator submits, reviewer asks for changes, annotator resubmits v2, reviewer accepts, admin sees it with the edit log', async () => {
-    // nothing waits yet
-    expect(await as('rev', ['review', 'next'])).toEqual({ submission: null });
+function roundTrip(name: string, makeBackend: () => Promise<Backend>): void {
+  describe(`the review round trip (${name})`, () => {
+    beforeAll(() => setUp(makeBackend), 240_000);
+    afterAll(tearDown, 60_000);
+    it('annotator submits, reviewer asks for changes, annotator resubmits v2, reviewer accepts, admin sees it with the edit log', async () => {
+      // nothing waits yet
+      expect(await as('rev', ['review', 'next'])).toEqual({ submission: null });
 
-    const imported = await as('ann', ['import', EXAMPLE, '--no-keyframes']);
-    const id = (imported as { result: { id: string } }).result.id;
-    expect(id).toBeTruthy();
+      const imported = await as('ann', ['import', EXAMPLE, '--no-keyframes']);
+      const id = (imported as { result: { id: string } }).result.id;
+      expect(id).toBeTruthy();
 
-    // version 1
-    const first = await as('ann', ['submit', id, '--no-keyframes']);
-    expect(first).toEqual({
-      submissions: [{ id: expect.any(Number), recording: id, version: 1, status: 'submitted' }],
-    });
-    const submissionId = first.submissions[0].id as number;
-    // the hub keeps the bundle in its objects folder, under the annotator and the recording
-    expect(await readdir(path.join(dataDir, 'objects', 'ann', id))).toHaveLength(1);
+      // version 1
+      const first = await as('ann', ['submit', id, '--no-keyframes']);
+      expect(first).toEqual({
+        submissions: [{ id: expect.any(Number), recording: id, version: 1, status: 'submitted' }],
+      });
+      const submissionId = first.submissions[0].id as number;
+      // the hub's store keeps the bundle under the annotator and the recording
+      const [bundle, ...more] = await backend.bundles(id);
+      expect(more).toEqual([]);
 
-    // a file lost on the hub's side (as after a crash mid-submit): a rerun sends only it and
-    // the manifest, and registers nothing new
-    const [bundleDir] = await readdir(path.join(dataDir, 'objects', 'ann', id));
-    const videoDir = path.join(dataDir, 'objects', 'ann', id, bundleDir!, 'video');
-    const [video] = await readdir(videoDir);
-    await rm(path.join(videoDir, video!));
-    const resumed = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toContain(`already submission ${submissionId} version 1`);
-    expect(resumed.stdout).toContain('2 missing files sent');
-    expect(await readdir(videoDir)).toEqual([video]);
+      // a file lost on the hub's side (as after a crash mid-submit): a rerun sends only it and
+      // the manifest, and registers nothing new
+      const videoIsBack = await backend.dropVideo(id, bundle!);
+      expect(await videoIsBack()).toBe(false);
+      const resumed = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toContain(`already submission ${submissionId} version 1`);
+      expect(resumed.stdout).toContain('2 missing files sent');
+      expect(await videoIsBack()).toBe(true);
 
-    // the annotator sees only their own: waiting, no verdict
-    expect((await as('ann', ['sync'])).submissions).toEqual([
-      {
+      // the annotator sees only their own: waiting, no verdict
+      expect((await as('ann', ['sync'])).submissions).toEqual([
+        {
+          id: submissionId,
+          recording: id,
+          version: 1,
+          status: 'submitted',
+          grade: null,
+          feedback: null,
+          reviewer: null,
+        },
+      ]);
+
+      // the reviewer takes it: it is now in their library
+      const taken = await as('rev', ['review', 'next']);
+      expect(taken).toEqual({
+        submission: {
+          id: submissionId,
+          recording: id,
+          annotator: 'ann',
+          task: expect.any(String),
+          version: 1,
+        },
+      });
+      const shown = await as('rev', ['show', id]);
+      expect(shown.id ?? shown.recording?.id).toBe(id);
+      // nobody else gets it while the lease lasts; the holder gets it back
+      expect((await as('rev', ['review', 'next'])).submission.id).toBe(submissionId);
+
+      const stepId = relabel('rev', id, 0, 'Open the Display settings page');
+      const changes = await as('rev', [
+        'review',
+        'verdict',
+        id,
+        'changes',
+        '--feedback',
+        'Step 1 says what the click does, not where: fix the label.',
+      ]);
+      expect(changes.verdict).toMatchObject({
         id: submissionId,
-        recording: id,
-        version: 1,
-        status: 'submitted',
-        grade: null,
-        feedback: null,
-        reviewer: null,
-      },
-    ]);
-
-    // the reviewer takes it: it is now in their library
-    const taken = await as('rev', ['review', 'next']);
-    expect(taken).toEqual({
-      submission: {
-        id: submissionId,
-        recording: id,
-        annotator: 'ann',
-        task: expect.any(String),
-        version: 1,
-      },
-    });
-    const shown = await as('rev', ['show', id]);
-    expect(shown.id ?? shown.recording?.id).toBe(id);
-    // nobody else gets it while the lease lasts; the holder gets it back
-    expect((await as('rev', ['review', 'next'])).submission.id).toBe(submissionId);
-
-    const stepId = relabel('rev', id, 0, 'Open the Display settings page');
-    const changes = await as('rev', [
-      'review',
-      'verdict',
-      id,
-      'changes',
-      '--feedback',
-      'Step 1 says what the click does, not where: fix the label.',
-    ]);
-    expect(changes.verdict).toMatchObject({
-      id: submissionId,
-      version: 1,
-      status: 'changes',
-      edits: 1,
-    });
-
-    // the annotator's sync shows the verdict and the feedback
-    expect((await as('ann', ['sync'])).submissions).toEqual([
-      {
-        id: submissionId,
-        recording: id,
         version: 1,
         status: 'changes',
-        grade: null,
-        feedback: 'Step 1 says what the click does, not where: fix the label.',
+        edits: 1,
+      });
+
+      // the annotator's sync shows the verdict and the feedback
+      expect((await as('ann', ['sync'])).submissions).toEqual([
+        {
+          id: submissionId,
+          recording: id,
+          version: 1,
+          status: 'changes',
+          grade: null,
+          feedback: 'Step 1 says what the click does, not where: fix the label.',
+          reviewer: 'rev',
+        },
+      ]);
+
+      // the fix, then version 2; a rerun sends nothing new and registers nothing twice
+      relabel('ann', id, 0, 'Open Settings, then System > Display');
+      const second = await as('ann', ['submit', id, '--no-keyframes']);
+      expect(second.submissions).toEqual([
+        { id: submissionId, recording: id, version: 2, status: 'submitted' },
+      ]);
+      const again = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain('already submission');
+      expect(again.stdout).toContain('version 2');
+      expect(again.stdout).toContain('0 missing files sent');
+      expect(await backend.bundles(id)).toHaveLength(2);
+
+      // the reviewer takes version 2 (it replaces version 1 in their library) and accepts it
+      const v2 = await as('rev', ['review', 'next']);
+      expect(v2.submission).toMatchObject({ id: submissionId, recording: id, version: 2 });
+      // version 2 replaced version 1 (and the reviewer's edit of it) in the reviewer's library
+      expect(labelOf('rev', id, stepId)).toBe('Open Settings, then System > Display');
+      const accepted = await as('rev', ['review', 'verdict', id, 'accept', '--grade', 'good']);
+      expect(accepted.verdict).toMatchObject({ version: 2, status: 'accepted', edits: 0 });
+      expect(await as('rev', ['review', 'next'])).toEqual({ submission: null });
+
+      expect((await as('ann', ['sync'])).submissions[0]).toMatchObject({
+        version: 2,
+        status: 'accepted',
+        grade: 'good',
         reviewer: 'rev',
-      },
-    ]);
+      });
 
-    // the fix, then version 2; a rerun sends nothing new and registers nothing twice
-    relabel('ann', id, 0, 'Open Settings, then System > Display');
-    const second = await as('ann', ['submit', id, '--no-keyframes']);
-    expect(second.submissions).toEqual([
-      { id: submissionId, recording: id, version: 2, status: 'submitted' },
-    ]);
-    const again = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('already submission');
-    expect(again.stdout).toContain('version 2');
-    expect(again.stdout).toContain('0 missing files sent');
-    expect(await readdir(path.join(dataDir, 'objects', 'ann', id))).toHaveLength(2);
+      // the admin's view: accepted, with every verdict and the reviewer's edit log
+      const all = await as('adm', ['sync', '--all']);
+      expect(all.submissions).toHaveLength(1);
+      const s = all.submissions[0];
+      expect(s).toMatchObject({
+        id: submissionId,
+        annotator: 'ann',
+        version: 2,
+        status: 'accepted',
+      });
+      expect(
+        s.verdicts.map((v: { version: number; verdict: string }) => [v.version, v.verdict]),
+      ).toEqual([
+        [1, 'changes'],
+        [2, 'accept'],
+      ]);
+      expect(s.verdicts[0].editLog).toEqual([
+        {
+          atMs: expect.any(Number),
+          author: 'rev',
+          edit: { op: 'relabel', stepId, label: 'Open the Display settings page' },
+        },
+      ]);
+      expect(s.verdicts[1].grade).toBe('good');
 
-    // the reviewer takes version 2 (it replaces version 1 in their library) and accepts it
-    const v2 = await as('rev', ['review', 'next']);
-    expect(v2.submission).toMatchObject({ id: submissionId, recording: id, version: 2 });
-    // version 2 replaced version 1 (and the reviewer's edit of it) in the reviewer's library
-    expect(labelOf('rev', id, stepId)).toBe('Open Settings, then System > Display');
-    const accepted = await as('rev', ['review', 'verdict', id, 'accept', '--grade', 'good']);
-    expect(accepted.verdict).toMatchObject({ version: 2, status: 'accepted', edits: 0 });
-    expect(await as('rev', ['review', 'next'])).toEqual({ submission: null });
+      // a library that never signed in is told how to
+      const unsigned = await runCli(['sync', '--library', path.join(root, 'library-nobody')]);
+      expect(unsigned.code).toBe(2);
+      expect(unsigned.stderr).toContain('HUB_NOT_SIGNED_IN');
+      expect(unsigned.stderr).toContain('cua-annotator login');
 
-    expect((await as('ann', ['sync'])).submissions[0]).toMatchObject({
-      version: 2,
-      status: 'accepted',
-      grade: 'good',
-      reviewer: 'rev',
-    });
+      // roles hold on the CLI too: the annotator cannot list everyone's submissions
+      const denied = await runCli(['sync', '--all', '--library', libraryOf('ann')]);
+      expect(denied.code).toBe(2);
+      expect(denied.stderr).toContain('FORBIDDEN');
+    }, 300_000);
+  });
+}
 
-    // the admin's view: accepted, with every verdict and the reviewer's edit log
-    const all = await as('adm', ['sync', '--all']);
-    expect(all.submissions).toHaveLength(1);
-    const s = all.submissions[0];
-    expect(s).toMatchObject({ id: submissionId, annotator: 'ann', version: 2, status: 'accepted' });
-    expect(
-      s.verdicts.map((v: { version: number; verdict: string }) => [v.version, v.verdict]),
-    ).toEqual([
-      [1, 'changes'],
-      [2, 'accept'],
-    ]);
-    expect(s.verdicts[0].editLog).toEqual([
-      {
-        atMs: expect.any(Number),
-        author: 'rev',
-        edit: { op: 'relabel', stepId, label: 'Open the Display settings page' },
-      },
-    ]);
-    expect(s.verdicts[1].grade).toBe('good');
-
-    // a library that never signed in is told how to
-    const unsigned = await runCli(['sync', '--library', path.join(root, 'library-nobody')]);
-    expect(unsigned.code).toBe(2);
-    expect(unsigned.stderr).toContain('HUB_NOT_SIGNED_IN');
-    expect(unsigned.stderr).toContain('cua-annotator login');
-
-    // roles hold on the CLI too: the annotator cannot list everyone's submissions
-    const denied = await runCli(['sync', '--all', '--library', libraryOf('ann')]);
-    expect(denied.code).toBe(2);
-    expect(denied.stderr).toContain('FORBIDDEN');
-  }, 300_000);
-});
+roundTrip('embedded: PGlite + the data folder', embedded);
+roundTrip('PostgreSQL + S3 (Swift)', postgresAndSwift);
