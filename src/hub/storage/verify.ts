@@ -60,6 +60,20 @@ export type VerifiedBundle = {
  * INTEGRITY_FAILED (details.problems) unless all are there with their size and SHA-256. */
 export async function verifyBundle(store: HubObjectStore, prefix: string): Promise<VerifiedBundle> {
   const manifestKey = `${prefix}/${MANIFEST_NAME}`;
+  if (!(await store.stat(manifestKey))) {
+    // registered before the manifest arrived (an interrupted submit): the app sends it again
+    throw new AppError(
+      'INTEGRITY_FAILED',
+      `the submission in ${prefix} has no ${MANIFEST_NAME} yet`,
+      {
+        prefix,
+        problems: [
+          { path: MANIFEST_NAME, problem: 'missing', expected: 'the manifest', actual: null },
+        ],
+      },
+      'Submit the recording again: the files that did not arrive are sent again.',
+    );
+  }
   const chunks: Buffer[] = [];
   for await (const c of await store.get(manifestKey)) {
     chunks.push(Buffer.from(c));

@@ -291,10 +291,13 @@ describe.each(BACKENDS)('review queue on $name', (backend) => {
       expect(await listVersions(db, first.submissionId)).toMatchObject([
         { version: 1, objectPrefix: plan.prefix, checkSummary: { files: 2 } },
       ]);
-      // a claim naming another manifest than the one stored is refused
+      // a claim naming a manifest that was never stored is refused, naming it for a resend
       await expect(
         registerUploaded(db, store, { ...claim, manifestSha256: 'f'.repeat(64) }),
-      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      ).rejects.toMatchObject({
+        code: 'INTEGRITY_FAILED',
+        details: { problems: [{ path: 'manifest.json', problem: 'missing' }] },
+      });
     } finally {
       server.close();
       await backend.done(hub);
