@@ -5,14 +5,21 @@
 // hub's answer, then kills the hub and drops the connection instead of answering. The submit
 // fails with a coded error (HUB_UNREACHABLE, with a fix); the hub starts again on the same data
 // folder and port (the dead process's lock is taken over); the rerun sends no file again and
-// registers nothing twice: still submission 1, version 1, one submission in `sync`.
+// registers nothing twice: still submission 1, version 1, one submission in `sync`. And "a
+// bundle whose manifest fails verification is refused and reported to the annotator": a staged
+// file changed after its manifest was made is refused by the hub (INTEGRITY_FAILED naming it,
+// after one resend) and no version registers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEdit } from '../../src/services/edits/edit-service';
+import { openLibrary } from '../../src/services/library/library';
+import { effectiveSteps } from '../../src/services/steps';
+import { resolveRecordingSeq } from '../../src/store';
 import { runCli, type CliRun } from '../helpers/cli';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 
@@ -24,11 +31,14 @@ let dataDir: string;
 let library: string;
 let hub: ChildProcess | null = null;
 let hubPort = 0;
+let recordingId = '';
 let proxy: http.Server;
 let proxyUrl = '';
 /** When set, the next submissions:register is forwarded, then the hub killed unanswered. */
 let killOnRegister = false;
 let registersSeen = 0;
+/** When set, the next submissions:plan-upload is dropped unanswered (the hub unreachable). */
+let dropPlan = false;
 
 function runWithInput(args: string[], input: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
@@ -83,6 +93,12 @@ function proxyRequest(req: http.IncomingMessage, res: http.ServerResponse): void
   const isRegister = req.url === '/api/submissions:register';
   if (isRegister) {
     registersSeen += 1;
+  }
+  if (req.url === '/api/submissions:plan-upload' && dropPlan) {
+    dropPlan = false;
+    req.resume();
+    res.destroy();
+    return;
   }
   const armed = isRegister && killOnRegister;
   const upstream = http.request(
@@ -166,7 +182,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('hub killed mid-submit', () => {
+describe('submit faults (the second test continues the first one’s library)', () => {
   it('the hub dies after registering, before answering: submit fails with HUB_UNREACHABLE; after a restart the rerun sends nothing and registers nothing twice', async () => {
     const imported = await runCli([
       'import',
@@ -178,6 +194,7 @@ describe('hub killed mid-submit', () => {
     ]);
     expect(imported.code, imported.stderr).toBe(0);
     const id = (JSON.parse(imported.stdout) as { result: { id: string } }).result.id;
+    recordingId = id;
 
     killOnRegister = true;
     const cut = await runCli(['submit', id, '--no-keyframes', '--library', library, '--json']);
@@ -209,5 +226,45 @@ describe('hub killed mid-submit', () => {
         reviewer: null,
       },
     ]);
+  }, 240_000);
+
+  it('a bundle that fails the hub’s verification (a staged file changed after its manifest) is refused, reported with the file, and nothing registers', async () => {
+    // an edit makes a new bundle; the first attempt stages it (and its manifest) but cannot
+    // reach the hub
+    const lib = openLibrary(library);
+    try {
+      const { seq } = resolveRecordingSeq(lib.db, recordingId);
+      const step = effectiveSteps(lib, seq)[0]!;
+      applyEdit(lib, recordingId, { op: 'relabel', stepId: step.id, label: 'Open Display' });
+    } finally {
+      lib.close();
+    }
+    dropPlan = true;
+    const unreachable = await runCli([
+      'submit',
+      recordingId,
+      '--no-keyframes',
+      '--library',
+      library,
+    ]);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toContain('HUB_UNREACHABLE');
+    // the staged steps change on disk (same size, other bytes) after the manifest was made
+    const staged = path.join(library, 'uploads', `hub-${recordingId}`, 'steps', 'steps.json');
+    const bytes = await readFile(staged);
+    bytes[bytes.length - 2] = bytes[bytes.length - 2] === 0x20 ? 0x09 : 0x20;
+    await writeFile(staged, bytes);
+
+    const refused = await runCli(['submit', recordingId, '--no-keyframes', '--library', library]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('INTEGRITY_FAILED');
+    expect(refused.stderr).toContain('steps/steps.json (sha256)');
+    expect(refused.stderr).toContain('fix:');
+    const sync = await runCli(['sync', '--library', library, '--json']);
+    expect(
+      (JSON.parse(sync.stdout) as { submissions: { version: number }[] }).submissions.map(
+        (x) => x.version,
+      ),
+    ).toEqual([1]);
   }, 240_000);
 });
