@@ -40,6 +40,8 @@ type Backend = {
   bundles: (id: string) => Promise<string[]>;
   /** Deletes the stored video of a bundle; resolves with a check that it is back. */
   dropVideo: (id: string, bundle: string) => Promise<() => Promise<boolean>>;
+  /** Stops the database while the hub runs (PostgreSQL only). */
+  stopDatabase?: () => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -66,6 +68,7 @@ const PREFIX = 'team';
 async function postgresAndSwift(): Promise<Backend> {
   const [pg, swift] = await Promise.all([startPostgres(), startSwift()]);
   const s3 = rawClient(swift);
+  let pgStopped: Promise<void> | null = null;
   await createBucket(s3, BUCKET);
   const keys = async (id: string) => [
     ...(await listObjects(s3, BUCKET, `${PREFIX}/ann/${id}/`)).keys(),
@@ -89,15 +92,21 @@ async function postgresAndSwift(): Promise<Backend> {
       await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: video }));
       return async () => (await keys(id)).includes(video);
     },
+    stopDatabase: async () => {
+      pgStopped ??= pg.stop();
+      await pgStopped;
+    },
     close: async () => {
       s3.destroy();
-      await Promise.all([pg.stop(), swift.stop()]);
+      pgStopped ??= pg.stop();
+      await Promise.all([pgStopped, swift.stop()]);
     },
   };
 }
 
 let root: string;
 let backend: Backend;
+let recordingId = '';
 let hub: ChildProcess | null = null;
 let hubUrl = '';
 let hubStderr = '';
@@ -229,7 +238,7 @@ async function tearDown(): Promise<void> {
   await rm(root, { recursive: true, force: true });
 }
 
-function roundTrip(name: string, makeBackend: () => Promise<Backend>): void {
+function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage = false): void {
   describe(`the review round trip (${name})`, () => {
     beforeAll(() => setUp(makeBackend), 240_000);
     afterAll(tearDown, 60_000);
@@ -239,6 +248,7 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>): void {
 
       const imported = await as('ann', ['import', EXAMPLE, '--no-keyframes']);
       const id = (imported as { result: { id: string } }).result.id;
+      recordingId = id;
       expect(id).toBeTruthy();
 
       // version 1
@@ -384,8 +394,19 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>): void {
       expect(denied.code).toBe(2);
       expect(denied.stderr).toContain('FORBIDDEN');
     }, 300_000);
+
+    if (dbOutage) {
+      it('the database stops while the hub runs: sync answers HUB_DB_UNREACHABLE with a fix, and the library keeps working', async () => {
+        await backend.stopDatabase!();
+        const down = await runCli(['sync', '--library', libraryOf('ann')]);
+        expect(down.code).toBe(2);
+        expect(down.stderr).toContain('HUB_DB_UNREACHABLE');
+        expect(down.stderr).toContain('Your work stays in your library');
+        expect(JSON.stringify(await as('ann', ['list']))).toContain(recordingId);
+      }, 60_000);
+    }
   });
 }
 
 roundTrip('embedded: PGlite + the data folder', embedded);
-roundTrip('PostgreSQL + S3 (Swift)', postgresAndSwift);
+roundTrip('PostgreSQL + S3 (Swift)', postgresAndSwift, true);

@@ -5,7 +5,13 @@ import type { HubDb, HubRootDb } from './schema';
 export { acquireDataLock, DATA_LOCK_FILE, type DataLock } from './data-lock';
 export { hubSchemaVersion, migrateHubDb, type MigrationResult } from './migrate';
 export { HUB_MIGRATIONS, type HubMigration } from './migrations';
-export { openHubDb, PGLITE_SUBDIR, type HubDatabase, type HubDbTarget } from './open';
+export {
+  dbUnreachableError,
+  openHubDb,
+  PGLITE_SUBDIR,
+  type HubDatabase,
+  type HubDbTarget,
+} from './open';
 export * from './queries/audit';
 export * from './queries/sessions';
 export * from './queries/submissions';

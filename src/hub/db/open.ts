@@ -196,3 +196,40 @@ async function isDir(p: string): Promise<boolean> {
     return false;
   }
 }
+
+// network failures and PostgreSQL's "connection exception" (08…) and "operator intervention"
+// (57P…: shutdown, crash) classes: the database is gone, not the request wrong
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** HUB_DB_UNREACHABLE (with a fix) for an error that says the hub's database cannot be
+ * reached while the hub runs (a stopped or restarting PostgreSQL), else null. */
+export function dbUnreachableError(e: unknown): AppError | null {
+  if (!(e instanceof Error) || isAppError(e)) {
+    return null;
+  }
+  const code = (e as Error & { code?: unknown }).code;
+  const isGone =
+    (typeof code === 'string' &&
+      (UNREACHABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(
+      e.message,
+    );
+  if (!isGone) {
+    return null;
+  }
+  return new AppError(
+    'HUB_DB_UNREACHABLE',
+    `the hub cannot reach its database: ${e.message}${typeof code === 'string' ? ` (${code})` : ''}`,
+    typeof code === 'string' ? { code } : undefined,
+    'Your work stays in your library: try again later. The hub’s admin: check that PostgreSQL ' +
+      'runs and accepts the hub’s connections (the hub reconnects by itself).',
+  );
+}

@@ -22,7 +22,7 @@ import type { Result } from '../../shared/result';
 import { requireRole } from '../auth/roles';
 import { DEFAULT_SESSION_TTL_MS, verifySession } from '../auth/sessions';
 import { verifyApiToken } from '../auth/tokens';
-import type { AuditActor, HubRootDb } from '../db';
+import { dbUnreachableError, type AuditActor, type HubRootDb } from '../db';
 import {
   FolderObjectStore,
   handleObjectRequest,
@@ -99,7 +99,9 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<BodyOutcome
   });
 }
 
-function errorResult(e: unknown): Result<never> | null {
+function errorResult(caught: unknown): Result<never> | null {
+  // a database that went away while the hub runs is a coded 503, not an internal error
+  const e = dbUnreachableError(caught) ?? caught;
   if (!isAppError(e)) {
     return null;
   }
