@@ -65,7 +65,7 @@ export class FolderObjectStore implements HubObjectStore {
   readonly kind = 'folder';
   readonly description: string;
   private baseUrl: string | null;
-  private rootReal: string | null = null;
+  private opening: Promise<string> | null = null;
   // beside the objects folder (same file system: rename is atomic), outside every key
   private readonly tmpDir: string;
 
@@ -85,19 +85,22 @@ export class FolderObjectStore implements HubObjectStore {
     return this.options.secret;
   }
 
-  private async root(): Promise<string> {
-    if (this.rootReal === null) {
+  // opened once, by the first call: calls that arrive together (a hub's first requests) share
+  // the one opening, so none clears the temp folder under another's write
+  private root(): Promise<string> {
+    this.opening ??= (async () => {
       try {
         await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
         // a crash mid-write leaves temp files only: clear them
         await rm(this.tmpDir, { recursive: true, force: true });
         await mkdir(this.tmpDir, { mode: 0o700 });
-        this.rootReal = await realpath(this.options.dir);
+        return await realpath(this.options.dir);
       } catch (e) {
+        this.opening = null; // the next call tries again
         throw folderStoreError(e, 'opening it', this.options.dir);
       }
-    }
-    return this.rootReal;
+    })();
+    return this.opening;
   }
 
   // the file of a key, inside the folder whatever the key or the links below the folder

@@ -115,6 +115,16 @@ async function bundleChecks(store: HubObjectStore, prefix: string): Promise<void
 }
 
 describe('folder object store', () => {
+  it('20 first writes at once on a new store all land (its opening is shared, not raced)', async () => {
+    const dir = path.join(tmp, 'f-race', 'objects');
+    const store = new FolderObjectStore({ dir, secret: newSigningSecret() });
+    const keys = Array.from({ length: 20 }, (_, i) => `race/${i}.bin`);
+    await Promise.all(keys.map((k) => store.put(k, Buffer.from(k))));
+    for (const k of keys) {
+      expect(await text(await store.get(k))).toBe(k);
+    }
+  });
+
   it('writes atomically, reads, lists, deletes; a cut-short write leaves the old object', async () => {
     const dir = path.join(tmp, 'f1', 'objects');
     const store = new FolderObjectStore({ dir, secret: newSigningSecret() });
