@@ -51,6 +51,18 @@ export { stepCode } from './recordings';
 export { MIN_PART_SIZE_BYTES } from './upload/part-plan';
 export { describeTarget, resolveTarget, targetUrl } from './upload/target';
 export { openS3Store };
+// the team client (HTTP to the hub, stateless): hosts reach it through the root like the rest
+export {
+  credentialsPath,
+  listHubSubmissions,
+  loginToHub,
+  logoutFromHub,
+  reviewNext,
+  sendVerdict,
+  submitToHub,
+  syncFromHub,
+  whoAmI,
+} from './team';
 
 /** A function of the library with the library bound: what the operations below take. */
 type Bound<F> = F extends (lib: Library, ...rest: infer A) => infer R ? (...rest: A) => R : never;

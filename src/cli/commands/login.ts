@@ -2,9 +2,14 @@
 // to a team hub. The password comes on standard input (never on the command line, where `ps`
 // and shell history see it); the CLI keeps an API token named after this machine in a 0600 file
 // beside the library (src/services/team/credentials.ts). docs/team-mode.md §12.
-import { resolveLibraryDir } from '../../services/create-services';
+import {
+  credentialsPath,
+  loginToHub,
+  logoutFromHub,
+  resolveLibraryDir,
+  whoAmI,
+} from '../../services/create-services';
 // the team client is no library service: the CLI calls it directly (it only speaks HTTP)
-import { credentialsPath, loginToHub, logoutFromHub, whoAmI } from '../../services/team';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { out } from '../output';

@@ -1,13 +1,13 @@
 // `submit`, `review next|verdict`, `sync`: the annotator's and the reviewer's side of the team
 // hub (docs/team-mode.md §13), through the API token `login` stored beside the library.
-// the team client is no library service of the root: the CLI calls it directly (as login does)
+// the team client, through the composition root like every service
 import {
   listHubSubmissions,
   reviewNext,
   sendVerdict,
   submitToHub,
   syncFromHub,
-} from '../../services/team';
+} from '../../services/create-services';
 import { HUB_GRADES, HUB_VERDICTS } from '../../shared/contract/hub';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
