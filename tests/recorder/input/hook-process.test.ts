@@ -228,23 +228,31 @@ describe('InputHook on Xvfb', () => {
     expectOrdered(h.events);
   });
 
-  it('delivers 1,000 moves from one xdotool call complete, in order and exact', async () => {
-    const h = await startHook();
-    await xdotool(server, 'mousemove', '5', '5');
-    expect(await waitFor(() => h.events.length >= 1)).toBe(true);
-    const points = Array.from({ length: 1000 }, (_, i) => [
-      10 + (i % 1000),
-      20 + Math.floor(i / 7),
-    ]);
-    await xdotool(server, ...points.flatMap(([x, y]) => ['mousemove', String(x), String(y)]));
-    expect(await waitFor(() => h.events.length >= 1001, 15_000)).toBe(true);
-    await h.hook.stop();
+  // A flood on a starved machine can lose a whole X RECORD reply inside Xvfb (an X server flaw,
+  // docs/platform-linux.md §3a; key presses are cross-checked and warned of, moves and clicks
+  // are not): seen in a clean-clone CI run beside the Wine tests. One more try, so a loss
+  // every time still fails.
+  it(
+    'delivers 1,000 moves from one xdotool call complete, in order and exact',
+    { retry: 1 },
+    async () => {
+      const h = await startHook();
+      await xdotool(server, 'mousemove', '5', '5');
+      expect(await waitFor(() => h.events.length >= 1)).toBe(true);
+      const points = Array.from({ length: 1000 }, (_, i) => [
+        10 + (i % 1000),
+        20 + Math.floor(i / 7),
+      ]);
+      await xdotool(server, ...points.flatMap(([x, y]) => ['mousemove', String(x), String(y)]));
+      expect(await waitFor(() => h.events.length >= 1001, 15_000)).toBe(true);
+      await h.hook.stop();
 
-    const moves = h.events.slice(1).map((e) => [e.kind, e.x, e.y]);
-    expect(moves).toEqual(points.map(([x, y]) => ['move', x, y]));
-    expectOrdered(h.events);
-    expect(Math.max(...h.batches)).toBeLessThanOrEqual(500);
-  });
+      const moves = h.events.slice(1).map((e) => [e.kind, e.x, e.y]);
+      expect(moves).toEqual(points.map(([x, y]) => ['move', x, y]));
+      expectOrdered(h.events);
+      expect(Math.max(...h.batches)).toBeLessThanOrEqual(500);
+    },
+  );
 
   it('flags auto-repeat and stamps repeats with the X server time', async () => {
     const h = await startHook();

@@ -78,45 +78,53 @@ describe('X RECORD hook against real servers', () => {
     );
   });
 
-  it('reads a burst of 3,000 synthetic moves and 1,000 clicks completely', async () => {
-    const server = await startXvfb();
-    servers.push(server);
-    const seen = new Set<string>();
-    let presses = 0;
-    let releases = 0;
-    const hook = await startX11RecordHook({
-      display: server.display,
-      env: server.env,
-      onEvents: (batch) => {
-        for (const e of batch) {
-          if (e.type === 9) {
-            seen.add(`${e.x},${e.y}`);
+  // A flood on a starved machine can lose a whole X RECORD reply inside Xvfb (an X server flaw,
+  // docs/platform-linux.md §3a; key presses are cross-checked and warned of, moves and clicks
+  // are not): seen in a clean-clone CI run beside the Wine tests. One more try, so a loss
+  // every time still fails.
+  it(
+    'reads a burst of 3,000 synthetic moves and 1,000 clicks completely',
+    { retry: 1 },
+    async () => {
+      const server = await startXvfb();
+      servers.push(server);
+      const seen = new Set<string>();
+      let presses = 0;
+      let releases = 0;
+      const hook = await startX11RecordHook({
+        display: server.display,
+        env: server.env,
+        onEvents: (batch) => {
+          for (const e of batch) {
+            if (e.type === 9) {
+              seen.add(`${e.x},${e.y}`);
+            }
+            presses += e.type === 7 ? 1 : 0;
+            releases += e.type === 8 ? 1 : 0;
           }
-          presses += e.type === 7 ? 1 : 0;
-          releases += e.type === 8 ? 1 : 0;
-        }
-      },
-      onFailure: () => undefined,
-    });
-    const code = [
-      'from Xlib import display, X',
-      'from Xlib.ext import xtest',
-      'd = display.Display()',
-      'for i in range(3000):',
-      '    xtest.fake_input(d, X.MotionNotify, x=5 + i % 1000, y=5 + i // 1000); d.sync()',
-      '    if i % 3 == 0:',
-      '        xtest.fake_input(d, X.ButtonPress, 10); xtest.fake_input(d, X.ButtonRelease, 10)',
-      '        d.sync()',
-    ].join('\n');
-    expect(await runPython(server, code)).toBe(0);
-    await hook.stop();
-    const missing = Array.from(
-      { length: 3000 },
-      (_, i) => `${5 + (i % 1000)},${5 + Math.floor(i / 1000)}`,
-    ).filter((k) => !seen.has(k));
-    expect(missing).toEqual([]);
-    expect([presses, releases]).toEqual([1000, 1000]);
-  });
+        },
+        onFailure: () => undefined,
+      });
+      const code = [
+        'from Xlib import display, X',
+        'from Xlib.ext import xtest',
+        'd = display.Display()',
+        'for i in range(3000):',
+        '    xtest.fake_input(d, X.MotionNotify, x=5 + i % 1000, y=5 + i // 1000); d.sync()',
+        '    if i % 3 == 0:',
+        '        xtest.fake_input(d, X.ButtonPress, 10); xtest.fake_input(d, X.ButtonRelease, 10)',
+        '        d.sync()',
+      ].join('\n');
+      expect(await runPython(server, code)).toBe(0);
+      await hook.stop();
+      const missing = Array.from(
+        { length: 3000 },
+        (_, i) => `${5 + (i % 1000)},${5 + Math.floor(i / 1000)}`,
+      ).filter((k) => !seen.has(k));
+      expect(missing).toEqual([]);
+      expect([presses, releases]).toEqual([1000, 1000]);
+    },
+  );
 
   it('counts no key press as lost when it keeps up (the XInput2 cross-check of press-tally.ts)', async () => {
     const server = await startXvfb();
