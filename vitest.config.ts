@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { SOLO_TESTS } from './tests/solo/vitest.config';
 
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
-    // tests/e2e and tests/hub have configs of their own, run after this one (`npm test`)
-    exclude: ['tests/e2e/**', 'tests/hub/**', 'node_modules/**'],
+    // tests/e2e, tests/hub and the tests that need the machine to themselves (tests/solo) have
+    // configs of their own, run after this one (`npm test`)
+    exclude: ['tests/e2e/**', 'tests/hub/**', ...SOLO_TESTS, 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
