@@ -12,6 +12,10 @@ import { ExcludedRegions } from './excluded-regions';
 import type { ExclusionMatcher, ExclusionVerdict, WindowIdentity } from './exclusion';
 import type { PointedWindow, PointerWindowLookup } from './x11-pointer-window';
 
+/** How long after the stop request an excluded window's region stays blanked, ms (beyond the
+ * last frame ffmpeg writes: marks past the video's end blank nothing more). */
+const STOP_TAIL_MS = 60_000;
+
 /** What the session hands the exclusion: the rules and how to look at windows. */
 export type CaptureExclusionOptions = {
   matcher: ExclusionMatcher;
@@ -152,7 +156,9 @@ export class CaptureExclusion {
     this.isClosed = true;
     const screen = this.screen;
     this.screen = null;
-    screen?.regions.close(endMs);
+    // the screen capture goes on for a moment after the stop is asked for (ffmpeg finishes its
+    // frames): a window still on the screen then stays blanked to the video's end
+    screen?.regions.close(endMs + STOP_TAIL_MS);
     void screen?.stack.stop().catch(() => undefined);
   }
 
