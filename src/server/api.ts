@@ -4,33 +4,10 @@ import type { Services } from '../services/create-services';
 import type { Result, ResultError } from '../shared/result';
 import { sendError, sendJson } from './respond';
 import { statusForResult } from './status';
+import { readBody } from '../infra/http/read-body';
 
 /** Default request body limit, bytes (1 MiB). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
-
-type BodyOutcome = { kind: 'ok'; text: string } | { kind: 'too-large' } | { kind: 'aborted' };
-
-// Reads a request body up to `limitBytes`; stops reading as soon as the limit is passed.
-function readBody(req: http.IncomingMessage, limitBytes: number): Promise<BodyOutcome> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limitBytes) {
-        req.off('data', onData);
-        req.pause();
-        resolve({ kind: 'too-large' });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
-    req.on('error', () => resolve({ kind: 'aborted' }));
-    req.on('close', () => resolve({ kind: 'aborted' }));
-  });
-}
 
 // Answers 413 and closes the connection instead of reading the rest of the body.
 function sendTooLarge(res: http.ServerResponse, limitBytes: number): void {

@@ -32,6 +32,7 @@ import {
 import { HUB_HANDLERS, type HubCallContext, type HubCallerInfo } from './methods';
 import { createLoginLimiter, type LoginLimits } from './rate-limit';
 import { sendHubError, sendResult, setHubSecurityHeaders } from './respond';
+import { readBody } from '../../infra/http/read-body';
 
 /** The session cookie's name over plain HTTP. */
 export const HUB_SESSION_COOKIE = 'cua_hub_session';
@@ -75,29 +76,6 @@ export type HubServerHandle = {
 };
 
 const KNOWN_CLIENTS = new Set(['cli', 'app', 'web']);
-
-type BodyOutcome = { kind: 'ok'; text: string } | { kind: 'too-large' } | { kind: 'aborted' };
-
-function readBody(req: http.IncomingMessage, limit: number): Promise<BodyOutcome> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limit) {
-        req.off('data', onData);
-        req.pause();
-        resolve({ kind: 'too-large' });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
-    req.on('error', () => resolve({ kind: 'aborted' }));
-    req.on('close', () => resolve({ kind: 'aborted' }));
-  });
-}
 
 function errorResult(caught: unknown): Result<never> | null {
   // a database that went away while the hub runs is a coded 503, not an internal error
