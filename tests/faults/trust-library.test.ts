@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/infra/run-command';
 import { exportRecordings } from '../../src/services/export/export-service';
 import { checkRecordingInLibrary } from '../../src/services/quality/check-service';
@@ -253,6 +253,24 @@ describe('a recording without input', () => {
     expect(both.stdout).toContain(`skipped ${id}`);
     expect(both.stdout).toMatch(/exported 1 recording/);
   }, 240_000);
+});
+
+// `nobody` must reach the repository to run its CLI: a clone inside a private folder (mktemp -d
+// makes 0700 folders) is opened for traversal (o+x) while these tests run, and restored after.
+const reopened: { dir: string; mode: number }[] = [];
+beforeAll(() => {
+  for (let dir = REPO_ROOT; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const { mode } = fs.statSync(dir);
+    if ((mode & 0o001) === 0) {
+      reopened.push({ dir, mode: mode & 0o7777 });
+      fs.chmodSync(dir, (mode & 0o7777) | 0o001);
+    }
+  }
+});
+afterAll(() => {
+  for (const { dir, mode } of reopened) {
+    fs.chmodSync(dir, mode);
+  }
 });
 
 /** Runs the CLI as the unprivileged user `nobody` (root ignores permissions). */
