@@ -280,8 +280,11 @@ describe('issue 10: library lifecycle', { timeout: 90_000 }, () => {
       };
       const alive = process.ppid; // a live process that is not this one
       const uuid = () => crypto.randomUUID();
+      const digitsFirst = (u: string) => `37589663${u.slice(8)}`;
       const kept = [
         make(`recordings/.staging-${uuid()}`), // no pid, young: may be a running import
+        // a UUID whose first group is all digits (1 in 43) is not a dead pid's staging folder
+        make(`recordings/.staging-${digitsFirst(uuid())}`),
         make(`recordings/.staging-${alive}-${uuid()}`, old), // live owner
         make(`recordings/${uuid()}`), // no row, young
         make('recordings/not-a-recording', old), // nothing of ours

@@ -116,6 +116,8 @@ export type CleanupOptions = {
 };
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STAGING_RE =
+  /^\.staging-(?:(\d+)-(?=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$))?/i;
 
 /** Finds and (unless `dryRun`) cleans up what interrupted imports, pulls and deletes left:
  * staging removed, recording folders with no row moved to `recordings/.orphans`. */
@@ -150,7 +152,9 @@ export function cleanupLibrary(lib: Library, options: CleanupOptions = {}): Clea
     }
     const rel = `${RECORDINGS_DIR}/${entry.name}`;
     const full = path.join(recordingsDir, entry.name);
-    const staging = /^\.staging-(?:(\d+)-)?/.exec(entry.name);
+    // `.staging-<pid>-<uuid>`, or `.staging-<uuid>` from older versions: a UUID whose first
+    // group is all digits is not a pid, so the pid is read only when a whole UUID follows it
+    const staging = STAGING_RE.exec(entry.name);
     const pull = /^\.pull-/.test(entry.name);
     if (staging || pull) {
       const kind = staging ? 'import-staging' : 'pull-staging';
