@@ -1,0 +1,41 @@
+// The job layer's contract between the engine adapter (src/hub/jobs/engine*.ts, the only
+// importer of the job engine) and the handlers (src/hub/jobs/handlers/*.ts, which know nothing
+// of the engine). Handlers are plain async functions: the same code runs in a worker process, in
+// the embedded hub's process, and in unit tests.
+import type { HubDb } from '../db/schema';
+import type { HubObjectStore } from '../storage/object-store';
+
+/** What a running job may use besides its payload. */
+export type JobContext = {
+  /** The job's idempotency key, e.g. `intake:<submissionId>@<version>`, `build:<buildId>`. */
+  key: string;
+  /** 1 on the first run, then 2, 3, … on retries. */
+  attempt: number;
+  /** Aborted when the worker shuts down: stop at the next safe point and throw
+   * {@link JobHandedBack} (the engine gives the job to another worker, not counted as a
+   * failure). */
+  signal: AbortSignal;
+  /** Reports progress (shown in the UI and in `dataset status --json`); cheap to call often. */
+  progress: (done: number, total: number, message?: string) => Promise<void>;
+  /** A line for the worker's log. */
+  log: (message: string) => void;
+};
+
+/** A handler: payload in, a JSON-serialisable result out. Throwing fails this attempt (retried
+ * with backoff, then dead-lettered with the error). Must be idempotent: running it twice for the
+ * same key has the effect of running it once. */
+export type JobHandler<P, R> = (payload: P, ctx: JobContext) => Promise<R>;
+
+/** What handlers are built from (one per worker process or hub). */
+export type JobDeps = {
+  db: HubDb;
+  store: HubObjectStore;
+};
+
+/** Thrown by a handler that stopped because {@link JobContext.signal} was aborted. */
+export class JobHandedBack extends Error {
+  constructor(key: string) {
+    super(`job ${key} handed back: the worker is shutting down`);
+    this.name = 'JobHandedBack';
+  }
+}
