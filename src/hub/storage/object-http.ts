@@ -18,6 +18,39 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   STORAGE_UNREACHABLE: 503,
 };
 
+// How long a refused upload's remaining body is read before the connection is cut, ms.
+const DRAIN_LIMIT_MS = 30_000;
+
+// Reads (and drops) what is left of a refused upload's body, bounded by the size its URL grants
+// and by time. A client still sending when the answer comes with a closed connection sees
+// EPIPE or a reset, never the answer: a disk that fills up part way through a video would
+// reach the annotator as a network failure instead of STORAGE_FULL.
+async function drainBody(req: IncomingMessage, limitBytes: number): Promise<void> {
+  if (req.readableEnded || req.destroyed) {
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limitBytes) {
+        done();
+      }
+    };
+    const timer = setTimeout(done, DRAIN_LIMIT_MS);
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('close', done);
+    req.once('error', done);
+    req.resume();
+  });
+}
+
 function fail(res: ServerResponse, e: unknown): void {
   const code: ErrorCode = isAppError(e) ? e.code : 'INTERNAL';
   const message = isAppError(e) ? e.message : 'internal error';
@@ -69,7 +102,17 @@ export async function handleObjectRequest(
         'Send the file the manifest describes.',
       );
     }
-    const info = await store.put(grant.key, req, { sizeBytes: grant.sizeBytes ?? 0 });
+    let info;
+    try {
+      // read without destroying the request when the store gives up on it (a full disk)
+      info = await store.put(grant.key, req.iterator({ destroyOnReturn: false }), {
+        sizeBytes: grant.sizeBytes ?? 0,
+      });
+    } catch (e) {
+      // answer once the client has sent its body, so that it reads the answer
+      await drainBody(req, grant.sizeBytes ?? 0);
+      throw e;
+    }
     const body = JSON.stringify({ ok: true, value: info });
     res.writeHead(200, {
       'content-type': 'application/json',
