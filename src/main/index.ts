@@ -39,6 +39,7 @@ import {
   type AppHotkeys,
   type HotkeyRegistration,
 } from './hotkeys';
+import { safeStorageCredentialStore } from './hub-credential-store';
 import { broadcastEvent, createSenderCheck, registerIpc } from './ipc';
 import { utilityProcessLauncher } from './launcher';
 import { createMediaHandler, mediaUrl } from './media-protocol';
@@ -206,6 +207,14 @@ async function start(): Promise<void> {
     libraryDirSetting: libraryDirSetting(app.getPath('userData')),
     // macOS permissions and Windows DPI, on the Health page after the doctor's checks
     hostHealthChecks: readHostChecks,
+    // the hub's token encrypted by the OS keychain; submits the hub could not take are retried
+    team: {
+      credentials: safeStorageCredentialStore(safeStorage, {
+        userDataDir: app.getPath('userData'),
+        libraryDir: lib.dir,
+      }),
+      retry: {},
+    },
   });
 
   hardenSession(

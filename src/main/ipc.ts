@@ -55,6 +55,15 @@ export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
   'system:health': 'cua:system:health',
   'settings:get': 'cua:settings:get',
   'settings:set': 'cua:settings:set',
+  'team:status': 'cua:team:status',
+  'team:sign-in': 'cua:team:sign-in',
+  'team:change-password': 'cua:team:change-password',
+  'team:sign-out': 'cua:team:sign-out',
+  'team:submit': 'cua:team:submit',
+  'team:cancel-pending': 'cua:team:cancel-pending',
+  'team:submissions': 'cua:team:submissions',
+  'team:review-next': 'cua:team:review-next',
+  'team:verdict': 'cua:team:verdict',
 };
 
 /** What a push over {@link EVENT_CHANNEL} carries. */

@@ -7,6 +7,7 @@ import type { RecorderService } from './recording/recorder-service';
 import type { KeyframeJobs } from './review/keyframe-jobs';
 import type { ReplayJobs } from './quality/replay-jobs';
 import type { SettingsHost } from './settings/settings-service';
+import type { TeamService } from './team/team-service';
 import type { UploadService } from './upload/ui-service';
 
 /** A media file kind the hosts serve. */
@@ -45,4 +46,6 @@ export type ServiceContext = {
   env: NodeJS.ProcessEnv;
   /** The host's own health checks (macOS permissions, Windows DPI), after the doctor's. */
   hostHealthChecks: () => SystemHealthDto['checks'];
+  /** The team client (sign-in, submits kept while the hub is away, the review queue). */
+  team: TeamService;
 };

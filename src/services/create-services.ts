@@ -41,6 +41,8 @@ import type { pullSubmissions } from './upload/pull';
 import { openS3Store } from './upload/s3-store';
 import type { UploadDefaults, UploadTarget } from './upload/target';
 import { UploadService, type UploadServiceOptions } from './upload/ui-service';
+import { fileCredentialStore, type HubCredentialStore } from './team/credential-store';
+import { TeamService, type TeamServiceOptions } from './team/team-service';
 
 // What hosts use beside their services: pure helpers and the library's opening (the host opens
 // the library, builds its services, closes them, then the library).
@@ -52,9 +54,12 @@ export { MIN_PART_SIZE_BYTES } from './upload/part-plan';
 export { describeTarget, resolveTarget, targetUrl } from './upload/target';
 export { openS3Store };
 // the team client (HTTP to the hub, stateless): hosts reach it through the root like the rest
+export type { HubCredentialStore, HubCredentials } from './team';
 export {
   credentialsPath,
+  fileCredentialStore,
   listHubSubmissions,
+  parseCredentials,
   loginToHub,
   logoutFromHub,
   reviewNext,
@@ -118,6 +123,10 @@ export type CreateServicesOptions = {
    * the Record page's: a press on one that pauses or stops a recording is never a step
    * (src/services/recording/app-input.ts). */
   appWindows?: RecordOptions['appWindows'];
+  /** The team client: where the host keeps the hub sign-in (default the 0600 file beside the
+   * library; the desktop app: safeStorage) and whether submits the hub could not take are
+   * retried in the background (hosts that keep running: the app and serve; default off). */
+  team?: { credentials?: HubCredentialStore; retry?: TeamServiceOptions['retry'] };
 };
 
 /** What {@link Services.record} takes: the record service's options without what the root owns. */
@@ -230,7 +239,16 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     },
     env: options.env ?? process.env,
     hostHealthChecks: options.hostHealthChecks ?? (() => []),
+    team: new TeamService(lib, {
+      credentials: options.team?.credentials ?? fileCredentialStore(lib.dir),
+      appVersion: options.appVersion,
+      emit,
+      retry: options.team?.retry ?? false,
+      ...(options.log ? { log: options.log } : {}),
+    }),
   } as Omit<ServiceContext, 'keyframes' | 'recorder' | 'replay'> as ServiceContext;
+  // pending submits go to the hub again as soon as a retrying host starts
+  context.team.start();
   // the runner reports through the context it is part of
   const keyframeJobs = new KeyframeJobs(context, options.keyframeJobs);
   context.keyframes = keyframeJobs;
@@ -370,6 +388,7 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
     },
     close: () => {
       closing ??= (async () => {
+        await context.team.close();
         await uploads.close();
         await keyframeJobs.close();
         await context.replay.close();

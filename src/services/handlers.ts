@@ -230,4 +230,22 @@ export const handlers = {
   'settings:get': (_input, ctx) => settle(() => readSettings(ctx.lib, ctx.settingsHost)),
   'settings:set': (input, ctx) =>
     settle(() => writeSettings(ctx.lib, input, ctx.settingsHost, ctx.env)),
+  'team:status': (_input, ctx) => ctx.team.status(),
+  'team:sign-in': (input, ctx) => ctx.team.signIn(input),
+  'team:change-password': (input, ctx) => ctx.team.signIn(input),
+  'team:sign-out': (_input, ctx) => ctx.team.signOut(),
+  'team:submit': async (input, ctx) => ({
+    submissions: await ctx.team.submit(input.ids.map((id) => exact(ctx, id))),
+  }),
+  'team:cancel-pending': async (input, ctx) => ({
+    pending: await ctx.team.cancelPending(input.id),
+  }),
+  'team:submissions': (_input, ctx) => ctx.team.submissions(),
+  'team:review-next': async (_input, ctx) => ({ submission: await ctx.team.reviewNext() }),
+  'team:verdict': (input, ctx) =>
+    ctx.team.verdict(exact(ctx, input.recordingId), {
+      verdict: input.verdict,
+      ...(input.grade !== undefined ? { grade: input.grade } : {}),
+      ...(input.feedback !== undefined ? { feedback: input.feedback } : {}),
+    }),
 } satisfies ApiHandlers;

@@ -188,6 +188,8 @@ export const serveCommand: Command = {
         services: {
           emit: events.emit,
           mediaUrl: (id, kind, name) => `${basePath}${mediaPath(id, kind, name)}`,
+          // serve keeps running: submits the hub could not take are retried in the background
+          team: { retry: {} },
         },
       },
     );

@@ -22,6 +22,12 @@ const CredentialsSchema = v.strictObject({
 /** A stored sign-in: the hub, the account, and its API token. */
 export type HubCredentials = v.InferOutput<typeof CredentialsSchema>;
 
+/** A stored sign-in read back (from a file or a keychain), or null when it is not one. */
+export function parseCredentials(value: unknown): HubCredentials | null {
+  const checked = v.safeParse(CredentialsSchema, value);
+  return checked.success ? checked.output : null;
+}
+
 /** The credentials file of the library at `libraryDir`. */
 export function credentialsPath(libraryDir: string): string {
   return `${path.resolve(libraryDir)}${CREDENTIALS_SUFFIX}`;

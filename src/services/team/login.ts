@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import type { HubMe, HubRole } from '../../shared/contract/hub';
 import { AppError, isAppError } from '../../shared/errors';
 import { createHubClient } from './client';
-import { deleteCredentials, loadCredentials, saveCredentials } from './credentials';
+import { credentialStoreOf, type HubCredentialStore } from './credential-store';
 
 /** What a sign-in stored. */
 export type LoginResult = {
@@ -13,7 +13,7 @@ export type LoginResult = {
   user: string;
   roles: HubRole[];
   tokenName: string;
-  /** The credentials file. */
+  /** Where the token was stored (the credentials file, for the CLI). */
   file: string;
   passwordChanged: boolean;
 };
@@ -25,10 +25,12 @@ export async function loginToHub(input: {
   user: string;
   password: string;
   newPassword?: string;
-  libraryDir: string;
+  /** The library whose file store keeps the token, or the host's own store. */
+  libraryDir: string | HubCredentialStore;
   machine?: string;
 }): Promise<LoginResult> {
-  const client = createHubClient({ url: input.url, client: 'cli' });
+  const store = credentialStoreOf(input.libraryDir);
+  const client = createHubClient({ url: input.url, client: store.client });
   const session = await client.call('auth:login', { user: input.user, password: input.password });
   try {
     let passwordChanged = false;
@@ -48,9 +50,9 @@ export async function loginToHub(input: {
       });
       passwordChanged = true;
     }
-    const tokenName = `cli@${input.machine ?? hostname()}`.slice(0, 100);
+    const tokenName = `${store.client}@${input.machine ?? hostname()}`.slice(0, 100);
     const token = await client.call('tokens:create', { name: tokenName });
-    const file = await saveCredentials(input.libraryDir, {
+    const file = await store.save({
       url: client.url,
       user: session.user,
       tokenId: token.id,
@@ -72,19 +74,29 @@ export async function loginToHub(input: {
 }
 
 /** Who the stored token signs in as, asked of the hub. */
-export async function whoAmI(libraryDir: string): Promise<HubMe & { url: string }> {
-  const creds = await loadCredentials(libraryDir);
-  const client = createHubClient({ url: creds.url, token: creds.token, client: 'cli' });
+export async function whoAmI(
+  libraryDir: string | HubCredentialStore,
+  options: { timeoutMs?: number } = {},
+): Promise<HubMe & { url: string }> {
+  const store = credentialStoreOf(libraryDir);
+  const creds = await store.load();
+  const client = createHubClient({
+    url: creds.url,
+    token: creds.token,
+    client: store.client,
+    ...options,
+  });
   return { url: client.url, ...(await client.call('auth:whoami', {})) };
 }
 
 /** Revokes the stored token on the hub and deletes the file. A token the hub no longer accepts
  * (revoked, account removed) is forgotten too; an unreachable hub keeps the file (retry). */
 export async function logoutFromHub(
-  libraryDir: string,
+  libraryDir: string | HubCredentialStore,
 ): Promise<{ url: string; user: string; revoked: boolean }> {
-  const creds = await loadCredentials(libraryDir);
-  const client = createHubClient({ url: creds.url, token: creds.token, client: 'cli' });
+  const store = credentialStoreOf(libraryDir);
+  const creds = await store.load();
+  const client = createHubClient({ url: creds.url, token: creds.token, client: store.client });
   let revoked = false;
   try {
     revoked = (await client.call('auth:logout', {})).revoked;
@@ -93,6 +105,6 @@ export async function logoutFromHub(
       throw e;
     }
   }
-  await deleteCredentials(libraryDir);
+  await store.clear();
   return { url: client.url, user: creds.user, revoked };
 }

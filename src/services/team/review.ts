@@ -17,6 +17,7 @@ import { MANIFEST_NAME, parseManifest } from '../upload/manifest';
 import { importBundle } from '../upload/pull';
 import { UPLOADS_STAGE_DIR } from '../upload/queue';
 import { DEFAULT_RETRY_POLICY, withRetry } from '../upload/retry';
+import type { HubCredentialStore } from './credential-store';
 import { signedInClient } from './submit';
 
 /** What the library remembers of a submission it took for review. */
@@ -97,10 +98,10 @@ function lastEditId(lib: Library, seq: number): number {
  * already holds); null when nothing waits. */
 export async function reviewNext(
   lib: Library,
-  options: { concurrency?: number; now?: () => number } = {},
+  options: { concurrency?: number; now?: () => number; credentials?: HubCredentialStore } = {},
 ): Promise<HubLeased | null> {
   const now = options.now ?? Date.now;
-  const { client, user } = await signedInClient(lib);
+  const { client, user } = await signedInClient(lib, options.credentials);
   const { submission } = await client.call('review:next', {});
   if (!submission) {
     return null;
@@ -218,6 +219,7 @@ export async function sendVerdict(
   lib: Library,
   recordingIdOrPrefix: string,
   input: VerdictInput,
+  credentials?: HubCredentialStore,
 ): Promise<HubOutput<'review:verdict'> & { recording: string; edits: number }> {
   const { seq, id } = resolveRecordingSeq(lib.db, recordingIdOrPrefix);
   const record = await loadRecord(lib, id);
@@ -232,7 +234,7 @@ export async function sendVerdict(
   const editLog = listEdits(lib.db, seq, ['active'])
     .filter((e) => e.id > record.baseEditId)
     .map((e) => ({ atMs: e.atMs, author: e.author, edit: e.edit }));
-  const { client } = await signedInClient(lib);
+  const { client } = await signedInClient(lib, credentials);
   const result = await client.call('review:verdict', {
     id: record.submissionId,
     version: record.version,
@@ -243,4 +245,25 @@ export async function sendVerdict(
   });
   await fs.rm(recordFile(lib, id), { force: true });
   return { ...result, recording: id, edits: editLog.length };
+}
+
+/** The submissions this library holds for review (taken, verdict not sent yet). */
+export async function listHeldReviews(lib: Library): Promise<ReviewRecord[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(lib.resolve(HUB_REVIEWS_DIR));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      return [];
+    }
+    throw e;
+  }
+  const records: ReviewRecord[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    const record = await loadRecord(lib, name.slice(0, -'.json'.length)).catch(() => null);
+    if (record) {
+      records.push(record);
+    }
+  }
+  return records;
 }

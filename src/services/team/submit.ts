@@ -28,7 +28,7 @@ import {
 } from '../upload/manifest';
 import { UPLOADS_STAGE_DIR } from '../upload/queue';
 import { createHubClient, type HubClient } from './client';
-import { loadCredentials } from './credentials';
+import { credentialStoreOf, type HubCredentialStore } from './credential-store';
 
 /** Options of {@link submitToHub}. */
 export type SubmitOptions = {
@@ -42,6 +42,8 @@ export type SubmitOptions = {
   onWarning?: (line: string) => void;
   /** Clock (epoch ms). */
   now?: () => number;
+  /** Where the sign-in is kept; default the file beside the library. */
+  credentials?: HubCredentialStore;
 };
 
 /** What one recording's submit did. */
@@ -210,10 +212,14 @@ function checkSummaryOf(lib: Library, id: string): Record<string, unknown> {
 }
 
 /** The team client of the library's stored sign-in. */
-export async function signedInClient(lib: Library): Promise<{ client: HubClient; user: string }> {
-  const creds = await loadCredentials(lib.dir);
+export async function signedInClient(
+  lib: Library,
+  credentials?: HubCredentialStore,
+): Promise<{ client: HubClient; user: string }> {
+  const store = credentialStoreOf(credentials ?? lib.dir);
+  const creds = await store.load();
   return {
-    client: createHubClient({ url: creds.url, token: creds.token, client: 'cli' }),
+    client: createHubClient({ url: creds.url, token: creds.token, client: store.client }),
     user: creds.user,
   };
 }
@@ -225,7 +231,7 @@ export async function submitToHub(
   options: SubmitOptions,
 ): Promise<SubmitResult[]> {
   const now = options.now ?? Date.now;
-  const { client, user } = await signedInClient(lib);
+  const { client, user } = await signedInClient(lib, options.credentials);
   const fullIds = ids.map((i) => resolveRecordingSeq(lib.db, i).id);
   // the PII policy for all before anything is sent (PII_UNRESOLVED refuses the whole call)
   const decisions = enforcePiiPolicy(lib, fullIds, {
@@ -319,8 +325,11 @@ export async function submitToHub(
 }
 
 /** The signed-in annotator's submissions with status, grade, feedback and reviewer (`sync`). */
-export async function syncFromHub(lib: Library): Promise<HubOutput<'submissions:mine'>> {
-  const { client } = await signedInClient(lib);
+export async function syncFromHub(
+  lib: Library,
+  credentials?: HubCredentialStore,
+): Promise<HubOutput<'submissions:mine'>> {
+  const { client } = await signedInClient(lib, credentials);
   return await client.call('submissions:mine', {});
 }
 

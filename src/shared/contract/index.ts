@@ -2,4 +2,5 @@
 export * from './methods';
 export * from './edits';
 export * from './recorder';
+export * from './team';
 export * from './validators';

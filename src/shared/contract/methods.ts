@@ -27,6 +27,7 @@ import {
 } from '../domain';
 import { SkippedEditSchema, StepEditSchema, StepMarkSchema } from './edits';
 import { RECORDER_METHOD_SCHEMAS, RecorderStatusDtoSchema } from './recorder';
+import { TEAM_METHOD_SCHEMAS, TEAM_METHODS, TeamChangedDtoSchema } from './team';
 import {
   absolutePathField,
   boolField,
@@ -514,6 +515,7 @@ export const METHOD_SCHEMAS = {
   /** Stops the recording's replay under way (its report says `cancelled`); answers the status. */
   'replay:cancel': { input: idOnly, output: ReplayStatusDtoSchema },
   ...RECORDER_METHOD_SCHEMAS,
+  ...TEAM_METHOD_SCHEMAS,
 } satisfies Record<string, { input: v.GenericSchema; output: v.GenericSchema }>;
 
 /** A method name. */
@@ -564,6 +566,7 @@ export const API_METHODS = [
   'system:health',
   'settings:get',
   'settings:set',
+  ...TEAM_METHODS,
 ] as const satisfies readonly ApiMethod[];
 
 // ---- events ---------------------------------------------------------------------------------
@@ -612,6 +615,7 @@ export const EVENT_SCHEMAS = {
   'recordings:changed': idOnly,
   'uploads:progress': UploadProgressDtoSchema,
   'recorder:status-changed': RecorderStatusDtoSchema,
+  'team:changed': TeamChangedDtoSchema,
 } satisfies Record<string, v.GenericSchema>;
 
 /** An event name. */
@@ -627,4 +631,5 @@ export const API_EVENTS = [
   'recordings:changed',
   'uploads:progress',
   'recorder:status-changed',
+  'team:changed',
 ] as const satisfies readonly ApiEvent[];
