@@ -46,6 +46,10 @@ export type Postgres = {
   createDatabase: (name?: string) => Promise<string>;
   /** Stops the server (SIGINT: fast shutdown), waits until it is gone, removes its folder. */
   stop: () => Promise<void>;
+  /** Stops the server but keeps its data (an outage); `resume` starts it again. */
+  pause: () => Promise<void>;
+  /** Starts a paused server again on the same port and data. */
+  resume: () => Promise<void>;
 };
 
 async function freePort(): Promise<number> {
@@ -113,28 +117,48 @@ export async function startPostgres(): Promise<Postgres> {
     ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'],
     asPostgres,
   );
-  await pgRun(
-    'pg_ctl',
-    [
-      '-D',
-      data,
-      '-l',
-      path.join(dir, 'log'),
-      '-w',
-      '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-      'start',
-    ],
-    asPostgres,
-  );
   const pidFile = path.join(data, 'postmaster.pid');
-  const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+  const start = async (): Promise<number> => {
+    await pgRun(
+      'pg_ctl',
+      [
+        '-D',
+        data,
+        '-l',
+        path.join(dir, 'log'),
+        '-w',
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+        'start',
+      ],
+      asPostgres,
+    );
+    return Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+  };
+  let pid = await start();
+  const halt = async () => {
+    try {
+      process.kill(pid, 'SIGINT'); // fast shutdown: roll back clients, stop at once
+    } catch {
+      // gone already
+    }
+    const deadline = Date.now() + STOP_WAIT_MS;
+    while (existsSync(pidFile) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    if (existsSync(pidFile)) {
+      process.kill(pid, 'SIGKILL');
+    }
+  };
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let stopped = false;
+  let paused = false;
   return {
     port,
     url,
-    pid,
+    get pid() {
+      return pid;
+    },
     dir,
     createDatabase: async (name) => {
       databases += 1;
@@ -153,19 +177,22 @@ export async function startPostgres(): Promise<Postgres> {
         return;
       }
       stopped = true;
-      try {
-        process.kill(pid, 'SIGINT'); // fast shutdown: roll back clients, stop at once
-      } catch {
-        // gone already
-      }
-      const deadline = Date.now() + STOP_WAIT_MS;
-      while (existsSync(pidFile) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      if (existsSync(pidFile)) {
-        process.kill(pid, 'SIGKILL');
+      if (!paused) {
+        await halt();
       }
       await rm(dir, { recursive: true, force: true });
+    },
+    pause: async () => {
+      if (!paused && !stopped) {
+        paused = true;
+        await halt();
+      }
+    },
+    resume: async () => {
+      if (paused && !stopped) {
+        pid = await start();
+        paused = false;
+      }
     },
   };
 }
