@@ -3,22 +3,9 @@ import type http from 'node:http';
 import type { ErrorCode } from '../shared/errors';
 import type { ResultError } from '../shared/result';
 
-/** Content-Security-Policy of every response (the renderer loads nothing from elsewhere). */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; media-src 'self' blob:; img-src 'self' data: blob:; " +
-  "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
-
-// Sets the headers every response carries. Deliberately no Access-Control-* (CORS) headers:
-// other origins must not read anything from this server.
-export function setSecurityHeaders(res: http.ServerResponse): void {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  // the launch URL carries the token: never leak it through Referer
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-}
+// the headers and the page policy are shared with the team hub, which serves the same renderer
+export { CONTENT_SECURITY_POLICY, setSecurityHeaders } from '../infra/http/security-headers';
+export { sendHtml } from '../infra/http/static-files';
 
 // Sends a JSON body (any value) with the given status.
 export function sendJson(
@@ -48,18 +35,4 @@ export function sendError(
 ): void {
   const error: ResultError = details ? { code, message, details } : { code, message };
   sendJson(res, status, { ok: false, error }, headers);
-}
-
-// Sends a small HTML page (used for the not-built and bad-token pages).
-export function sendHtml(res: http.ServerResponse, status: number, title: string, body: string) {
-  const html =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
-    `<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">` +
-    `<h1>${title}</h1>${body}</body></html>`;
-  res.writeHead(status, {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Content-Length': Buffer.byteLength(html),
-    'Cache-Control': 'no-store',
-  });
-  res.end(res.req.method === 'HEAD' ? undefined : html);
 }

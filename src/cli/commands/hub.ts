@@ -1,6 +1,7 @@
 // `cua-annotator hub`: the team hub (docs/team-mode.md). `hub [--data DIR | --database URL] …`
 // runs the server until Ctrl+C/SIGTERM; `hub user …` (hub-user.ts) manages accounts.
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { countActiveAdmins, openHubDb } from '../../hub/db';
 import { createHubServer } from '../../hub/http';
 import { openHubStorage, type HubObjectStore } from '../../hub/storage';
@@ -16,7 +17,7 @@ export const HUB_DEFAULT_PORT = 8470;
 
 const HELP = `Usage: cua-annotator hub (--data DIR | --database URL) [--host 127.0.0.1] [--port ${HUB_DEFAULT_PORT}]
                          [--storage s3://BUCKET/PREFIX [--endpoint URL] [--path-style]]
-                         [--tls-cert FILE --tls-key FILE] [--trust-proxy] [--json]
+                         [--tls-cert FILE --tls-key FILE] [--trust-proxy] [--renderer DIR] [--json]
        cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
 
 The team hub: accounts and roles for annotators, reviewers and admins on several machines
@@ -37,6 +38,8 @@ Options:
   --tls-key FILE     PEM private key for HTTPS
   --trust-proxy      behind a reverse proxy that terminates TLS: trust its X-Forwarded-Proto and
                      X-Forwarded-For (never set this without a proxy in front)
+  --renderer DIR     built renderer to serve as the team pages at / (default out/renderer, the
+                     build serve uses; npm run build:renderer)
   --json             print {"url": …} as one JSON line once listening
   -h, --help         show this help
 
@@ -99,6 +102,7 @@ async function runHubServer(argv: string[]): Promise<number> {
     storage: { type: 'string' },
     endpoint: { type: 'string' },
     'path-style': { type: 'boolean' },
+    renderer: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -145,6 +149,7 @@ async function runHubServer(argv: string[]): Promise<number> {
         port,
         tls,
         trustProxy,
+        ...(values.renderer ? { staticDir: path.resolve(values.renderer) } : {}),
         log: errLine,
       });
       try {
@@ -152,6 +157,7 @@ async function runHubServer(argv: string[]): Promise<number> {
           out(JSON.stringify({ url: server.url }));
         } else {
           out(`Hub listening at ${server.url} (data: ${hub.location})`);
+          out(`Team pages: open ${server.url}/ in a browser and sign in.`);
           out('Press Ctrl+C to stop.');
         }
         if ((await countActiveAdmins(hub.db)) === 0) {

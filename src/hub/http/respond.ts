@@ -3,10 +3,7 @@
 import type http from 'node:http';
 import type { ErrorCode } from '../../shared/errors';
 import type { Result, ResultError } from '../../shared/result';
-
-// the hub serves its API only for now; its pages (next) load nothing from elsewhere either
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+import { setSecurityHeaders } from '../../infra/http/security-headers';
 
 /** Status per error code; codes not listed answer 500. */
 export const HUB_STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
@@ -38,17 +35,10 @@ export function hubStatus(result: Result<unknown>): number {
   return result.ok ? 200 : (HUB_STATUS_BY_CODE[result.error.code] ?? 500);
 }
 
-/** Headers every answer carries; deliberately no CORS headers. */
+/** Headers every answer carries (the same as serve's: the hub serves the same renderer, with the
+ * same Content-Security-Policy); deliberately no CORS headers. */
 export function setHubSecurityHeaders(res: http.ServerResponse, https: boolean): void {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-  if (https) {
-    res.setHeader('Strict-Transport-Security', 'max-age=31536000');
-  }
+  setSecurityHeaders(res, { https });
 }
 
 /** Sends a Result envelope with its status. */

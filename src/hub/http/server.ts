@@ -12,6 +12,7 @@ import { allowedHosts, isLoopbackHost, readBearer, readCookie } from '../../infr
 import {
   HUB_BEFORE_PASSWORD_CHANGE,
   HUB_METHOD_SCHEMAS,
+  HUB_PAGE_META,
   HUB_ROLE_TABLE,
   isHubMethod,
   type HubMethod,
@@ -33,6 +34,7 @@ import { HUB_HANDLERS, type HubCallContext, type HubCallerInfo } from './methods
 import { createLoginLimiter, type LoginLimits } from './rate-limit';
 import { sendHubError, sendResult, setHubSecurityHeaders } from './respond';
 import { readBody } from '../../infra/http/read-body';
+import { defaultRendererDir, serveStatic } from '../../infra/http/static-files';
 
 /** The session cookie's name over plain HTTP. */
 export const HUB_SESSION_COOKIE = 'cua_hub_session';
@@ -64,6 +66,9 @@ export type HubServerOptions = {
   now?: () => number;
   /** One line per unexpected failure. */
   log?: (line: string) => void;
+  /** Folder of the built renderer served at / (the team pages, §14); default:
+   * defaultRendererDir(), the same build `serve` uses. */
+  staticDir?: string;
 };
 
 /** A running hub server. */
@@ -76,6 +81,13 @@ export type HubServerHandle = {
 };
 
 const KNOWN_CLIENTS = new Set(['cli', 'app', 'web']);
+
+// The renderer's index.html marked as the hub's: the page shows the team pages and calls this
+// hub's API (src/renderer/main.tsx reads the marker).
+function markHubIndex(html: string): string {
+  const meta = `<meta name="${HUB_PAGE_META.name}" content="${HUB_PAGE_META.content}" />`;
+  return html.includes('</head>') ? html.replace('</head>', `    ${meta}\n  </head>`) : meta + html;
+}
 
 function errorResult(caught: unknown): Result<never> | null {
   // a database that went away while the hub runs is a coded 503, not an internal error
@@ -124,6 +136,7 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const limiter = createLoginLimiter(options.loginLimits, options.now);
   const log = options.log ?? (() => undefined);
+  const staticDir = options.staticDir ?? defaultRendererDir();
   // the Host guard applies to a loopback bind without a proxy in front: there every legitimate
   // Host names this machine, and anything else is a DNS-rebinding page
   const guardHost = isLoopbackHost(host) && !trustProxy;
@@ -184,9 +197,20 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
       return;
     }
     if (!pathOnly.startsWith('/api/')) {
-      sendHubError(res, 'NOT_FOUND', `nothing at ${pathOnly || '(no path)'}`, {
-        fix: 'The hub answers POST /api/<method> (docs/team-mode.md §12).',
-      });
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        sendHubError(
+          res,
+          'METHOD_NOT_ALLOWED',
+          `use GET for ${pathOnly || '/'}`,
+          {
+            fix: 'The hub answers POST /api/<method> and serves its pages with GET (§12, §14).',
+          },
+          { Allow: 'GET, HEAD' },
+        );
+        return;
+      }
+      // the team pages: the built renderer, its index.html marked as the hub's (§14)
+      await serveStatic(staticDir, pathOnly || '/', res, { transformIndex: markHubIndex });
       return;
     }
     if (req.method !== 'POST') {

@@ -385,3 +385,9 @@ export const HUB_BEFORE_PASSWORD_CHANGE: readonly HubMethod[] = [
   'auth:logout',
   'auth:whoami',
 ];
+
+// ---- the hub's web pages (docs/team-mode.md §14) ---------------------------------------------
+
+/** The `<meta>` the hub adds to the renderer's index.html: the page then knows it is served by
+ * a hub (its API, its session cookie) and shows only the team pages. */
+export const HUB_PAGE_META = { name: 'cua-annotator-host', content: 'hub' } as const;
