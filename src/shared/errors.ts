@@ -138,6 +138,19 @@ export const ERROR_CODES = [
   // hub's; no sign-in stored beside this library
   'HUB_UNREACHABLE',
   'HUB_NOT_SIGNED_IN',
+  // OpenAI-compatible model endpoints (src/infra/openai, docs/cot.md): the key is refused (401/
+  // 403); no such model or base URL (404); still rate-limited after the retries (429); the
+  // server failing (5xx) or unreachable; no answer within the time limit; an answer that is not
+  // a chat completion; any other refusal (400, 413, 422); the run's cost limit reached
+  'MODEL_AUTH',
+  'MODEL_NOT_FOUND',
+  'MODEL_RATE_LIMITED',
+  'MODEL_SERVER_ERROR',
+  'MODEL_UNREACHABLE',
+  'MODEL_TIMEOUT',
+  'MODEL_BAD_RESPONSE',
+  'MODEL_REQUEST_REJECTED',
+  'MODEL_COST_LIMIT',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
