@@ -56,6 +56,9 @@ export const ADAPTER_ONLY = {
   pg: ['src/hub/db/'],
   kysely: ['src/hub/db/'],
   '@node-rs/argon2': ['src/hub/auth/passwords.ts'],
+  // the job engine (docs/jobs.md): one adapter; BullMQ is measured in bench/ only
+  'pg-boss': ['src/hub/jobs/engine.ts'],
+  bullmq: [],
   // processes live in the infrastructure layer only (docs/architecture.md §5)
   'node:child_process': ['src/infra/'],
   child_process: [],

@@ -37,6 +37,10 @@ export type HubDatabase = {
   /** The data folder, or the URL without its password. */
   location: string;
   migration: MigrationResult;
+  /** What the job engine connects to (src/hub/jobs/engine.ts, docs/jobs.md): the same PGlite
+   * instance (its one connection, shared with this handle), or the PostgreSQL URL (the engine
+   * opens a pool of its own). */
+  jobTarget: { pglite: PGlite } | { url: string };
   /** Closes the database and releases the data-folder lock; safe to call twice. */
   close: () => Promise<void>;
 };
@@ -66,6 +70,7 @@ async function finishOpen(
   backend: HubDatabase['backend'],
   location: string,
   options: OpenHubDbOptions,
+  jobTarget: HubDatabase['jobTarget'],
   onClose: () => Promise<void> = () => Promise.resolve(),
 ): Promise<HubDatabase> {
   let closed = false;
@@ -82,7 +87,7 @@ async function finishOpen(
   };
   try {
     const migration = await migrateHubDb(db, options.migrations ?? HUB_MIGRATIONS);
-    return { db, backend, location, migration, close };
+    return { db, backend, location, migration, jobTarget, close };
   } catch (e) {
     await close();
     throw e;
@@ -120,7 +125,7 @@ async function openEmbedded(dir: string, options: OpenHubDbOptions): Promise<Hub
     );
   }
   const db = new Kysely<HubTables>({ dialect: new PGliteDialect({ pglite }) });
-  return await finishOpen(db, 'pglite', dir, options, () => lock.release());
+  return await finishOpen(db, 'pglite', dir, options, { pglite }, () => lock.release());
 }
 
 function redactUrl(url: string): string {
@@ -186,7 +191,7 @@ async function openPostgres(url: string, options: OpenHubDbOptions): Promise<Hub
     );
   }
   const db = new Kysely<HubTables>({ dialect: new PostgresDialect({ pool }) });
-  return await finishOpen(db, 'postgres', shown, options);
+  return await finishOpen(db, 'postgres', shown, options, { url });
 }
 
 async function isDir(p: string): Promise<boolean> {

@@ -30,6 +30,9 @@ export type JobHandler<P, R> = (payload: P, ctx: JobContext) => Promise<R>;
 export type JobDeps = {
   db: HubDb;
   store: HubObjectStore;
+  /** Enqueues another job (a fan-in's last item enqueues the merge). The same key is never run
+   * twice: enqueueing a key that exists does nothing. Filled in by the engine. */
+  enqueue?: (name: string, payload: unknown, options: { key: string }) => Promise<void>;
 };
 
 /** Thrown by a handler that stopped because {@link JobContext.signal} was aborted. */
