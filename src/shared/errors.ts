@@ -57,6 +57,10 @@ export const ERROR_CODES = [
   // bytes no longer match the SHA-256 stored when it entered the library
   'VIDEO_MISSING',
   'INTEGRITY_FAILED',
+  // CoT synthesis (src/pipeline/cot, docs/cot.md): the model's answer cannot be read after a retry
+  // (no ## sections, not JSON); no API key in the environment for the model endpoint
+  'COT_ANSWER_INVALID',
+  'COT_API_KEY_MISSING',
   // lifecycle objects called in the wrong state (src/recorder/screen: "call stop() before start()")
   'INVALID_STATE',
   // recording on an operating system without capture parts (src/recorder/platform has Linux,
@@ -130,6 +134,8 @@ export const ERROR_CODES = [
   'STORAGE_UNREACHABLE',
   // the review queue: a verdict or release by someone not holding the submission's live lease
   'HUB_LEASE_NOT_HELD',
+  // the task hub: the person already holds as many task claims as the hub allows one person
+  'HUB_TASK_CLAIM_LIMIT',
   // hub HTTP (src/hub/http): too many failed sign-ins for an account or from an address (details
   // say when to retry); a session signed in with a one-time password that must change it first
   'RATE_LIMITED',

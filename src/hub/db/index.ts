@@ -15,6 +15,7 @@ export {
 export * from './queries/audit';
 export * from './queries/sessions';
 export * from './queries/submissions';
+export * from './queries/tasks';
 export * from './queries/tokens';
 export * from './queries/users';
 export type { HubDb, HubRootDb, HubTables } from './schema';

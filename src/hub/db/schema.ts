@@ -11,6 +11,7 @@ import type {
   Transaction,
 } from 'kysely';
 import type { HubRole } from '../../shared/contract/hub';
+import type { TaskPlatform, TaskStatus } from '../../shared/tasks-file';
 
 /** A timestamp the database fills in (default now()). */
 type CreatedAt = ColumnType<Date, never, never>;
@@ -98,6 +99,8 @@ export type SubmissionsTable = {
   /** The annotator's local recording id (a key segment). */
   recording_id: string;
   task: string;
+  /** The hub task it was recorded for (migration 13), or null. */
+  task_id: ColumnType<number | null, number | null | undefined, number | null>;
   status: ColumnType<SubmissionStatus, SubmissionStatus | undefined, SubmissionStatus>;
   current_version: ColumnType<number, number | undefined, number>;
   /** When the current version joined the queue (null unless submitted or in review). */
@@ -150,6 +153,58 @@ export type VerdictsTable = {
   at: CreatedAt;
 };
 
+export type { TaskPlatform, TaskStatus };
+/** How a task claim ended. */
+export type ClaimEndReason = 'released' | 'expired' | 'submitted' | 'infeasible' | 'closed';
+
+/** `tasks`: something to record (migration 13). */
+export type TasksTable = {
+  id: Generated<number>;
+  instruction: string;
+  /** The instruction lower-cased with whitespace collapsed: unique (src/shared/tasks-file.ts). */
+  instruction_key: string;
+  description: ColumnType<string, string | undefined, string>;
+  domain: ColumnType<string, string | undefined, string>;
+  app: ColumnType<string, string | undefined, string>;
+  url: ColumnType<string, string | undefined, string>;
+  platform: TaskPlatform;
+  /** Accepted submissions after which the task closes itself. */
+  target: number;
+  status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
+  tags: ColumnType<string[], string | undefined, string>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, never, RawBuilder<Date>>;
+};
+
+/** `task_claims`: an annotator's reservation of a task until expires_at; ended_at null while held. */
+export type TaskClaimsTable = {
+  id: Generated<number>;
+  task_id: number;
+  user_id: number;
+  claimed_at: CreatedAt;
+  expires_at: ColumnType<Date, RawBuilder<Date>, RawBuilder<Date>>;
+  ended_at: ColumnType<Date | null, never, Date | RawBuilder<Date>>;
+  end_reason: ColumnType<ClaimEndReason | null, never, ClaimEndReason>;
+};
+
+/** `task_reports`: one person's report that a task cannot be done. */
+export type TaskReportsTable = {
+  id: Generated<number>;
+  task_id: number;
+  user_id: number;
+  reason: string;
+  at: CreatedAt;
+  /** Set when an admin reopened the task: the report no longer counts. */
+  cleared_at: ColumnType<Date | null, never, Date | RawBuilder<Date> | null>;
+};
+
+/** `hub_settings`: the hub's settings, one JSON value per key. */
+export type HubSettingsTable = {
+  key: string;
+  value: ColumnType<unknown, string, string>;
+  updated_at: ColumnType<Date, never, RawBuilder<Date>>;
+};
+
 /** Every hub table, for Kysely. */
 export type HubTables = {
   hub_schema: HubSchemaTable;
@@ -162,6 +217,10 @@ export type HubTables = {
   submission_versions: SubmissionVersionsTable;
   review_leases: ReviewLeasesTable;
   verdicts: VerdictsTable;
+  tasks: TasksTable;
+  task_claims: TaskClaimsTable;
+  task_reports: TaskReportsTable;
+  hub_settings: HubSettingsTable;
 };
 
 /** The hub database handle itself (transactions start here). */

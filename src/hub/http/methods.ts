@@ -11,7 +11,10 @@ import {
   listAudit,
   listUserTokens,
   listVerdicts,
+  listReports,
+  listTasks,
   listVersions,
+  tasksOfSubmissions,
   writeAudit,
   type AuditActor,
   type HubRootDb,
@@ -19,6 +22,21 @@ import {
 } from '../db';
 import { listForAnnotator, leaseNext, reassign, recordVerdict } from '../review/queue';
 import { planUpload, registerUploaded } from '../review/submit';
+import {
+  afterVerdict,
+  claimTask,
+  getTask,
+  importTasks,
+  linkSubmissionToTask,
+  platformsFor,
+  readTaskSettings,
+  releaseTask,
+  reportInfeasible,
+  requireTask,
+  setTaskOpen,
+  updateTask,
+  writeTaskSettings,
+} from '../tasks/tasks';
 import type { HubObjectStore } from '../storage';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
 import type { LoginLimiter } from './rate-limit';
@@ -227,6 +245,9 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
     };
   },
   'submissions:register': async (ctx, input) => {
+    if (input.taskId !== undefined) {
+      await requireTask(ctx.db, input.taskId);
+    }
     const r = await registerUploaded(ctx.db, storeOf(ctx), {
       annotator: queueActor(ctx),
       recordingId: input.recording,
@@ -234,6 +255,12 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       ...(input.checkSummary ? { checkSummary: input.checkSummary } : {}),
       ...(input.piiSummary ? { piiSummary: input.piiSummary } : {}),
     });
+    if (input.taskId !== undefined) {
+      await linkSubmissionToTask(ctx.db, queueActor(ctx), {
+        submissionId: r.submissionId,
+        taskId: input.taskId,
+      });
+    }
     return {
       id: r.submissionId,
       recording: r.recordingId,
@@ -242,22 +269,34 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       isNew: r.isNew,
     };
   },
-  'submissions:mine': async (ctx) => ({
-    submissions: (await listForAnnotator(ctx.db, queueActor(ctx))).map((s) => ({
-      id: s.id,
-      recording: s.recordingId,
-      task: s.task,
-      version: s.version,
-      status: s.status,
-      grade: s.grade,
-      feedback: s.feedback,
-      reviewer: s.reviewer,
-      verdictVersion: s.verdictVersion,
-      updatedAtMs: s.updatedAtMs,
-    })),
-  }),
+  'submissions:mine': async (ctx) => {
+    const mine = await listForAnnotator(ctx.db, queueActor(ctx));
+    const taskIds = await tasksOfSubmissions(
+      ctx.db,
+      mine.map((s) => s.id),
+    );
+    return {
+      submissions: mine.map((s) => ({
+        id: s.id,
+        recording: s.recordingId,
+        task: s.task,
+        taskId: taskIds.get(s.id) ?? null,
+        version: s.version,
+        status: s.status,
+        grade: s.grade,
+        feedback: s.feedback,
+        reviewer: s.reviewer,
+        verdictVersion: s.verdictVersion,
+        updatedAtMs: s.updatedAtMs,
+      })),
+    };
+  },
   'submissions:list': async (ctx, input) => {
     const rows = await listAllSubmissions(ctx.db, { limit: input.limit ?? 100 });
+    const taskIds = await tasksOfSubmissions(
+      ctx.db,
+      rows.map((s) => s.id),
+    );
     const submissions = [];
     for (const s of rows) {
       const verdicts = await listVerdicts(ctx.db, s.id);
@@ -266,6 +305,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
         recording: s.recordingId,
         annotator: s.annotator,
         task: s.task,
+        taskId: taskIds.get(s.id) ?? null,
         version: s.version,
         status: s.status,
         updatedAtMs: s.updatedAtMs,
@@ -339,6 +379,10 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       feedback: input.feedback ?? '',
       editLog: input.editLog ?? [],
     });
+    if (r.status === 'accepted') {
+      // the task it was recorded for closes itself at its target
+      await afterVerdict(ctx.db, queueActor(ctx), r.submissionId);
+    }
     return { id: r.submissionId, version: r.version, status: r.status };
   },
   'review:reassign': async (ctx, input) => {
@@ -355,4 +399,47 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       leaseExpiresAtMs: r.expiresAtMs,
     };
   },
+  'tasks:import': async (ctx, input) =>
+    await importTasks(ctx.db, queueActor(ctx), {
+      text: input.text,
+      format: input.format,
+      dryRun: input.dryRun ?? false,
+    }),
+  'tasks:list': async (ctx, input) => {
+    const status = input.status ?? 'open';
+    const platforms = platformsFor(input.platform);
+    return {
+      tasks: await listTasks(ctx.db, {
+        ...(status === 'all' ? {} : { statuses: [status] }),
+        ...(platforms ? { platforms } : {}),
+        userId: signedIn(ctx).user.id,
+        limit: input.limit ?? 1000,
+      }),
+    };
+  },
+  'tasks:get': async (ctx, input) => ({
+    task: await getTask(ctx.db, input.id, signedIn(ctx).user.id),
+    reports: await listReports(ctx.db, input.id),
+  }),
+  'tasks:claim': async (ctx, input) => await claimTask(ctx.db, queueActor(ctx), input.id),
+  'tasks:release': async (ctx, input) => ({
+    id: input.id,
+    released: await releaseTask(ctx.db, queueActor(ctx), input.id),
+  }),
+  'tasks:infeasible': async (ctx, input) =>
+    await reportInfeasible(ctx.db, queueActor(ctx), { taskId: input.id, reason: input.reason }),
+  'tasks:update': async (ctx, input) => {
+    const { id, ...change } = input;
+    return { task: await updateTask(ctx.db, queueActor(ctx), id, change) };
+  },
+  'tasks:close': async (ctx, input) => ({
+    task: await setTaskOpen(ctx.db, queueActor(ctx), input.id, false),
+  }),
+  'tasks:reopen': async (ctx, input) => ({
+    task: await setTaskOpen(ctx.db, queueActor(ctx), input.id, true),
+  }),
+  'tasks:settings': async (ctx, input) =>
+    Object.keys(input).length
+      ? await writeTaskSettings(ctx.db, queueActor(ctx), input)
+      : await readTaskSettings(ctx.db),
 };

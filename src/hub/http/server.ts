@@ -14,6 +14,7 @@ import {
   HUB_METHOD_SCHEMAS,
   HUB_PAGE_META,
   HUB_ROLE_TABLE,
+  HUB_TASKS_IMPORT_MAX_BYTES,
   isHubMethod,
   type HubMethod,
 } from '../../shared/contract/hub';
@@ -247,7 +248,9 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
       sendHubError(res, 'INVALID_PAYLOAD', 'send the payload as Content-Type: application/json');
       return;
     }
-    const body = await readBody(req, HUB_BODY_LIMIT_BYTES);
+    // a task file may be larger than any other request (docs/team-mode.md §TASKS)
+    const bodyLimit = method === 'tasks:import' ? HUB_TASKS_IMPORT_MAX_BYTES : HUB_BODY_LIMIT_BYTES;
+    const body = await readBody(req, bodyLimit);
     if (body.kind === 'aborted') {
       res.destroy();
       return;

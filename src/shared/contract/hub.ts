@@ -3,6 +3,17 @@
 // and (later) the pages.
 import * as v from 'valibot';
 import { boolField, got, idField, integer, obj, oneOf, text } from './fields';
+import {
+  TASK_DESCRIPTION_MAX,
+  TASK_FILE_FORMATS,
+  TASK_INSTRUCTION_MAX,
+  TASK_NAME_MAX,
+  TASK_PLATFORMS,
+  TASK_STATUSES,
+  TASK_TAGS_MAX,
+  TASK_TARGET_MAX,
+  TASK_URL_MAX,
+} from '../tasks-file';
 
 /** Roles a hub account can hold; a person may hold several. */
 export const HUB_ROLES = ['annotator', 'reviewer', 'admin'] as const;
@@ -156,6 +167,8 @@ export const HubMySubmissionSchema = v.strictObject({
   id: v.number(),
   recording: v.string(),
   task: v.string(),
+  /** The hub task it was recorded for, or null. */
+  taskId: v.nullable(v.number()),
   version: v.number(),
   status: statusField,
   grade: gradeField,
@@ -184,6 +197,7 @@ export const HubSubmissionSchema = v.strictObject({
   recording: v.string(),
   annotator: v.string(),
   task: v.string(),
+  taskId: v.nullable(v.number()),
   version: v.number(),
   status: statusField,
   updatedAtMs: msField,
@@ -206,6 +220,46 @@ export const HubLeasedSchema = v.strictObject({
   files: v.array(HubTransferSchema),
 });
 export type HubLeased = v.InferOutput<typeof HubLeasedSchema>;
+
+// ---- tasks (docs/team-mode.md §TASKS) ------------------------------------------------------
+
+/** Largest task file `tasks:import` takes, bytes of JSON body (the hub's limit for it). */
+export const HUB_TASKS_IMPORT_MAX_BYTES = 8 * 1024 * 1024;
+
+/** A task as the lists show it. */
+export const HubTaskSchema = v.strictObject({
+  id: v.number(),
+  instruction: v.string(),
+  description: v.string(),
+  domain: v.string(),
+  app: v.string(),
+  url: v.string(),
+  platform: v.picklist(TASK_PLATFORMS),
+  target: v.number(),
+  status: v.picklist(TASK_STATUSES),
+  tags: v.array(v.string()),
+  /** Submissions recorded for it that are not rejected. */
+  recorded: v.number(),
+  accepted: v.number(),
+  /** Who holds a live claim on it. */
+  claimedBy: v.array(v.string()),
+  /** Infeasible reports since it was last opened. */
+  reports: v.number(),
+  /** When the caller's own claim on it ends, or null. */
+  myClaimExpiresAtMs: nullableMs,
+  createdAtMs: msField,
+  updatedAtMs: msField,
+});
+export type HubTask = v.InferOutput<typeof HubTaskSchema>;
+
+const taskIdField = integer(1);
+const taskOut = v.strictObject({ task: HubTaskSchema });
+const taskSettingsSchema = v.strictObject({
+  claimsPerTask: v.number(),
+  claimsPerPerson: v.number(),
+  claimMinutes: v.number(),
+  infeasibleReports: v.number(),
+});
 
 /** Every hub method: its input and output schema. */
 export const HUB_METHOD_SCHEMAS = {
@@ -285,6 +339,8 @@ export const HUB_METHOD_SCHEMAS = {
       manifestSha256: sha256Field,
       checkSummary: v.optional(summaryField),
       piiSummary: v.optional(summaryField),
+      /** The hub task the recording was made for (tasks:claim). */
+      taskId: v.optional(integer(1)),
     }),
     output: v.strictObject({
       id: v.number(),
@@ -329,6 +385,82 @@ export const HUB_METHOD_SCHEMAS = {
       version: v.number(),
       leaseExpiresAtMs: msField,
     }),
+  },
+  'tasks:import': {
+    input: obj({
+      text: text(HUB_TASKS_IMPORT_MAX_BYTES),
+      format: oneOf(TASK_FILE_FORMATS),
+      dryRun: v.optional(boolField),
+    }),
+    output: v.strictObject({
+      dryRun: v.boolean(),
+      added: v.number(),
+      duplicates: v.number(),
+      /** Each duplicate line, and the earlier line it repeats (null: a task on the hub). */
+      duplicateLines: v.array(v.strictObject({ line: v.number(), of: v.nullable(v.number()) })),
+      errors: v.array(v.strictObject({ line: v.number(), message: v.string() })),
+      ids: v.array(v.number()),
+    }),
+  },
+  'tasks:list': {
+    input: obj({
+      /** Only tasks for this platform (and those for any). */
+      platform: v.optional(oneOf(TASK_PLATFORMS)),
+      /** Default open. */
+      status: v.optional(oneOf([...TASK_STATUSES, 'all'])),
+      limit: v.optional(integer(1, 10_000)),
+    }),
+    output: v.strictObject({ tasks: v.array(HubTaskSchema) }),
+  },
+  'tasks:get': {
+    input: obj({ id: taskIdField }),
+    output: v.strictObject({
+      task: HubTaskSchema,
+      reports: v.array(v.strictObject({ user: v.string(), reason: v.string(), atMs: msField })),
+    }),
+  },
+  'tasks:claim': {
+    input: obj({ id: taskIdField }),
+    output: v.strictObject({
+      claimed: v.boolean(),
+      task: HubTaskSchema,
+      expiresAtMs: nullableMs,
+      /** Why not claimed: as many people hold it as it takes. */
+      reason: v.nullable(v.picklist(['full'])),
+    }),
+  },
+  'tasks:release': {
+    input: obj({ id: taskIdField }),
+    output: v.strictObject({ id: v.number(), released: v.boolean() }),
+  },
+  'tasks:infeasible': {
+    input: obj({ id: taskIdField, reason: text(5000, 1) }),
+    output: v.strictObject({ task: HubTaskSchema, reports: v.number(), setAside: v.boolean() }),
+  },
+  'tasks:update': {
+    input: obj({
+      id: taskIdField,
+      instruction: v.optional(text(TASK_INSTRUCTION_MAX, 1)),
+      description: v.optional(text(TASK_DESCRIPTION_MAX)),
+      domain: v.optional(text(TASK_NAME_MAX)),
+      app: v.optional(text(TASK_NAME_MAX)),
+      url: v.optional(text(TASK_URL_MAX)),
+      platform: v.optional(oneOf(TASK_PLATFORMS)),
+      target: v.optional(integer(1, TASK_TARGET_MAX)),
+      tags: v.optional(v.pipe(v.array(text(TASK_NAME_MAX, 1)), v.maxLength(TASK_TAGS_MAX))),
+    }),
+    output: taskOut,
+  },
+  'tasks:close': { input: obj({ id: taskIdField }), output: taskOut },
+  'tasks:reopen': { input: obj({ id: taskIdField }), output: taskOut },
+  'tasks:settings': {
+    input: obj({
+      claimsPerTask: v.optional(integer(1, 1000)),
+      claimsPerPerson: v.optional(integer(1, 1000)),
+      claimMinutes: v.optional(integer(1, 7 * 24 * 60)),
+      infeasibleReports: v.optional(integer(1, 1000)),
+    }),
+    output: taskSettingsSchema,
   },
 } as const;
 
@@ -377,6 +509,16 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'review:next': ['reviewer'],
   'review:verdict': ['reviewer'],
   'review:reassign': ['admin'],
+  'tasks:import': ['admin'],
+  'tasks:list': 'any-signed-in',
+  'tasks:get': 'any-signed-in',
+  'tasks:claim': ['annotator'],
+  'tasks:release': ['annotator'],
+  'tasks:infeasible': ['annotator'],
+  'tasks:update': ['admin'],
+  'tasks:close': ['admin'],
+  'tasks:reopen': ['admin'],
+  'tasks:settings': ['admin'],
 };
 
 /** The methods a session signed in with a one-time password may call before changing it. */

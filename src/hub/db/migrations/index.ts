@@ -4,6 +4,7 @@ import type { HubDb } from '../schema';
 import { migrate0010 } from './0010-accounts';
 import { migrate0011 } from './0011-submissions';
 import { migrate0012 } from './0012-sessions';
+import { migrate0013 } from './0013-tasks';
 
 /** One schema step. */
 export type HubMigration = {
@@ -18,4 +19,5 @@ export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 10, name: 'accounts', migrate: migrate0010 },
   { version: 11, name: 'submissions', migrate: migrate0011 },
   { version: 12, name: 'sessions', migrate: migrate0012 },
+  { version: 13, name: 'tasks', migrate: migrate0013 },
 ];
