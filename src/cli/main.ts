@@ -109,6 +109,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/login')).whoamiCommand,
   },
   {
+    name: 'tokens',
+    summary: 'your hub API tokens: list, create NAME, revoke ID',
+    load: async () => (await import('./commands/account')).tokensCommand,
+  },
+  {
+    name: 'audit',
+    summary: 'the hub’s audit log (admins): --actor, --action, --limit',
+    load: async () => (await import('./commands/account')).auditCommand,
+  },
+  {
     name: 'submit',
     summary: 'submit recordings to the team hub (checked, verified, resumable)',
     load: async () => (await import('./commands/team')).submitCommand,

@@ -56,8 +56,12 @@ export { openS3Store };
 // the team client (HTTP to the hub, stateless): hosts reach it through the root like the rest
 export type { HubCredentialStore, HubCredentials } from './team';
 export {
+  createHubToken,
   credentialsPath,
   fileCredentialStore,
+  listHubAudit,
+  listHubTokens,
+  revokeHubToken,
   listHubSubmissions,
   parseCredentials,
   loginToHub,

@@ -222,7 +222,13 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
   'users:remove': async (ctx, input) =>
     await removeUser(ctx.db, { name: input.user, by: ctx.actor }),
   'audit:list': async (ctx, input) => ({
-    entries: (await listAudit(ctx.db, { limit: input.limit ?? 100 })).map((e) => ({
+    entries: (
+      await listAudit(ctx.db, {
+        limit: input.limit ?? 100,
+        ...(input.actor !== undefined ? { actor: input.actor } : {}),
+        ...(input.action !== undefined ? { action: input.action } : {}),
+      })
+    ).map((e) => ({
       id: e.id,
       atMs: e.atMs,
       actor: e.actor,

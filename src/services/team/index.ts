@@ -1,4 +1,5 @@
 // The team client (docs/team-mode.md §12): HTTP to the hub, never src/hub itself.
+export * from './account';
 export * from './client';
 export * from './credential-store';
 export * from './credentials';

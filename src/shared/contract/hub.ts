@@ -319,7 +319,12 @@ export const HUB_METHOD_SCHEMAS = {
     output: v.strictObject({ user: v.string(), tokensRevoked: v.number() }),
   },
   'audit:list': {
-    input: obj({ limit: v.optional(integer(1, 1000)) }),
+    input: obj({
+      limit: v.optional(integer(1, 1000)),
+      // the actor's name exactly; an action exactly, or its domain (`token`: token.*)
+      actor: v.optional(text(200, 1)),
+      action: v.optional(text(100, 1)),
+    }),
     output: v.strictObject({ entries: v.array(HubAuditEntrySchema) }),
   },
   'submissions:plan-upload': {

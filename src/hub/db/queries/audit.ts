@@ -47,14 +47,22 @@ export async function writeAudit(db: HubDb, entry: AuditEntry): Promise<void> {
     .execute();
 }
 
-/** The newest audit entries, newest first. */
+/** The newest audit entries, newest first: by `actor` (exactly) and `action` (exactly, or
+ * every action of a domain: `token` is token.create and token.revoke). */
 export async function listAudit(
   db: HubDb,
-  options: { limit?: number } = {},
+  options: { limit?: number; actor?: string; action?: string } = {},
 ): Promise<AuditRecord[]> {
-  const rows = await db
-    .selectFrom('audit_log')
-    .selectAll()
+  const { actor, action } = options;
+  let query = db.selectFrom('audit_log').selectAll();
+  if (actor !== undefined) {
+    query = query.where('actor', '=', actor);
+  }
+  if (action !== undefined) {
+    const domain = `${action.replace(/[\\%_]/g, (c) => `\\${c}`)}.%`;
+    query = query.where((eb) => eb.or([eb('action', '=', action), eb('action', 'like', domain)]));
+  }
+  const rows = await query
     .orderBy('id', 'desc')
     .limit(options.limit ?? 100)
     .execute();
