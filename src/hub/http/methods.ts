@@ -40,6 +40,7 @@ import {
 import type { HubObjectStore } from '../storage';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
 import type { LoginLimiter } from './rate-limit';
+import { reviewerQueue } from '../db/queries/review-queue';
 
 /** The signed-in caller of a request. */
 export type HubCallerInfo = {
@@ -327,6 +328,34 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       });
     }
     return { submissions };
+  },
+  'review:queue': async (ctx, input) => {
+    const q = await reviewerQueue(ctx.db, queueActor(ctx).userId, {
+      doneLimit: input.doneLimit ?? 50,
+    });
+    return {
+      waiting: q.waiting,
+      mine: q.held.map((l) => ({
+        id: l.submissionId,
+        recording: l.recordingId,
+        annotator: l.annotator,
+        task: l.task,
+        version: l.version,
+        leasedAtMs: l.leasedAtMs,
+        leaseExpiresAtMs: l.expiresAtMs,
+      })),
+      done: q.done.map((d) => ({
+        id: d.submissionId,
+        recording: d.recordingId,
+        annotator: d.annotator,
+        task: d.task,
+        version: d.version,
+        verdict: d.verdict,
+        grade: d.grade,
+        feedback: d.feedback,
+        atMs: d.atMs,
+      })),
+    };
   },
   'review:next': async (ctx, input) => {
     const leased = await leaseNext(ctx.db, queueActor(ctx), input.leaseMs);

@@ -221,6 +221,45 @@ export const HubLeasedSchema = v.strictObject({
 });
 export type HubLeased = v.InferOutput<typeof HubLeasedSchema>;
 
+/** The review queue as one reviewer sees it (`review:queue`, the Review queue page). */
+export const HubReviewQueueSchema = v.strictObject({
+  waiting: v.strictObject({
+    /** Submissions a reviewer could be given now (waiting, or leased with the lease expired). */
+    total: v.number(),
+    /** Of those, the caller's own (as an annotator): they go to other reviewers. */
+    own: v.number(),
+    /** When the oldest of them joined the queue. */
+    oldestSinceMs: nullableMs,
+  }),
+  /** The leases the caller holds (live), soonest expiry first. */
+  mine: v.array(
+    v.strictObject({
+      id: v.number(),
+      recording: v.string(),
+      annotator: v.string(),
+      task: v.string(),
+      version: v.number(),
+      leasedAtMs: msField,
+      leaseExpiresAtMs: msField,
+    }),
+  ),
+  /** The verdicts the caller gave, newest first. */
+  done: v.array(
+    v.strictObject({
+      id: v.number(),
+      recording: v.string(),
+      annotator: v.string(),
+      task: v.string(),
+      version: v.number(),
+      verdict: v.picklist(HUB_VERDICTS),
+      grade: gradeField,
+      feedback: v.string(),
+      atMs: msField,
+    }),
+  ),
+});
+export type HubReviewQueue = v.InferOutput<typeof HubReviewQueueSchema>;
+
 // ---- tasks (docs/team-mode.md §TASKS) ------------------------------------------------------
 
 /** Largest task file `tasks:import` takes, bytes of JSON body (the hub's limit for it). */
@@ -362,6 +401,10 @@ export const HUB_METHOD_SCHEMAS = {
   'submissions:list': {
     input: obj({ limit: v.optional(integer(1, 1000)) }),
     output: v.strictObject({ submissions: v.array(HubSubmissionSchema) }),
+  },
+  'review:queue': {
+    input: obj({ doneLimit: v.optional(integer(1, 500)) }),
+    output: HubReviewQueueSchema,
   },
   'review:next': {
     input: obj({ leaseMs: v.optional(integer(1, 24 * 60 * 60_000)) }),
@@ -511,6 +554,7 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'submissions:register': ['annotator'],
   'submissions:mine': ['annotator'],
   'submissions:list': ['admin'],
+  'review:queue': ['reviewer'],
   'review:next': ['reviewer'],
   'review:verdict': ['reviewer'],
   'review:reassign': ['admin'],
