@@ -15,6 +15,7 @@ export * from './queries/recording-fields';
 export * from './queries/video-segments';
 export * from './queries/settings';
 export * from './queries/privacy';
+export * from './queries/cot';
 export { withBusyTimeout, DEFAULT_BUSY_TIMEOUT_MS } from './db';
 export type { MigrateOptions, MigrateOutcome } from './migrate';
 export { checkDatabaseIntegrity, readDatabaseVersion } from './health';

@@ -8,6 +8,8 @@ import { LATEST_SCHEMA_VERSION, migrate, openDatabase, schemaVersion } from '../
 
 const EXPECTED_TABLES = [
   'ax_records',
+  'cot_steps',
+  'cot_summaries',
   'edits',
   'events',
   'keyframes',

@@ -5,6 +5,7 @@ import { migration0002 } from './0002-keyframes';
 import { migration0003 } from './0003-uploads';
 import { migration0004 } from './0004-display-origin';
 import { migration0005 } from './0005-import-fingerprint';
+import { migration0006 } from './0006-cot';
 
 /** One schema migration. */
 export type Migration = {
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0003,
   migration0004,
   migration0005,
+  migration0006,
 ];
