@@ -228,6 +228,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
         limit: input.limit ?? 100,
         ...(input.actor !== undefined ? { actor: input.actor } : {}),
         ...(input.action !== undefined ? { action: input.action } : {}),
+        ...(input.before !== undefined ? { beforeId: input.before } : {}),
       })
     ).map((e) => ({
       id: e.id,

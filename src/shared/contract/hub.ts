@@ -363,6 +363,8 @@ export const HUB_METHOD_SCHEMAS = {
       // the actor's name exactly; an action exactly, or its domain (`token`: token.*)
       actor: v.optional(text(200, 1)),
       action: v.optional(text(100, 1)),
+      // the next page: entries older than this id (the last id of the page before)
+      before: v.optional(integer(1)),
     }),
     output: v.strictObject({ entries: v.array(HubAuditEntrySchema) }),
   },

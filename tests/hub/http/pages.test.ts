@@ -114,3 +114,26 @@ describe('the hub serves its pages', () => {
     }
   });
 });
+
+describe('audit:list for the Team page', () => {
+  it('pages back with `before` (newest first) and filters by actor and action', async () => {
+    const admin = await hub.token('admin');
+    const call = async (payload: Record<string, unknown>) => {
+      const reply = await hub.call('audit:list', payload, { token: admin });
+      expect(reply.status).toBe(200);
+      return reply.body.value.entries as { id: number; actor: string; action: string }[];
+    };
+    const all = await call({});
+    // the fixture's three user.add rows and the tokens made for this test, at least
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+    const first = await call({ limit: 2 });
+    const second = await call({ limit: 2, before: first[1]!.id });
+    expect([...first, ...second].map((e) => e.id)).toEqual(all.slice(0, 4).map((e) => e.id));
+    const adds = await call({ action: 'user.add' });
+    expect(adds.map((e) => e.action)).toEqual(['user.add', 'user.add', 'user.add']);
+    const olderAdds = await call({ action: 'user', before: adds[0]!.id });
+    expect(olderAdds.map((e) => e.id)).toEqual(adds.slice(1).map((e) => e.id));
+    expect(await call({ actor: 'nobody-at-all' })).toEqual([]);
+  });
+});

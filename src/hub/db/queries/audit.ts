@@ -48,15 +48,19 @@ export async function writeAudit(db: HubDb, entry: AuditEntry): Promise<void> {
 }
 
 /** The newest audit entries, newest first: by `actor` (exactly) and `action` (exactly, or
- * every action of a domain: `token` is token.create and token.revoke). */
+ * every action of a domain: `token` is token.create and token.revoke); `beforeId` pages back
+ * (entries older than that id). */
 export async function listAudit(
   db: HubDb,
-  options: { limit?: number; actor?: string; action?: string } = {},
+  options: { limit?: number; actor?: string; action?: string; beforeId?: number } = {},
 ): Promise<AuditRecord[]> {
   const { actor, action } = options;
   let query = db.selectFrom('audit_log').selectAll();
   if (actor !== undefined) {
     query = query.where('actor', '=', actor);
+  }
+  if (options.beforeId !== undefined) {
+    query = query.where('id', '<', options.beforeId);
   }
   if (action !== undefined) {
     const domain = `${action.replace(/[\\%_]/g, (c) => `\\${c}`)}.%`;
