@@ -259,7 +259,7 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
       sendHubError(
         res,
         'PAYLOAD_TOO_LARGE',
-        `the request body is larger than ${HUB_BODY_LIMIT_BYTES} bytes`,
+        `the request body is larger than ${bodyLimit} bytes`,
         {},
         { Connection: 'close' },
       );

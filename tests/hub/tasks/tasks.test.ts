@@ -259,7 +259,7 @@ describe.each(BACKENDS)('the task hub on $name', (backend) => {
       // round 2: everyone gives back, then all 30 try all 10 tasks at once (300 claims) with
       // one claim per person
       await Promise.all(
-        round1.map((r, i) => (r.claimed ? releaseTask(h.db, annotators[i]!, r.task.id) : null)),
+        round1.flatMap((r, i) => (r.claimed ? [releaseTask(h.db, annotators[i]!, r.task.id)] : [])),
       );
       await writeTaskSettings(h.db, admin, { claimsPerPerson: 1 });
       const attempts = annotators.flatMap((a, i) =>

@@ -457,9 +457,7 @@ export async function writeSetting(db: HubDb, key: string, value: unknown): Prom
   await db
     .insertInto('hub_settings')
     .values({ key, value: text })
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet({ value: text, updated_at: sql<Date>`now()` } as never),
-    )
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: text, updated_at: sql<Date>`now()` }))
     .execute();
 }
 
