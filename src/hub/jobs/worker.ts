@@ -1,0 +1,45 @@
+// Runs jobs until told to stop: what `cua-annotator worker` does on another machine and what the
+// embedded hub does in its own process (docs/jobs.md §4). The handlers come from the caller
+// (src/hub/jobs/handlers for the real ones), so tests run the same loop with handlers of their
+// own.
+import type { HubDatabase } from '../db';
+import { openJobEngine, type JobEngine, type JobEvent, type JobTiming } from './engine';
+import type { JobQueueSpec } from './queues';
+import type { JobHandler } from './types';
+
+/** Options of {@link startJobRunner}. */
+export type JobRunnerOptions = {
+  database: HubDatabase;
+  /** Handlers by queue name; the runner works the queues it has a handler for. */
+  handlers: (engine: JobEngine) => Readonly<Record<string, JobHandler<never, unknown>>>;
+  /** Jobs at once per queue (default 1). */
+  concurrency?: number;
+  queues?: readonly JobQueueSpec[];
+  timing?: Partial<JobTiming>;
+  onEvent?: (event: JobEvent) => void;
+};
+
+/** A running job runner. */
+export type JobRunner = {
+  engine: JobEngine;
+  /** Stops taking jobs and waits up to `timeoutMs` for the jobs in hand; those still running
+   * then are handed back to the queue (their signal aborts). */
+  stop: (options?: { timeoutMs?: number }) => Promise<void>;
+};
+
+/** Opens the job engine on the hub database and starts working the handlers' queues. */
+export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunner> {
+  const engine = await openJobEngine({
+    database: options.database,
+    ...(options.queues ? { queues: options.queues } : {}),
+    ...(options.timing ? { timing: options.timing } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  try {
+    await engine.work(options.handlers(engine), { concurrency: options.concurrency ?? 1 });
+  } catch (e) {
+    await engine.stop({ timeoutMs: 1000 });
+    throw e;
+  }
+  return { engine, stop: async (o) => await engine.stop(o) };
+}
