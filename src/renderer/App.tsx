@@ -9,6 +9,7 @@ import { RecordPage } from './pages/RecordPage';
 import { RecordingPage } from './pages/RecordingPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { UploadsPage } from './pages/UploadsPage';
+import { TeamPage } from './pages/team/TeamPage';
 import type { Route } from './lib/route';
 import { CheckGateDialog } from './components/CheckGateDialog';
 import { UploadDialog } from './components/UploadDialog';
@@ -44,6 +45,7 @@ class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | 
 const NAV_LINKS = [
   { page: 'record', label: 'Record' },
   { page: 'uploads', label: 'Uploads' },
+  { page: 'team', label: 'Team' },
   { page: 'health', label: 'Health' },
   { page: 'settings', label: 'Settings' },
 ] as const satisfies readonly { page: Route['page']; label: string }[];
@@ -61,6 +63,8 @@ function PageOf({ route }: { route: Route }) {
       return <HealthPage />;
     case 'settings':
       return <SettingsPage />;
+    case 'team':
+      return <TeamPage />;
     case 'hud':
       return <HudPage />;
     case 'library':

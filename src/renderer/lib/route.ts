@@ -1,8 +1,9 @@
 // The hash routes of the UI: `#/` (library), `#/uploads`, `#/recording/<id>`, and the desktop
-// pages `#/record`, `#/health`, `#/settings` and `#/hud` (the desktop app's compact HUD window).
+// pages `#/record`, `#/health`, `#/settings` and `#/hud` (the desktop app's compact HUD window),
+// and `#/team` (sign-in to a team hub, My submissions, the review queue).
 
 /** Pages without parameters, by their path (`#/<name>`). */
-const SIMPLE_PAGES = ['uploads', 'record', 'health', 'settings', 'hud'] as const;
+const SIMPLE_PAGES = ['uploads', 'record', 'health', 'settings', 'hud', 'team'] as const;
 /** One of {@link SIMPLE_PAGES}. */
 type SimplePage = (typeof SIMPLE_PAGES)[number];
 

@@ -16,6 +16,8 @@ import { StepList } from '../components/StepList';
 import { ReviewChip } from '../components/StatusChip';
 import { TaskPanel } from '../components/TaskPanel';
 import { UploadButton } from '../components/UploadButton';
+import { SubmitToTeamButton } from './team/SubmitToTeamButton';
+import { TeamReviewPanel } from './team/TeamReviewPanel';
 import { VideoPlayer, type VideoPlayerHandle } from '../components/VideoPlayer';
 import { useApiEvent } from '../hooks/use-api-event';
 import { usePageExitFlush } from '../hooks/use-page-exit';
@@ -284,8 +286,10 @@ export function RecordingPage({ id }: { id: string }) {
             Export…
           </button>
           <UploadButton getIds={() => [recording.id]} />
+          <SubmitToTeamButton recordingId={recording.id} beforeSubmit={actions.flushDrafts} />
         </div>
       </header>
+      <TeamReviewPanel recordingId={recording.id} beforeSend={actions.flushDrafts} />
       {recording.skippedEdits.length > 0 && (
         <div className="notice notice-warn" role="status">
           {recording.skippedEdits.length} earlier edit

@@ -9,6 +9,7 @@ import { resetRedactionStore } from './redaction';
 import { resetReplayStore } from './replay';
 import { resetReviewStore } from './review';
 import { resetSettingsStore } from './settings';
+import { resetTeamStore } from './team';
 import { resetUploadsStore } from './uploads';
 
 // Puts every renderer store back to its initial state.
@@ -24,4 +25,5 @@ export function resetAllStores(): void {
   resetRedactionStore();
   resetCheckGateStore();
   resetReplayStore();
+  resetTeamStore();
 }
