@@ -11,6 +11,7 @@ import {
 } from '../../../src/infra/openai/chat-client';
 import { createRequestGate } from '../../../src/infra/openai/gate';
 import type { ChatRequest } from '../../../src/infra/openai/types';
+import type { ChatClient as PipelineChatClient } from '../../../src/pipeline/cot/types';
 import { AppError } from '../../../src/shared/errors';
 import { fence, startOpenAiStub, type OpenAiStub } from '../../helpers/openai-stub';
 
@@ -68,6 +69,11 @@ const shown = (e: AppError): string =>
   [e.message, e.fix ?? '', JSON.stringify(e.details ?? {})].join('\n');
 
 describe('OpenAI-compatible client against the stub', () => {
+  it('fits the CoT pipeline’s ChatClient port (src/pipeline/cot/types.ts)', () => {
+    const port: PipelineChatClient = client();
+    expect(typeof port.complete).toBe('function');
+  });
+
   it('sends upstream’s request shape and returns the text and usage', async () => {
     stub.script({
       text: fence({ last_step_correct: true }),
