@@ -295,6 +295,16 @@ describe('main process composition root', () => {
     // the app keeps upload credentials (through safeStorage), so the settings say it can
     expect(settings.value).toMatchObject({ canStoreCredentials: true });
 
+    // the hub's token is kept through safeStorage too (src/main/hub-credential-store.ts)
+    const team = (await electron.handlers.get('cua:team:status')!(fromApp, {})) as {
+      ok: true;
+      value: { signedIn: boolean; tokenPlace: string };
+    };
+    expect(team.value).toMatchObject({
+      signedIn: false,
+      tokenPlace: expect.stringMatching(/keychain/) as unknown,
+    });
+
     // the start/stop hotkey with no task yet opens the Record page to ask for one
     electron.shortcuts.get(normalize(hotkeys.startStop))!();
     expect(mainWindow!.url).toBe('cua-app://app/index.html#/record');
