@@ -104,16 +104,54 @@ export function fence(value: unknown): string {
   return '```json\n' + JSON.stringify(value, null, 2) + '\n```';
 }
 
-/** Token counts the stub reports when a reply gives none: about 4 characters a token for
- * text, 765 a high-detail image (OpenAI's figure for a 1024×768 tile set). */
+/** Token counts the stub reports when a reply gives none: about 4 characters a token for text,
+ * and OpenAI's published count for a high-detail image (fit in 2048×2048, shortest side down to
+ * 768, then 170 per 512-px tile plus 85); 765 for an image whose size cannot be read. */
 export function stubUsage(
   req: StubRequest,
   text: string,
 ): { prompt_tokens: number; completion_tokens: number } {
+  const images = req.images.reduce((sum, bytes) => sum + imageTokens(jpegSize(bytes)), 0);
   return {
-    prompt_tokens: Math.ceil(req.promptText.length / 4) + 765 * req.images.length,
+    prompt_tokens: Math.ceil(req.promptText.length / 4) + images,
     completion_tokens: Math.ceil(text.length / 4),
   };
+}
+
+/** OpenAI's high-detail image token count for a width × height image. */
+export function imageTokens(size: { width: number; height: number } | undefined): number {
+  if (!size) {
+    return 765;
+  }
+  let { width, height } = size;
+  const fit = Math.min(1, 2048 / Math.max(width, height));
+  width *= fit;
+  height *= fit;
+  const shrink = Math.min(1, 768 / Math.min(width, height));
+  width *= shrink;
+  height *= shrink;
+  return 85 + 170 * Math.ceil(width / 512) * Math.ceil(height / 512);
+}
+
+/** A JPEG's size from its first start-of-frame marker (undefined when not a JPEG). */
+export function jpegSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) {
+    return undefined;
+  }
+  let i = 2;
+  while (i + 9 < bytes.length) {
+    if (bytes[i] !== 0xff) {
+      return undefined;
+    }
+    const marker = bytes[i + 1]!;
+    const length = bytes.readUInt16BE(i + 2);
+    // SOF0–SOF15 except DHT (C4), JPG (C8) and DAC (CC)
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
+    }
+    i += 2 + length;
+  }
+  return undefined;
 }
 
 export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<OpenAiStub> {

@@ -3,6 +3,7 @@
 // concurrency and per-minute limits, token accounting and the cost stop, coded errors and the key
 // never shown.
 
+import jpeg from 'jpeg-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpenAiChatClient,
@@ -13,7 +14,13 @@ import { createRequestGate } from '../../../src/infra/openai/gate';
 import type { ChatRequest } from '../../../src/infra/openai/types';
 import type { ChatClient as PipelineChatClient } from '../../../src/pipeline/cot/types';
 import { AppError } from '../../../src/shared/errors';
-import { fence, startOpenAiStub, type OpenAiStub } from '../../helpers/openai-stub';
+import {
+  fence,
+  imageTokens,
+  jpegSize,
+  startOpenAiStub,
+  type OpenAiStub,
+} from '../../helpers/openai-stub';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnopqrstuv';
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xff, 0xd9]);
@@ -373,5 +380,18 @@ describe('token accounting and the cost stop', () => {
     await c.complete(request());
     expect(c.stats()).toMatchObject({ calls: 1, callsWithoutUsage: 1, promptTokens: 0, cost: 0 });
     expect(() => client({ maxCost: 5 })).toThrow(/needs the model’s prices/);
+  });
+});
+
+describe('the stub’s token estimate (the benchmark’s tokens per step)', () => {
+  it.each([
+    [1920, 1080, 1105], // 1365×768 → 3×2 tiles
+    [300, 300, 255], // upstream's patch: one tile
+    [4000, 1000, 765], // 2048×512 → 4×1 tiles
+  ])('a %i×%i JPEG counts %i tokens', (width, height, tokens) => {
+    const data = Buffer.alloc(width * height * 4, 128);
+    const bytes = jpeg.encode({ data, width, height }, 50).data;
+    expect(jpegSize(bytes)).toEqual({ width, height });
+    expect(imageTokens(jpegSize(bytes))).toBe(tokens);
   });
 });
