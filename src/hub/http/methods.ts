@@ -40,6 +40,7 @@ import {
 import type { HubObjectStore } from '../storage';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
 import type { LoginLimiter } from './rate-limit';
+import type { JobEngine } from '../jobs/engine';
 import { reviewerQueue } from '../db/queries/review-queue';
 
 /** The signed-in caller of a request. */
@@ -65,6 +66,8 @@ export type HubCallContext = {
   setCookie: (cookie: string) => void;
   /** The cookie that starts (value) or ends (null) a session on this connection. */
   sessionCookie: (value: string | null, maxAgeSeconds: number) => string;
+  /** The job layer (docs/jobs.md); absent on a hub started without it (account tests). */
+  jobs?: Pick<JobEngine, 'enqueue' | 'counts' | 'dead' | 'retry' | 'find'>;
 };
 
 type Handler<M extends HubMethod> = (
@@ -434,6 +437,23 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       version: r.version,
       leaseExpiresAtMs: r.expiresAtMs,
     };
+  },
+  'jobs:status': async (ctx) => ({ queues: ctx.jobs ? await ctx.jobs.counts() : [] }),
+  'jobs:dead': async (ctx, input) => ({
+    jobs: ctx.jobs ? await ctx.jobs.dead({ limit: input.limit ?? 100 }) : [],
+  }),
+  'jobs:retry': async (ctx, input) => {
+    if (!ctx.jobs) {
+      throw new AppError('NOT_FOUND', `no job ${input.id}: this hub runs no jobs`, { id: input.id });
+    }
+    const r = await ctx.jobs.retry(input.id);
+    await writeAudit(ctx.db, {
+      ...ctx.actor,
+      action: 'job.retry',
+      target: `job:${r.key}`,
+      details: { id: r.id, queue: r.queue },
+    });
+    return r;
   },
   'tasks:import': async (ctx, input) =>
     await importTasks(ctx.db, queueActor(ctx), {

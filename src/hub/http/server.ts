@@ -53,6 +53,8 @@ export type HubServerOptions = {
   /** Where submission bundles live (docs/team-mode.md §9). A folder store's signed URLs are
    * served under /objects/ and its base URL is set to this server's once it listens. */
   store?: HubObjectStore;
+  /** The job layer (docs/jobs.md): the jobs:* methods and the intake on registration. */
+  jobs?: HubCallContext['jobs'];
   /** Interface to bind (default 127.0.0.1). */
   host?: string;
   /** TCP port (default 0: any free one). */
@@ -335,6 +337,7 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
       const ctx: HubCallContext = {
         db: options.db,
         store: options.store ?? null,
+        ...(options.jobs ? { jobs: options.jobs } : {}),
         caller,
         actor,
         address,

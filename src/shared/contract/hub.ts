@@ -130,6 +130,9 @@ export const HUB_SUBMISSION_STATUSES = [
   'accepted',
   'rejected',
   'changes',
+  // waiting for its intake job; failed it: back to the annotator (docs/jobs.md §H)
+  'intake',
+  'intake-failed',
 ] as const;
 /** The verdicts a reviewer may give. */
 export const HUB_VERDICTS = ['accept', 'reject', 'changes'] as const;
@@ -300,6 +303,30 @@ const taskSettingsSchema = v.strictObject({
   infeasibleReports: v.number(),
 });
 
+/** One job queue's counts (docs/jobs.md): waiting (created or waiting for a retry), active,
+ * done, failed (for good: the dead-letter list). */
+export const HubJobQueueSchema = v.strictObject({
+  name: v.string(),
+  waiting: v.number(),
+  active: v.number(),
+  done: v.number(),
+  failed: v.number(),
+});
+export type HubJobQueue = v.InferOutput<typeof HubJobQueueSchema>;
+
+/** A job failed for good, with its last error. */
+export const HubDeadJobSchema = v.strictObject({
+  id: v.string(),
+  queue: v.string(),
+  key: v.string(),
+  payload: v.unknown(),
+  error: v.string(),
+  code: v.nullable(v.string()),
+  attempts: v.number(),
+  failedAtMs: msField,
+});
+export type HubDeadJob = v.InferOutput<typeof HubDeadJobSchema>;
+
 /** Every hub method: its input and output schema. */
 export const HUB_METHOD_SCHEMAS = {
   'auth:login': {
@@ -436,6 +463,18 @@ export const HUB_METHOD_SCHEMAS = {
       leaseExpiresAtMs: msField,
     }),
   },
+  'jobs:status': {
+    input: empty,
+    output: v.strictObject({ queues: v.array(HubJobQueueSchema) }),
+  },
+  'jobs:dead': {
+    input: obj({ limit: v.optional(integer(1, 1000)) }),
+    output: v.strictObject({ jobs: v.array(HubDeadJobSchema) }),
+  },
+  'jobs:retry': {
+    input: obj({ id: v.pipe(v.string(), v.uuid('must be a job id from jobs:dead')) }),
+    output: v.strictObject({ id: v.string(), queue: v.string(), key: v.string() }),
+  },
   'tasks:import': {
     input: obj({
       text: text(HUB_TASKS_IMPORT_MAX_BYTES),
@@ -560,6 +599,9 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'review:next': ['reviewer'],
   'review:verdict': ['reviewer'],
   'review:reassign': ['admin'],
+  'jobs:status': ['admin'],
+  'jobs:dead': ['admin'],
+  'jobs:retry': ['admin'],
   'tasks:import': ['admin'],
   'tasks:list': 'any-signed-in',
   'tasks:get': 'any-signed-in',
