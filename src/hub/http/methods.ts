@@ -444,7 +444,9 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
   }),
   'jobs:retry': async (ctx, input) => {
     if (!ctx.jobs) {
-      throw new AppError('NOT_FOUND', `no job ${input.id}: this hub runs no jobs`, { id: input.id });
+      throw new AppError('NOT_FOUND', `no job ${input.id}: this hub runs no jobs`, {
+        id: input.id,
+      });
     }
     const r = await ctx.jobs.retry(input.id);
     await writeAudit(ctx.db, {
