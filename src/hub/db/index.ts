@@ -13,6 +13,7 @@ export {
   type HubDbTarget,
 } from './open';
 export * from './queries/audit';
+export * from './queries/jobs';
 export * from './queries/sessions';
 export * from './queries/submissions';
 export * from './queries/tasks';

@@ -87,7 +87,15 @@ export type HubSessionsTable = {
 
 /** Where a submission stands (docs/team-mode.md §10). */
 export type SubmissionStatus =
-  'draft' | 'submitted' | 'in-review' | 'accepted' | 'rejected' | 'changes';
+  | 'draft'
+  | 'submitted'
+  | 'in-review'
+  | 'accepted'
+  | 'rejected'
+  | 'changes'
+  // migration 14: waiting for its intake job; failed it (back to the annotator)
+  | 'intake'
+  | 'intake-failed';
 
 /** How a review lease ended. */
 export type LeaseEndReason = 'verdict' | 'expired' | 'reassigned' | 'released';
@@ -125,6 +133,51 @@ export type SubmissionVersionsTable = {
   check_summary: ColumnType<Record<string, unknown>, string, never>;
   pii_summary: ColumnType<Record<string, unknown>, string, never>;
   submitted_at: CreatedAt;
+  /** Migration 14: null when registered without a job runner (no intake); else its state. */
+  intake_status: ColumnType<IntakeStatus | null, IntakeStatus | null | undefined, IntakeStatus>;
+  /** The intake's findings (src/hub/jobs/handlers/intake.ts), once it ran. */
+  intake_result: ColumnType<Record<string, unknown> | null, string | undefined, string>;
+  intake_at: ColumnType<Date | null, never, RawBuilder<Date>>;
+  /** Keyframes computed on the hub for this version (handlers/keyframes.ts), or null. */
+  keyframes: ColumnType<Record<string, unknown> | null, string | undefined, string>;
+};
+
+/** Where a version's intake stands (migration 14). */
+export type IntakeStatus = 'pending' | 'passed' | 'failed';
+
+/** Where a dataset build stands (migration 14). */
+export type DatasetBuildStatus = 'queued' | 'running' | 'merging' | 'done' | 'failed';
+
+/** `dataset_builds`: one dataset release built from accepted submissions (docs/jobs.md §H). */
+export type DatasetBuildsTable = {
+  id: Generated<number>;
+  created_by: number | null;
+  created_at: CreatedAt;
+  finished_at: ColumnType<Date | null, never, RawBuilder<Date> | null>;
+  status: ColumnType<DatasetBuildStatus, DatasetBuildStatus | undefined, DatasetBuildStatus>;
+  format: 'agentnet-raw' | 'agentnet-jsonl' | 'standardized';
+  /** The filters it was asked with (JSON object). */
+  filters: ColumnType<Record<string, unknown>, string, never>;
+  /** A key prefix of the hub's store, or a folder path on the machine that merges. */
+  destination: string;
+  total: ColumnType<number, number | undefined, number>;
+  done: ColumnType<number, never, number | RawBuilder<number>>;
+  failed: ColumnType<number, never, number | RawBuilder<number>>;
+  manifest_sha256: ColumnType<string | null, never, string | null>;
+  result: ColumnType<Record<string, unknown> | null, never, string>;
+  error: ColumnType<string | null, never, string | null>;
+};
+
+/** `dataset_build_items`: one submission version a build takes, in merge order. */
+export type DatasetBuildItemsTable = {
+  build_id: number;
+  ordinal: number;
+  submission_id: number;
+  version: number;
+  status: ColumnType<'pending' | 'done' | 'failed', undefined, 'pending' | 'done' | 'failed'>;
+  result: ColumnType<Record<string, unknown> | null, never, string>;
+  error: ColumnType<string | null, never, string | null>;
+  finished_at: ColumnType<Date | null, never, RawBuilder<Date>>;
 };
 
 /** `review_leases`: who reviews which version until when; ended_at null while open. */
@@ -210,6 +263,8 @@ export type HubTables = {
   hub_schema: HubSchemaTable;
   users: UsersTable;
   user_roles: UserRolesTable;
+  dataset_builds: DatasetBuildsTable;
+  dataset_build_items: DatasetBuildItemsTable;
   api_tokens: ApiTokensTable;
   audit_log: AuditLogTable;
   hub_sessions: HubSessionsTable;

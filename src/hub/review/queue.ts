@@ -5,6 +5,7 @@
 // connection: transactions run one after the other).
 import { AppError } from '../../shared/errors';
 import {
+  currentIntakes,
   endLease,
   ensureSubmissionLocked,
   findLiveLeaseOf,
@@ -108,6 +109,8 @@ export async function registerVersion(
     objectPrefix: string;
     checkSummary?: Record<string, unknown>;
     piiSummary?: Record<string, unknown>;
+    /** A job runner runs this version's intake before it joins the queue (status `intake`). */
+    awaitIntake?: boolean;
   },
 ): Promise<RegisteredVersion> {
   if (!SHA256_RE.test(input.manifestSha256)) {
@@ -135,7 +138,8 @@ export async function registerVersion(
         isNew: false,
       };
     }
-    if (!['draft', 'submitted', 'changes'].includes(submission.status)) {
+    // a version still waiting for (or failed by) its intake may be replaced like a waiting one
+    if (!['draft', 'submitted', 'changes', 'intake', 'intake-failed'].includes(submission.status)) {
       throw new AppError(
         'INVALID_STATE',
         `submission ${submissionId} (recording ${submission.recordingId}) is ${submission.status}: ` +
@@ -155,6 +159,7 @@ export async function registerVersion(
       objectPrefix: input.objectPrefix,
       checkSummary: input.checkSummary ?? {},
       piiSummary: input.piiSummary ?? {},
+      ...(input.awaitIntake ? { awaitIntake: true } : {}),
     });
     await writeAudit(trx, {
       ...audit(input.annotator),
@@ -170,7 +175,7 @@ export async function registerVersion(
       submissionId,
       recordingId: submission.recordingId,
       version,
-      status: 'submitted',
+      status: input.awaitIntake ? 'intake' : 'submitted',
       isNew: true,
     };
   });
@@ -424,6 +429,14 @@ export type AnnotatorSubmission = {
   /** The version the latest verdict was given on (it may be older than `version`). */
   verdictVersion: number | null;
   updatedAtMs: number;
+  /** The current version's intake (docs/jobs.md §H): null when none ran (no job runner). */
+  intake: AnnotatorIntake | null;
+};
+
+/** A version's intake as its annotator sees it: why it failed, if it did. */
+export type AnnotatorIntake = {
+  status: 'pending' | 'passed' | 'failed';
+  reasons: { code: string; message: string; fix: string }[];
 };
 
 /** The annotator's own submissions (never another's), with the latest verdict's grade,
@@ -433,6 +446,10 @@ export async function listForAnnotator(
   annotator: Pick<QueueActor, 'userId'>,
 ): Promise<AnnotatorSubmission[]> {
   const rows = await listSubmissionsOf(db, annotator.userId);
+  const intakes = await currentIntakes(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     recordingId: r.recordingId,
@@ -444,5 +461,18 @@ export async function listForAnnotator(
     reviewer: r.latestVerdict?.reviewer ?? null,
     verdictVersion: r.latestVerdict?.version ?? null,
     updatedAtMs: r.updatedAtMs,
+    intake: intakeOf(intakes.get(r.id)),
   }));
+}
+
+function intakeOf(
+  row:
+    | { status: AnnotatorIntake['status'] | null; result: Record<string, unknown> | null }
+    | undefined,
+): AnnotatorIntake | null {
+  if (!row?.status) {
+    return null;
+  }
+  const reasons = (row.result?.reasons ?? []) as AnnotatorIntake['reasons'];
+  return { status: row.status, reasons };
 }

@@ -81,6 +81,8 @@ export async function registerUploaded(
     manifestSha256: string;
     checkSummary?: Record<string, unknown>;
     piiSummary?: Record<string, unknown>;
+    /** A job runner runs the version's intake before it joins the review queue. */
+    awaitIntake?: boolean;
   },
 ): Promise<RegisteredVersion> {
   const prefix = bundlePrefix(input.annotator.name, input.recordingId, input.manifestSha256);
@@ -105,5 +107,6 @@ export async function registerUploaded(
     objectPrefix: prefix,
     checkSummary: { files: bundle.files, bytes: bundle.bytes, ...input.checkSummary },
     piiSummary: input.piiSummary ?? (bundle.manifest.pii ? { allowed: bundle.manifest.pii } : {}),
+    ...(input.awaitIntake ? { awaitIntake: true } : {}),
   });
 }

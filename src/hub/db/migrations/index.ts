@@ -5,6 +5,7 @@ import { migrate0010 } from './0010-accounts';
 import { migrate0011 } from './0011-submissions';
 import { migrate0012 } from './0012-sessions';
 import { migrate0013 } from './0013-tasks';
+import { migrate0014 } from './0014-intake-builds';
 
 /** One schema step. */
 export type HubMigration = {
@@ -20,4 +21,5 @@ export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 11, name: 'submissions', migrate: migrate0011 },
   { version: 12, name: 'sessions', migrate: migrate0012 },
   { version: 13, name: 'tasks', migrate: migrate0013 },
+  { version: 14, name: 'intake and dataset builds', migrate: migrate0014 },
 ];

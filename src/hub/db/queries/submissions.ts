@@ -215,6 +215,8 @@ export async function insertVersion(
     objectPrefix: string;
     checkSummary: Record<string, unknown>;
     piiSummary: Record<string, unknown>;
+    /** A job runner takes it in first (status `intake`, not yet in the queue; migration 14). */
+    awaitIntake?: boolean;
   },
 ): Promise<void> {
   await db
@@ -226,6 +228,7 @@ export async function insertVersion(
       object_prefix: input.objectPrefix,
       check_summary: JSON.stringify(input.checkSummary),
       pii_summary: JSON.stringify(input.piiSummary),
+      ...(input.awaitIntake ? { intake_status: 'pending' as const } : {}),
     })
     .execute();
   await db
@@ -233,8 +236,8 @@ export async function insertVersion(
     .set({
       current_version: input.version,
       task: input.task,
-      status: 'submitted',
-      waiting_since: sql<Date>`now()`,
+      status: input.awaitIntake ? 'intake' : 'submitted',
+      waiting_since: input.awaitIntake ? null : sql<Date>`now()`,
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', input.submissionId)
