@@ -1,29 +1,41 @@
-// Benchmark: 50 annotators submitting small bundles to one embedded hub at once (issue 27):
-// each submitter runs what `submit` does over HTTP — submissions:plan-upload, a PUT of every file
-// to the folder store's presigned URL (served by the hub), submissions:register (the hub reads
-// every file back against the manifest, then registers) — against a plain upload of the same
-// bytes (presigned PUTs only, no plan, no verification, no registration) at the same
-// concurrency. Prints both throughputs and their ratio (the issue aims at ≥ 0.9), the process's
-// RSS over the hub run (hub and clients share this process), and the embedded hub's start time
-// and memory (a new PGlite folder, migrations, the server listening).
-//   npx tsx bench/hub-submit.ts     (BENCH_SUBMITTERS=50, BENCH_FILES=4, BENCH_FILE_KIB=256)
+// Benchmark: 50 annotators submitting small bundles to one hub at once (issue 27): each
+// submitter runs what `submit` does over HTTP — submissions:plan-upload, a PUT of every file to
+// its presigned URL, submissions:register (the hub checks every file against the manifest, then
+// registers) — against a plain upload of the same bytes (presigned PUTs of the same store only,
+// no plan, no verification, no registration) at the same concurrency. Rounds alternate plain and
+// hub runs (the machine's load shifts between them); prints each round, the median ratio (the
+// issue aims at ≥ 0.9), the time each phase took per submitter, the process's RSS over the hub
+// runs (hub and clients share this process), and the hub's start time and memory.
+//   npx tsx bench/hub-submit.ts                 embedded: PGlite + the folder store
+//   BENCH_BACKEND=postgres npx tsx bench/hub-submit.ts
+//                                               PostgreSQL 15 + Swift's S3 (started as the
+//                                               tests start them: tests/helpers/postgres.ts,
+//                                               tests/helpers/swift.ts)
+//   BENCH_SUBMITTERS=50 BENCH_FILES=4 BENCH_FILE_KIB=256 BENCH_ROUNDS=3
+//   BENCH_PROFILE=FILE: a CPU profile of the last hub run (open it in Chrome's DevTools)
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiToken } from '../src/hub/auth/tokens';
+import type { HubRootDb } from '../src/hub/db';
 import { insertUser, openHubDb, setUserRoles } from '../src/hub/db';
 import { createHubServer } from '../src/hub/http';
-import { openHubStorage } from '../src/hub/storage';
+import { openHubStorage, type HubObjectStore } from '../src/hub/storage';
 import {
   SUBMISSION_SCHEMA,
   manifestText,
   type SubmissionManifest,
 } from '../src/services/upload/manifest';
+import { startPostgres } from '../tests/helpers/postgres';
+import { startSwift } from '../tests/helpers/swift';
 
 const SUBMITTERS = Number(process.env.BENCH_SUBMITTERS ?? 50);
 const FILES = Number(process.env.BENCH_FILES ?? 4);
 const FILE_BYTES = Number(process.env.BENCH_FILE_KIB ?? 256) * 1024;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BACKEND = process.env.BENCH_BACKEND === 'postgres' ? 'postgres' : 'embedded';
 const MIB = 1024 * 1024;
 
 type Transfer = { path: string; request: { url: string; headers: Record<string, string> } };
@@ -83,90 +95,188 @@ async function put(t: Transfer, bytes: Buffer): Promise<void> {
   }
 }
 
+/** The hub under test: its database and store, and how to take it down. */
+type Backend = {
+  db: HubRootDb;
+  store: HubObjectStore;
+  description: string;
+  close: () => Promise<void>;
+};
+
+async function embeddedBackend(dir: string): Promise<Backend> {
+  const hub = await openHubDb({ data: dir }, { holder: 'bench', purpose: 'hub' });
+  const store = await openHubStorage({ data: dir });
+  return {
+    db: hub.db,
+    store,
+    description: 'embedded (PGlite + the folder store)',
+    close: async () => {
+      await store.close();
+      await hub.close();
+    },
+  };
+}
+
+async function postgresBackend(): Promise<Backend> {
+  const [pg, swift] = await Promise.all([startPostgres(), startSwift()]);
+  try {
+    const bucket = 'bench-hub';
+    const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3');
+    const s3 = new S3Client({
+      endpoint: swift.endpoint,
+      region: swift.region,
+      credentials: swift.credentials,
+      forcePathStyle: true,
+    });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    s3.destroy();
+    const hub = await openHubDb(
+      { url: await pg.createDatabase() },
+      { holder: 'bench', purpose: 'hub', maxConnections: 25 },
+    );
+    const store = await openHubStorage(
+      { url: `s3://${bucket}/team`, endpoint: swift.endpoint, pathStyle: true },
+      { ...process.env, ...swift.env },
+    );
+    return {
+      db: hub.db,
+      store,
+      description: 'PostgreSQL 15 (fsync off, 25-connection pool) + Swift s3api',
+      close: async () => {
+        await store.close();
+        await hub.close();
+        await Promise.all([pg.stop(), swift.stop()]);
+      },
+    };
+  } catch (e) {
+    await Promise.all([pg.stop(), swift.stop()]);
+    throw e;
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-hub-submit-'));
   try {
     const rss0 = process.memoryUsage().rss;
     const t0 = performance.now();
-    const hub = await openHubDb({ data: dir }, { holder: 'bench', purpose: 'hub' });
-    const store = await openHubStorage({ data: dir });
-    const server = await createHubServer({ db: hub.db, store });
+    const backend = BACKEND === 'postgres' ? await postgresBackend() : await embeddedBackend(dir);
+    const { db, store } = backend;
+    const server = await createHubServer({ db, store });
     const startMs = performance.now() - t0;
     const startRss = process.memoryUsage().rss;
     console.log(
-      `embedded hub start (new PGlite folder + migrations + listen): ${(startMs / 1000).toFixed(2)} s, ` +
-        `RSS ${(startRss / MIB).toFixed(0)} MiB (${(rss0 / MIB).toFixed(0)} MiB before)`,
+      `${backend.description}: hub start (a new database + migrations + listen` +
+        `${BACKEND === 'postgres' ? ', PostgreSQL and Swift started too' : ''}): ` +
+        `${(startMs / 1000).toFixed(2)} s, RSS ${(startRss / MIB).toFixed(0)} MiB ` +
+        `(${(rss0 / MIB).toFixed(0)} MiB before)`,
     );
     const people: { name: string; token: string }[] = [];
     for (let i = 0; i < SUBMITTERS; i++) {
       const name = `bench-${i}`;
-      const id = (await insertUser(hub.db, { name, passwordHash: '$argon2id$bench' }))!;
-      await setUserRoles(hub.db, id, ['annotator']);
+      const id = (await insertUser(db, { name, passwordHash: '$argon2id$bench' }))!;
+      await setUserRoles(db, id, ['annotator']);
       const by = { actor: 'bench', actorUserId: null, client: 'cli' };
       people.push({
         name,
-        token: (await createApiToken(hub.db, { userId: id, userName: name, name: 'b', by })).token,
+        token: (await createApiToken(db, { userId: id, userName: name, name: 'b', by })).token,
       });
     }
-    const bundles = people.map((p, i) => bundle(p.name, `rec-${i}`));
-    const bytes = bundles.reduce(
-      (n, b) => n + Object.values(b.files).reduce((m, f) => m + f.length, 0),
-      0,
-    );
-
-    // plain: the same bytes PUT to presigned URLs, no plan, no verification, no registration
-    const plainStart = performance.now();
-    await Promise.all(
-      bundles.map(async (b, i) => {
-        for (const [p, data] of Object.entries(b.files)) {
-          const req = await store.presignPut(`plain/${i}/${p}`, { sizeBytes: data.length });
-          await put({ path: p, request: req }, data);
-        }
-      }),
-    );
-    const plainMs = performance.now() - plainStart;
-
-    // through the hub, with RSS sampled
+    const phases = { plan: 0, puts: 0, register: 0 };
     const rss: number[] = [];
-    const sampler = setInterval(() => rss.push(process.memoryUsage().rss), 50);
-    const hubStart = performance.now();
-    await Promise.all(
-      bundles.map(async (b, i) => {
-        const who = people[i]!;
-        const plan = await call(server.url, who.token, 'submissions:plan-upload', {
-          manifest: b.text,
-        });
-        for (const t of plan.uploads as Transfer[]) {
-          await put(t, b.files[t.path]!);
-        }
-        await call(server.url, who.token, 'submissions:register', {
-          recording: plan.recording,
-          manifestSha256: plan.manifestSha256,
-        });
-      }),
-    );
-    const hubMs = performance.now() - hubStart;
-    clearInterval(sampler);
-    const mibs = (ms: number) => bytes / MIB / (ms / 1000);
+    const ratios: number[] = [];
+    let bytes = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const bundles = people.map((p, i) => bundle(p.name, `rec-${round}-${i}`));
+      bytes = bundles.reduce(
+        (n, b) => n + Object.values(b.files).reduce((m, f) => m + f.length, 0),
+        0,
+      );
+
+      // plain: the same bytes PUT to presigned URLs, no plan, no verification, no registration
+      const plainStart = performance.now();
+      await Promise.all(
+        bundles.map(async (b, i) => {
+          for (const [p, data] of Object.entries(b.files)) {
+            const req = await store.presignPut(`plain/${round}/${i}/${p}`, {
+              sizeBytes: data.length,
+            });
+            await put({ path: p, request: req }, data);
+          }
+        }),
+      );
+      const plainMs = performance.now() - plainStart;
+
+      // through the hub, with RSS sampled
+      const sampler = setInterval(() => rss.push(process.memoryUsage().rss), 50);
+      const profiler = process.env.BENCH_PROFILE && round === ROUNDS ? new Session() : null;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
+      const hubStart = performance.now();
+      await Promise.all(
+        bundles.map(async (b, i) => {
+          const who = people[i]!;
+          let t = performance.now();
+          const lap = (phase: keyof typeof phases) => {
+            const now = performance.now();
+            phases[phase] += now - t;
+            t = now;
+          };
+          const plan = await call(server.url, who.token, 'submissions:plan-upload', {
+            manifest: b.text,
+          });
+          lap('plan');
+          for (const t of plan.uploads as Transfer[]) {
+            await put(t, b.files[t.path]!);
+          }
+          lap('puts');
+          await call(server.url, who.token, 'submissions:register', {
+            recording: plan.recording,
+            manifestSha256: plan.manifestSha256,
+          });
+          lap('register');
+        }),
+      );
+      const hubMs = performance.now() - hubStart;
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        await writeFile(process.env.BENCH_PROFILE!, JSON.stringify(profile));
+        profiler.disconnect();
+      }
+      clearInterval(sampler);
+      const mibs = (ms: number) => bytes / MIB / (ms / 1000);
+      ratios.push(plainMs / hubMs);
+      console.log(
+        `round ${round}: plain ${(plainMs / 1000).toFixed(2)} s (${mibs(plainMs).toFixed(1)} ` +
+          `MiB/s), through the hub ${(hubMs / 1000).toFixed(2)} s (${mibs(hubMs).toFixed(1)} ` +
+          `MiB/s): ratio ${(plainMs / hubMs).toFixed(2)}`,
+      );
+    }
+    const per = (ms: number) => (ms / SUBMITTERS / ROUNDS).toFixed(0);
     console.log(
-      `${SUBMITTERS} submitters × ${FILES} files of ${FILE_BYTES / 1024} KiB ` +
-        `(+ manifest), ${(bytes / MIB).toFixed(1)} MiB in all`,
+      `${SUBMITTERS} submitters × ${FILES} files of ${FILE_BYTES / 1024} KiB (+ manifest), ` +
+        `${(bytes / MIB).toFixed(1)} MiB a round; median ratio ${median(ratios).toFixed(2)} ` +
+        `(${ratios.map((r) => r.toFixed(2)).join(', ')})`,
     );
     console.log(
-      `plain upload (presigned PUTs only): ${(plainMs / 1000).toFixed(2)} s, ${mibs(plainMs).toFixed(1)} MiB/s`,
+      `  mean per submitter: plan ${per(phases.plan)} ms, PUTs ${per(phases.puts)} ms, ` +
+        `register (verify + record) ${per(phases.register)} ms`,
     );
     console.log(
-      `through the hub (plan + PUTs + verify + register): ${(hubMs / 1000).toFixed(2)} s, ` +
-        `${mibs(hubMs).toFixed(1)} MiB/s — ratio ${(plainMs / hubMs).toFixed(2)}`,
-    );
-    console.log(
-      `RSS over the hub run: first ${(rss[0]! / MIB).toFixed(0)} MiB, max ` +
+      `RSS over the hub runs: first ${(rss[0]! / MIB).toFixed(0)} MiB, max ` +
         `${(Math.max(...rss) / MIB).toFixed(0)} MiB, last ${(rss.at(-1)! / MIB).toFixed(0)} MiB ` +
         `(${rss.length} samples)`,
     );
     await server.close();
-    await store.close();
-    await hub.close();
+    await backend.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -22,6 +22,14 @@ import {
 } from './object-store';
 import { signObjectPath } from './signed-url';
 
+/** How many objects' SHA-256 the folder store remembers (oldest forgotten first). */
+const HASHES_KEPT = 100_000;
+
+/** What the folder store remembers of an object it wrote: the hash of the bytes it wrote, and
+ * the file's identity then (an inode's ctime changes with every write, rename or chmod, and
+ * cannot be set back), so a file changed since is hashed again. */
+type WrittenObject = { sha256: string; size: bigint; ino: bigint; ctimeNs: bigint };
+
 /** The folder inside the hub's data folder that holds the objects. */
 export const OBJECTS_SUBDIR = 'objects';
 
@@ -68,6 +76,8 @@ export class FolderObjectStore implements HubObjectStore {
   private opening: Promise<string> | null = null;
   // beside the objects folder (same file system: rename is atomic), outside every key
   private readonly tmpDir: string;
+  // SHA-256 of objects this process wrote, by key: verification need not read them back
+  private readonly written = new Map<string, WrittenObject>();
 
   constructor(private readonly options: FolderStoreOptions) {
     this.description = `folder ${options.dir}`;
@@ -139,6 +149,8 @@ export class FolderObjectStore implements HubObjectStore {
       throw folderStoreError(e, `storing ${key}`, this.options.dir);
     }
     let written = 0;
+    const hash = createHash('sha256');
+    this.written.delete(key);
     try {
       const handle = await open(tmp, 'wx', 0o600);
       try {
@@ -148,6 +160,7 @@ export class FolderObjectStore implements HubObjectStore {
           if (want !== undefined && written > want) {
             throw tooBig(key, want);
           }
+          hash.update(chunk);
           // one write may take only part of the chunk (a nearly full disk): write the rest, so
           // the next write meets the ENOSPC instead of a short file passing as whole
           for (let off = 0; off < chunk.byteLength;) {
@@ -172,7 +185,15 @@ export class FolderObjectStore implements HubObjectStore {
       await unlink(tmp).catch(() => undefined);
       throw folderStoreError(e, `storing ${key}`, this.options.dir);
     }
-    return { key, sizeBytes: written };
+    const sha256 = hash.digest('hex');
+    const s = await lstat(file, { bigint: true }).catch(() => null);
+    if (s) {
+      if (this.written.size >= HASHES_KEPT) {
+        this.written.delete(this.written.keys().next().value!);
+      }
+      this.written.set(key, { sha256, size: s.size, ino: s.ino, ctimeNs: s.ctimeNs });
+    }
+    return { key, sizeBytes: written, sha256 };
   }
 
   async get(key: string): Promise<AsyncIterable<Uint8Array>> {
@@ -196,8 +217,13 @@ export class FolderObjectStore implements HubObjectStore {
   async stat(key: string): Promise<HubObjectInfo | null> {
     const file = await this.fileOf(key, false);
     try {
-      const s = await lstat(file);
-      return s.isFile() ? { key, sizeBytes: s.size } : null;
+      const s = await lstat(file, { bigint: true });
+      if (!s.isFile()) {
+        return null;
+      }
+      const w = this.written.get(key);
+      const same = w && w.size === s.size && w.ino === s.ino && w.ctimeNs === s.ctimeNs;
+      return { key, sizeBytes: Number(s.size), ...(same ? { sha256: w.sha256 } : {}) };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         return null;
@@ -208,6 +234,7 @@ export class FolderObjectStore implements HubObjectStore {
 
   async delete(key: string): Promise<void> {
     const file = await this.fileOf(key, false);
+    this.written.delete(key);
     await unlink(file).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') {
         throw folderStoreError(e, `deleting ${key}`, this.options.dir);

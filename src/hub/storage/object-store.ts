@@ -6,7 +6,13 @@
 import { AppError } from '../../shared/errors';
 
 /** What the store knows about one object. */
-export type HubObjectInfo = { key: string; sizeBytes: number };
+export type HubObjectInfo = {
+  key: string;
+  sizeBytes: number;
+  /** The object's SHA-256 (hex) when the store knows it without reading the object back (the
+   * folder store hashes what it writes); verification then reads nothing. */
+  sha256?: string;
+};
 
 /** A request the app makes straight to the store. */
 export type PresignedRequest = {

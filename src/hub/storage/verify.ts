@@ -1,5 +1,6 @@
 // Checks stored objects against a submission's manifest (docs/team-mode.md §9): each file's size
-// first (cheap), then its SHA-256 read back from the store. A bundle that fails is refused with
+// first (cheap), then its SHA-256: the one the folder store took of the bytes it wrote (when the
+// file is unchanged since), else read back from the store. A bundle that fails is refused with
 // INTEGRITY_FAILED naming every file that is missing, short or changed.
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors';
@@ -41,7 +42,8 @@ export async function checkObject(
   if (info.sizeBytes !== entry.sizeBytes) {
     return { path: entry.path, problem: 'size', expected: entry.sizeBytes, actual: info.sizeBytes };
   }
-  const { sha256 } = await hashObject(store, key);
+  // the hash the store took while writing it, else the object read back
+  const sha256 = info.sha256 ?? (await hashObject(store, key)).sha256;
   return sha256 === entry.sha256
     ? null
     : { path: entry.path, problem: 'sha256', expected: entry.sha256, actual: sha256 };

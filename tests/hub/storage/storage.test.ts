@@ -21,6 +21,7 @@ import {
 } from '../../../src/services/upload/manifest';
 import { toStoreError } from '../../../src/services/upload/s3-client';
 import {
+  checkObject,
   FolderObjectStore,
   handleObjectRequest,
   hashObject,
@@ -133,7 +134,19 @@ describe('folder object store', () => {
     await store.put('s1/v1/sub/b.bin', Buffer.from('b'));
     await store.put('s2/v1/c.bin', Buffer.from('c'));
     expect(await text(await store.get('s1/v1/a.bin'))).toBe('second!');
-    expect(await store.stat('s1/v1/a.bin')).toEqual({ key: 's1/v1/a.bin', sizeBytes: 7 });
+    // the store knows the SHA-256 of what it wrote (verification reads nothing back) …
+    const sha = (b: string) => createHash('sha256').update(b).digest('hex');
+    expect(await store.stat('s1/v1/a.bin')).toEqual({
+      key: 's1/v1/a.bin',
+      sizeBytes: 7,
+      sha256: sha('second!'),
+    });
+    // … until the file changes behind its back (same size, same inode): then it is read again
+    await writeFile(path.join(dir, 's2', 'v1', 'c.bin'), 'C');
+    expect(await store.stat('s2/v1/c.bin')).toEqual({ key: 's2/v1/c.bin', sizeBytes: 1 });
+    expect(
+      await checkObject(store, 's2/v1/c.bin', { path: 'c', sizeBytes: 1, sha256: sha('c') }),
+    ).toMatchObject({ problem: 'sha256', actual: sha('C') });
     expect(await store.stat('s1/v1/none')).toBeNull();
     const listed = [];
     for await (const o of store.list('s1/')) {

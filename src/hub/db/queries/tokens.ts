@@ -9,6 +9,7 @@ export type TokenWithOwner = {
   tokenId: number;
   tokenName: string;
   revokedAtMs: number | null;
+  lastUsedAtMs: number | null;
   user: UserWithRoles;
 };
 
@@ -47,6 +48,7 @@ export async function findTokenBySha256(
       't.id as token_id',
       't.name as token_name',
       't.revoked_at',
+      't.last_used_at',
       'u.id as user_id',
       'u.name',
       'u.must_change_password',
@@ -66,6 +68,7 @@ export async function findTokenBySha256(
     tokenId: row.token_id,
     tokenName: row.token_name,
     revokedAtMs: row.revoked_at ? row.revoked_at.getTime() : null,
+    lastUsedAtMs: row.last_used_at ? row.last_used_at.getTime() : null,
     user: {
       id: row.user_id,
       name: row.name,
