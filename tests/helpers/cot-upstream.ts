@@ -23,6 +23,19 @@ export function upstreamFormat(items: UpstreamFormatItem[]): string[] {
   return run<{ texts: string[] }>('format', items).texts;
 }
 
+/** One trajectory for the `flow` command: upstream's request texts given the model's answers. */
+export type UpstreamFlowItem = {
+  templates: Record<string, string>;
+  goal: string;
+  steps: { code: string; judge: boolean | null }[];
+  answers: string[];
+};
+
+/** The text of every request upstream's gen_cot.py makes for each trajectory, in order. */
+export function upstreamFlow(items: UpstreamFlowItem[]): string[][] {
+  return run<{ texts: string[][] }>('flow', items).texts;
+}
+
 function run<T>(command: string, items: unknown[]): T {
   const out = execFileSync(PYTHON, [SCRIPT, command], {
     input: JSON.stringify({ items }),

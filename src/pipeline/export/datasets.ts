@@ -30,6 +30,55 @@ export type TaskLabels = {
 /** Per-step review marks, when a reviewer gave them. */
 export type StepMarks = { lastStepCorrect: boolean | null; lastStepRedundant: boolean | null };
 
+/** A step's reasoning from the CoT synthesis (docs/cot.md §7). */
+export type CotStepFields = {
+  observation: string;
+  thought: string;
+  action: string;
+  lastStepCorrect: boolean;
+  lastStepRedundant: boolean;
+  reflection: string;
+};
+
+/** The CoT of a recording, where the library holds it fresh: per trajectory step (null = none),
+ * and the summarizer's JSON object (upstream merges it into the record). */
+export type CotRecordFields = {
+  steps: readonly (CotStepFields | null)[];
+  summary: Record<string, unknown> | null;
+};
+
+const SUMMARY_KEYS = {
+  taskCompleted: 'task_completed',
+  alignmentScore: 'alignment_score',
+  efficiencyScore: 'efficiency_score',
+  taskDifficulty: 'task_difficulty',
+  reason: 'reason',
+  naturalLanguageTask: 'natural_language_task',
+  actualTask: 'actual_task',
+} as const satisfies Record<keyof TaskLabels, string>;
+
+// The reviewer's labels first; where a label is unset, the summarizer's value of the right type.
+function withSummary(labels: TaskLabels, summary: Record<string, unknown> | null): TaskLabels {
+  if (!summary) {
+    return labels;
+  }
+  const out = { ...labels };
+  for (const [key, name] of Object.entries(SUMMARY_KEYS) as [keyof TaskLabels, string][]) {
+    const v = summary[name];
+    if (out[key] !== null) {
+      continue;
+    }
+    if (key === 'taskCompleted') {
+      out.taskCompleted = typeof v === 'boolean' ? v : null;
+    } else if (key === 'reason' || key === 'naturalLanguageTask' || key === 'actualTask') {
+      out[key] = typeof v === 'string' ? v : null;
+    } else {
+      out[key] = Number.isSafeInteger(v) ? (v as number) : null;
+    }
+  }
+  return out;
+}
+
 /** Builds one AgentNet dataset record line (JSON, raw UTF-8, newline-terminated). */
 export function buildAgentNetRecordLine(input: {
   taskId: string;
@@ -38,8 +87,10 @@ export function buildAgentNetRecordLine(input: {
   steps: readonly TrajectoryStep[];
   imageName: (index: number) => string;
   marks?: (index: number) => StepMarks;
+  /** The CoT where the library holds it (upstream's `<stem>_with_cot.jsonl` fields). */
+  cot?: CotRecordFields;
 }): string {
-  const l = input.labels;
+  const l = withSummary(input.labels, input.cot?.summary ?? null);
   const record = {
     task_id: input.taskId,
     instruction: input.instruction,
@@ -52,6 +103,22 @@ export function buildAgentNetRecordLine(input: {
     actual_task: l.actualTask,
     traj: input.steps.map((s, i) => {
       const m = input.marks?.(i) ?? { lastStepCorrect: null, lastStepRedundant: null };
+      const cot = input.cot?.steps[i];
+      if (cot) {
+        return {
+          index: i,
+          image: input.imageName(i),
+          value: {
+            code: s.code,
+            observation: cot.observation,
+            thought: cot.thought,
+            action: cot.action,
+            last_step_correct: cot.lastStepCorrect,
+            last_step_redundant: cot.lastStepRedundant,
+            reflection: cot.reflection,
+          },
+        };
+      }
       return {
         index: i,
         image: input.imageName(i),

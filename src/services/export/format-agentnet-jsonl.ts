@@ -9,6 +9,7 @@ import { textRedactorOf } from '../privacy/text-redaction';
 import { requireImage, type ExportImages } from './export-keyframes';
 import type { Loaded } from './export-load';
 import type { ExportWriter } from './export-writer';
+import { cotExportFields } from '../cot/cot-export';
 
 /** The shared index file of the format (one line per recording). */
 export const AGENTNET_JSONL_FILE = 'agentnet.jsonl';
@@ -41,6 +42,8 @@ export async function writeAgentNetJsonl(
         lastStepRedundant: mark === 'redundant' ? true : mark === 'correct' ? false : null,
       };
     },
+    // the CoT synthesis' fields where the library holds them fresh (docs/cot.md §7)
+    cot: cotExportFields(lib, l, traj, (k) => requireImage(images, l, traj[k]!.imageIndex)),
   });
   // every image first: a missing one stops the recording before anything else is written
   const pngs = traj.map((s) => requireImage(images, l, s.imageIndex));

@@ -1,0 +1,109 @@
+// What the CoT synthesis of one recording reads (docs/cot.md §5): the trajectory and keyframes the
+// agentnet-jsonl export writes (the same steps, code and images upstream's cot-input gets), the
+// reviewers' step marks, and each step's input fingerprint (a step is stale when it changes).
+import crypto from 'node:crypto';
+import type { StepMark } from '../../shared/contract';
+import { buildTrajectory, type TrajectoryStep } from '../../pipeline/export/trajectory';
+import type { RgbImage } from '../../pipeline/cot/cue';
+import type { CotStepInput } from '../../pipeline/cot/run';
+import { decodePng } from '../../pipeline/media/png';
+import type { Library } from '../library/library';
+import { resolveDecodeBinaries } from '../review/keyframe-extraction';
+import { exportKeyframeImages, requireImage } from '../export/export-keyframes';
+import { loadForExport, type Loaded } from '../export/export-load';
+
+/** A recording read for its CoT. */
+export type CotInputs = {
+  loaded: Loaded;
+  goal: string;
+  trajectory: TrajectoryStep[];
+  steps: CotStepInput[];
+  summaryInputSha256: string;
+  /** The keyframe of trajectory image `index`, decoded to RGB. */
+  image: (index: number) => Promise<RgbImage>;
+};
+
+const sha256 = (parts: unknown) =>
+  crypto.createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+
+/**
+ * The input fingerprint of every trajectory step and of the summary: a step's covers the goal, its
+ * position (and whether it is the last), its code, the reviewer's mark, its screenshot and the next
+ * one (the reflector's), and the fingerprint of the step before it (its history). A step whose
+ * fingerprint differs from its stored row's is stale, and so is every step after it.
+ */
+export function cotFingerprints(
+  goal: string,
+  trajectory: readonly Pick<TrajectoryStep, 'code'>[],
+  marks: readonly (StepMark | null)[],
+  pngs: readonly Uint8Array[],
+): { steps: string[]; summary: string } {
+  const imageSha = pngs.map((png) => crypto.createHash('sha256').update(png).digest('hex'));
+  const total = trajectory.length;
+  let previous = '';
+  const steps = trajectory.map((t, index) => {
+    previous = sha256([
+      previous,
+      goal,
+      index,
+      index === total - 1,
+      t.code,
+      marks[index] ?? null,
+      imageSha[index] ?? null,
+      imageSha[index + 1] ?? null,
+    ]);
+    return previous;
+  });
+  return { steps, summary: sha256(['summary', total, previous]) };
+}
+
+/** The reviewer's mark of each trajectory step (the mark of the reduced step it shows). */
+export function trajectoryMarks(
+  loaded: Pick<Loaded, 'steps' | 'marks'>,
+  trajectory: readonly TrajectoryStep[],
+): (StepMark | null)[] {
+  return trajectory.map((t) => {
+    const step = loaded.steps[t.imageIndex];
+    return (step && loaded.marks.get(step.id)) ?? null;
+  });
+}
+
+/** Reads recording `id` for its CoT: steps, marks, images and fingerprints. */
+export async function readCotInputs(
+  lib: Library,
+  id: string,
+  options: { workDir: string; ffmpegPath?: string | undefined },
+): Promise<CotInputs> {
+  const loaded = await loadForExport(lib, id, 'agentnet-jsonl');
+  const trajectory = buildTrajectory(loaded.steps);
+  const images = await exportKeyframeImages(
+    lib,
+    loaded,
+    await resolveDecodeBinaries({ ffmpegPath: options.ffmpegPath }),
+    options.workDir,
+  );
+  const pngs = trajectory.map((t) => requireImage(images, loaded, t.imageIndex));
+  const marks = trajectoryMarks(loaded, trajectory);
+  const goal = loaded.rec.task;
+  const fingerprints = cotFingerprints(goal, trajectory, marks, pngs);
+  return {
+    loaded,
+    goal,
+    trajectory,
+    steps: trajectory.map((t, index) => ({
+      index,
+      code: t.code,
+      mark: marks[index] ?? null,
+      inputSha256: fingerprints.steps[index]!,
+    })),
+    summaryInputSha256: fingerprints.summary,
+    image: (index) => {
+      const png = pngs[index];
+      if (!png) {
+        return Promise.reject(new RangeError(`no trajectory image ${index}`));
+      }
+      const d = decodePng(png);
+      return Promise.resolve({ width: d.width, height: d.height, rgb: d.rgb });
+    },
+  };
+}
