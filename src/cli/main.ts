@@ -134,6 +134,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/team')).syncCommand,
   },
   {
+    name: 'tasks',
+    summary: 'the team hub’s tasks: list, claim, release, infeasible; import (admins)',
+    load: async () => (await import('./commands/tasks')).tasksCommand,
+  },
+  {
     name: 'doctor',
     summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
     load: async () => (await import('./commands/doctor')).doctorCommand,

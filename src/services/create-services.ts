@@ -72,6 +72,16 @@ export {
   syncFromHub,
   whoAmI,
 } from './team';
+// the task hub's client side (docs/team-mode.md §TASKS)
+export {
+  claimHubTask,
+  hostTaskPlatform,
+  importHubTasks,
+  listHubTasks,
+  releaseHubTask,
+  reportHubTaskInfeasible,
+  taskToRecord,
+} from './team/tasks';
 
 /** A function of the library with the library bound: what the operations below take. */
 type Bound<F> = F extends (lib: Library, ...rest: infer A) => infer R ? (...rest: A) => R : never;

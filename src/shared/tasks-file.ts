@@ -380,3 +380,13 @@ export function parseTaskFile(text: string, format: TaskFileFormat): ParsedTaskF
   }
   return parsed;
 }
+
+/** Where a local recording keeps the hub task it was recorded for: this key of its source
+ * metadata (`record --task-id`, `submit --task-id`; exports read it). */
+export const TEAM_TASK_ID_KEY = 'teamTaskId';
+
+/** The hub task id a recording's source metadata names, or null. */
+export function teamTaskIdOf(sourceMetadata: Record<string, unknown> | null): number | null {
+  const v = sourceMetadata?.[TEAM_TASK_ID_KEY];
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
+}

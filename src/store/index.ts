@@ -16,6 +16,7 @@ export * from './queries/video-segments';
 export * from './queries/settings';
 export * from './queries/privacy';
 export * from './queries/cot';
+export * from './queries/team-task';
 export { withBusyTimeout, DEFAULT_BUSY_TIMEOUT_MS } from './db';
 export type { MigrateOptions, MigrateOutcome } from './migrate';
 export { checkDatabaseIntegrity, readDatabaseVersion } from './health';

@@ -281,6 +281,7 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage =
           grade: null,
           feedback: null,
           reviewer: null,
+          taskId: null,
         },
       ]);
 
@@ -326,6 +327,7 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage =
           grade: null,
           feedback: 'Step 1 says what the click does, not where: fix the label.',
           reviewer: 'rev',
+          taskId: null,
         },
       ]);
 

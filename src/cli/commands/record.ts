@@ -1,13 +1,14 @@
 // `cua-annotator record --task "…"`: records screen, input, windows and accessibility.
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
+import { taskToRecord } from '../../services/create-services';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 import { formatDuration } from './list';
 
-const HELP = `Usage: cua-annotator record --task "<instruction>" [--fps 30] [--duration S] [--display :N]
+const HELP = `Usage: cua-annotator record --task "<instruction>" | --task-id ID [--fps 30] [--duration S] [--display :N]
                             [--no-a11y] [--stop-hotkey CHORD] [--pause-hotkey CHORD] [--json]
                             [--exclude-app NAME]... [--exclude-title REGEX]... [--library DIR]
 
@@ -19,7 +20,10 @@ reduces the input to steps, computes and stores each step's keyframe and prints 
 summary.
 
 Options:
-  --task TEXT          the task instruction (required)
+  --task TEXT          the task instruction (this or --task-id is required)
+  --task-id ID         record a task of the team hub (cua-annotator tasks): the task is
+                       claimed for you (or your claim renewed), its instruction recorded, and
+                       its id kept with the recording, in its submission and its exports
   --fps N              frames per second (default 30)
   --duration S         stop after S seconds
   --display :N         X display (default $DISPLAY)
@@ -68,6 +72,7 @@ export const recordCommand: Command = {
   run: async (argv) => {
     const { values, positionals } = parseCommandArgs(argv, {
       task: { type: 'string' },
+      'task-id': { type: 'string' },
       fps: { type: 'string' },
       duration: { type: 'string' },
       display: { type: 'string' },
@@ -87,8 +92,16 @@ export const recordCommand: Command = {
         `record takes no arguments (got "${positionals.join(' ')}"); put the task in --task`,
       );
     }
-    if (!values.task?.trim()) {
-      throw new UsageError('--task "<instruction>" is required');
+    const teamTaskId = values['task-id'];
+    if (teamTaskId !== undefined) {
+      if (!/^[1-9][0-9]{0,15}$/.test(teamTaskId)) {
+        throw new UsageError(`--task-id is a hub task's number (got "${teamTaskId}")`);
+      }
+      if (values.task !== undefined) {
+        throw new UsageError('give --task or --task-id, not both: the task brings its instruction');
+      }
+    } else if (!values.task?.trim()) {
+      throw new UsageError('--task "<instruction>" (or --task-id ID) is required');
     }
     const fps = values.fps === undefined ? 30 : Number(values.fps);
     if (!Number.isInteger(fps) || fps < 1 || fps > 120) {
@@ -140,8 +153,17 @@ export const recordCommand: Command = {
       const r = await withServices(
         values.library,
         async (services) => {
+          // a hub task: claimed (or the claim renewed) before anything starts
+          const task =
+            teamTaskId === undefined ? null : await taskToRecord(services.lib, Number(teamTaskId));
+          if (task) {
+            errLine(
+              `recorder: task ${task.id} claimed until ${new Date(task.expiresAtMs).toISOString()}`,
+            );
+          }
           const recorded = await services.record({
-            task: values.task!,
+            task: task ? task.instruction : values.task!,
+            ...(task ? { teamTaskId: task.id } : {}),
             fps,
             durationS,
             display: values.display,

@@ -15,7 +15,8 @@ import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 import { APP_VERSION } from '../version';
 
-const SUBMIT_HELP = `Usage: cua-annotator submit <id...> [--allow-pii] [--no-keyframes] [--json] [--library DIR]
+const SUBMIT_HELP = `Usage: cua-annotator submit <id...> [--task-id ID] [--allow-pii] [--no-keyframes] [--json]
+                            [--library DIR]
 
 Submits recordings to the team hub this library is signed in to (cua-annotator login). For each:
 the checks (as \`check\`) and the privacy policy (as \`upload\`: unresolved card/IBAN/secret
@@ -27,6 +28,9 @@ after an interruption sends only what is missing and registers nothing twice; a 
 came back with "changes" and was edited is submitted as its next version.
 
 Options:
+  --task-id ID     link the recordings to this task of the hub first (an imported or older
+                   recording); one made with record --task-id carries its task already. The
+                   id goes with the submission and into the exports (AgentNet's task_id)
   --allow-pii      submit despite unresolved blocking PII findings (recorded)
   --no-keyframes   leave the keyframe images out of the bundle (no video decoding)
   --json           print {"submissions":[{"id","recording","version","status"}]}
@@ -61,6 +65,7 @@ export const submitCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, {
       'allow-pii': { type: 'boolean' },
       'no-keyframes': { type: 'boolean' },
+      'task-id': { type: 'string' },
       json: { type: 'boolean' },
     });
     if (values.help) {
@@ -70,11 +75,16 @@ export const submitCommand: Command = {
     if (!positionals.length) {
       throw new UsageError('give the ids of the recordings to submit');
     }
+    const taskId = values['task-id'];
+    if (taskId !== undefined && !/^[1-9][0-9]{0,15}$/.test(taskId)) {
+      throw new UsageError(`--task-id is a hub task's number (got "${taskId}")`);
+    }
     const results = await withServices(values.library, (services) =>
       submitToHub(services.lib, positionals, {
         appVersion: APP_VERSION,
         allowPii: values['allow-pii'] ?? false,
         includeKeyframes: !values['no-keyframes'],
+        ...(taskId === undefined ? {} : { taskId: Number(taskId) }),
         onWarning: (line) => errLine(`warning: ${line}`),
       }),
     );
@@ -227,6 +237,7 @@ export const syncCommand: Command = {
       grade: s.grade,
       feedback: s.feedback,
       reviewer: s.reviewer,
+      taskId: s.taskId,
     }));
     if (values.json) {
       outJson({ submissions: rows });

@@ -4,6 +4,7 @@
 import { buildAgentNetRecordLine, buildCotInputLine } from '../../pipeline/export/datasets';
 import { buildTrajectory } from '../../pipeline/export/trajectory';
 import { getLabels } from '../../store';
+import { teamTaskIdOf } from '../../shared/tasks-file';
 import type { Library } from '../library/library';
 import { textRedactorOf } from '../privacy/text-redaction';
 import { requireImage, type ExportImages } from './export-keyframes';
@@ -23,8 +24,10 @@ export async function writeAgentNetJsonl(
 ): Promise<string> {
   const traj = buildTrajectory(l.steps);
   const imageName = (k: number) => `${l.episodeId}_${k}.png`;
+  // AgentNet's task_id: the hub task the recording was made for (docs/team-mode.md §TASKS),
+  // else the episode id as before
   const line = buildAgentNetRecordLine({
-    taskId: l.episodeId,
+    taskId: String(teamTaskIdOf(l.rec.sourceMetadata) ?? l.episodeId),
     instruction: l.rec.task,
     labels: {
       ...textRedactorOf(lib, l.rec.seq).value(getLabels(lib.db, l.rec.seq).labels),

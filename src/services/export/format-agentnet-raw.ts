@@ -6,6 +6,7 @@ import path from 'node:path';
 import { msToSeconds } from '../../shared/clock';
 import type { RecordingDetail } from '../../shared/domain';
 import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
+import { teamTaskIdOf } from '../../shared/tasks-file';
 import type { Library } from '../library/library';
 import { cutKeptVideo, keptRangeOf, readRawLayer, type Loaded } from './export-load';
 import type { ExportWriter } from './export-writer';
@@ -52,6 +53,12 @@ export async function writeAgentNetRaw(
   });
   for (const [name, content] of raw.files) {
     await out.file(`${l.episodeId}/${name}`, content);
+  }
+  // AgentNet Tool's hub_task_id.txt: the hub task the recording was made for, when it has one
+  // (docs/team-mode.md §TASKS); an imported AgentNet recording's own is kept in raw.files
+  const taskId = teamTaskIdOf(l.rec.sourceMetadata);
+  if (taskId !== null && !raw.files.has('hub_task_id.txt')) {
+    await out.file(`${l.episodeId}/hub_task_id.txt`, String(taskId));
   }
   // a cut video is named video.mp4, as AgentNet Tool names its cut recordings
   // (docs/agentnet-raw-format.md §7)

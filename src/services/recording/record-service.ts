@@ -36,10 +36,14 @@ import { x11PointerWindow } from '../../recorder/privacy/x11-pointer-window';
 import { X11WindowStack } from '../../recorder/windows/x11-window-stack';
 import { readPrivacySettings } from '../settings/settings-service';
 import { LibrarySink } from './library-sink';
+import { TEAM_TASK_ID_KEY } from '../../shared/tasks-file';
 
 /** Options of {@link recordSession}. */
 export type RecordOptions = {
   task: string;
+  /** The hub task this recording is made for (`record --task-id`), kept in its source
+   * metadata from the start (docs/team-mode.md §TASKS). */
+  teamTaskId?: number;
   /** The OS's capture backend, accessibility adapter and window tracker (chosen by the
    * composition root, src/services/create-services.ts). */
   platform: RecorderPlatform;
@@ -197,7 +201,8 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     dir: relDir,
     startedAt: new Date(nowMs).toISOString(),
     stoppedAt: null,
-    sourceMetadata: null,
+    sourceMetadata:
+      options.teamTaskId === undefined ? null : { [TEAM_TASK_ID_KEY]: options.teamTaskId },
     capture: {
       pid: process.pid,
       host: os.hostname(),

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { HubOutput, HubTransfer } from '../../shared/contract/hub';
 import { AppError, isAppError } from '../../shared/errors';
-import { getRecording, resolveRecordingSeq } from '../../store';
+import { getRecording, resolveRecordingSeq, setTeamTaskId } from '../../store';
+import { teamTaskIdOf } from '../../shared/tasks-file';
 import type { Library } from '../library/library';
 import { enforcePiiPolicy, recordAllowance } from '../privacy/policy';
 import { textRedactorOf } from '../privacy/text-redaction';
@@ -44,6 +45,9 @@ export type SubmitOptions = {
   now?: () => number;
   /** Where the sign-in is kept; default the file beside the library. */
   credentials?: HubCredentialStore;
+  /** Link every recording to this hub task first (`submit --task-id`; docs/team-mode.md
+   * §TASKS); without it a recording made with `record --task-id` carries its own. */
+  taskId?: number;
 };
 
 /** What one recording's submit did. */
@@ -233,6 +237,16 @@ export async function submitToHub(
   const now = options.now ?? Date.now;
   const { client, user } = await signedInClient(lib, options.credentials);
   const fullIds = ids.map((i) => resolveRecordingSeq(lib.db, i).id);
+  if (options.taskId !== undefined) {
+    // the task must exist (NOT_FOUND otherwise) before the recordings are linked to it
+    await client.call('tasks:get', { id: options.taskId });
+    for (const id of fullIds) {
+      const rec = getRecording(lib.db, id);
+      if (teamTaskIdOf(rec.sourceMetadata) !== options.taskId) {
+        setTeamTaskId(lib.db, rec.seq, options.taskId, now());
+      }
+    }
+  }
   // the PII policy for all before anything is sent (PII_UNRESOLVED refuses the whole call)
   const decisions = enforcePiiPolicy(lib, fullIds, {
     action: 'upload',
@@ -254,6 +268,7 @@ export async function submitToHub(
           `(${(checkSummary.codes as string[]).join(', ')}); see \`cua-annotator check ${id}\``,
       );
     }
+    const taskId = teamTaskIdOf(getRecording(lib.db, id).sourceMetadata);
     const stageDir = lib.resolve(hubStageDir(id));
     const bundle = await buildBundle(lib, id, stageDir, {
       appVersion: options.appVersion,
@@ -295,6 +310,7 @@ export async function submitToHub(
         manifestSha256: plan.manifestSha256,
         checkSummary,
         piiSummary: decision.allowance ? { allowed: decision.allowance } : {},
+        ...(taskId === null ? {} : { taskId }),
       });
     let registered: HubOutput<'submissions:register'>;
     try {

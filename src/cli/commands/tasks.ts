@@ -1,0 +1,241 @@
+// `tasks`: the task hub from the command line (docs/team-mode.md §TASKS): list the open tasks of
+// this OS, claim, release, report infeasible; admins import a task file (a dry run first).
+import {
+  claimHubTask,
+  hostTaskPlatform,
+  importHubTasks,
+  listHubTasks,
+  releaseHubTask,
+  reportHubTaskInfeasible,
+} from '../../services/create-services';
+import type { HubTask } from '../../shared/contract/hub';
+import { TASK_PLATFORMS, TASK_STATUSES, type TaskPlatform } from '../../shared/tasks-file';
+import { parseCommandArgs, UsageError } from '../args';
+import type { Command } from '../command';
+import { withServices } from '../context';
+import { errLine, out, outJson } from '../output';
+
+const HELP = `Usage: cua-annotator tasks [--platform P|--all-platforms] [--status S] [--json] [--library DIR]
+       cua-annotator tasks claim ID [--json]
+       cua-annotator tasks release ID [--json]
+       cua-annotator tasks infeasible ID --reason TEXT [--json]
+       cua-annotator tasks import FILE [--dry-run] [--format jsonl|csv] [--json]
+
+The team hub's tasks, through this library's sign-in (cua-annotator login).
+
+tasks              the open tasks for this OS (and those for any OS), fewest recordings first:
+                   --json {"tasks":[{"id","instruction","platform","status","claimedBy",
+                   "accepted","target",…}]}. --platform ${TASK_PLATFORMS.join('|')} for
+                   another OS, --all-platforms for every one, --status
+                   ${[...TASK_STATUSES, 'all'].join('|')} (default open).
+tasks claim ID     reserves the task for you until the claim expires (claiming again renews
+                   it); a task held by as many people as it takes answers claimed: false.
+                   --json {"claimed","task","expiresAt"}; exit code 2 when not claimed.
+                   Then record it:
+                   cua-annotator record --task-id ID (the instruction comes from the task).
+tasks release ID   gives your claim back.
+tasks infeasible ID --reason TEXT
+                   reports that the task cannot be done; enough reports (a hub setting) set it
+                   aside until an admin reopens or closes it.
+tasks import FILE  (admins) adds the tasks of a JSONL file (one JSON object per line) or a CSV
+                   file (a header row; RFC 4180 quoting): fields instruction (required),
+                   description, domain (or category), app (or website), url, platform
+                   (${TASK_PLATFORMS.join(', ')}; default any), target (accepted recordings
+                   wanted; default 1), tags (a JSON list, or "a;b"). A task whose instruction
+                   matches one on the hub (or an earlier line) — ignoring case and spacing — is
+                   a duplicate and refused. --dry-run checks every line and writes nothing:
+                   {"added","duplicates","errors":[{"line","message"}]}; without it the good
+                   lines are added and the bad ones (listed) left out.
+
+Options:
+  --json           print JSON
+  --library DIR    library folder
+  -h, --help       show this help`;
+
+// the hub calls need the library's sign-in only: a signed-in library may hold no recording yet
+function onLibrary<T>(
+  library: string | undefined,
+  fn: Parameters<typeof withServices<T>>[1],
+): Promise<T> {
+  return withServices(library, fn, { create: true });
+}
+
+function taskId(arg: string | undefined, what: string): number {
+  if (!arg || !/^[1-9][0-9]{0,15}$/.test(arg)) {
+    throw new UsageError(`tasks ${what} ID: the task's number (got "${arg ?? ''}")`);
+  }
+  return Number(arg);
+}
+
+function taskLine(t: HubTask): string {
+  const claims = t.claimedBy.length ? ` claimed by ${t.claimedBy.join(', ')}` : '';
+  const mine = t.myClaimExpiresAtMs
+    ? ` (yours until ${new Date(t.myClaimExpiresAtMs).toISOString()})`
+    : '';
+  return (
+    `${String(t.id).padStart(6)}  ${t.platform.padEnd(6)} ${t.status.padEnd(10)} ` +
+    `${t.accepted}/${t.target} accepted, ${t.recorded} recorded${claims}${mine}\n        ` +
+    t.instruction.replace(/\s+/g, ' ')
+  );
+}
+
+function briefTask(t: HubTask) {
+  return {
+    id: t.id,
+    instruction: t.instruction,
+    description: t.description,
+    domain: t.domain,
+    app: t.app,
+    url: t.url,
+    platform: t.platform,
+    status: t.status,
+    tags: t.tags,
+    claimedBy: t.claimedBy,
+    recorded: t.recorded,
+    accepted: t.accepted,
+    target: t.target,
+    myClaimExpiresAt: t.myClaimExpiresAtMs ? new Date(t.myClaimExpiresAtMs).toISOString() : null,
+  };
+}
+
+/** The `tasks` command. */
+export const tasksCommand: Command = {
+  name: 'tasks',
+  summary: 'the team hub’s tasks: list, claim, release, infeasible; import (admins)',
+  help: HELP,
+  run: async (argv) => {
+    const { values, positionals } = parseCommandArgs(argv, {
+      platform: { type: 'string' },
+      'all-platforms': { type: 'boolean' },
+      status: { type: 'string' },
+      reason: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      format: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (values.help) {
+      out(HELP);
+      return 0;
+    }
+    const [sub, ...rest] = positionals;
+    if (sub === undefined || sub === 'list') {
+      if (rest.length) {
+        throw new UsageError('tasks lists the tasks: it takes no arguments');
+      }
+      if (values.platform !== undefined && !TASK_PLATFORMS.includes(values.platform as never)) {
+        throw new UsageError(
+          `--platform is one of ${TASK_PLATFORMS.join(', ')} (got "${values.platform}")`,
+        );
+      }
+      const statuses = [...TASK_STATUSES, 'all'] as const;
+      if (values.status !== undefined && !statuses.includes(values.status as never)) {
+        throw new UsageError(`--status is one of ${statuses.join(', ')} (got "${values.status}")`);
+      }
+      const platform = values['all-platforms']
+        ? undefined
+        : ((values.platform as TaskPlatform | undefined) ?? hostTaskPlatform());
+      const { tasks } = await onLibrary(values.library, (services) =>
+        listHubTasks(services.lib, {
+          ...(platform ? { platform } : {}),
+          ...(values.status ? { status: values.status as (typeof statuses)[number] } : {}),
+        }),
+      );
+      if (values.json) {
+        outJson({ tasks: tasks.map(briefTask) });
+      } else if (!tasks.length) {
+        out(`no ${values.status ?? 'open'} tasks${platform ? ` for ${platform}` : ''}`);
+      } else {
+        for (const t of tasks) {
+          out(taskLine(t));
+        }
+      }
+      return 0;
+    }
+    if (sub === 'claim' || sub === 'release') {
+      if (rest.length !== 1) {
+        throw new UsageError(`tasks ${sub} ID`);
+      }
+      const id = taskId(rest[0], sub);
+      if (sub === 'release') {
+        const r = await onLibrary(values.library, (services) => releaseHubTask(services.lib, id));
+        if (values.json) {
+          outJson(r);
+        } else {
+          out(r.released ? `released task ${id}` : `you held no claim on task ${id}`);
+        }
+        return 0;
+      }
+      const r = await onLibrary(values.library, (services) => claimHubTask(services.lib, id));
+      const expiresAt = r.expiresAtMs === null ? null : new Date(r.expiresAtMs).toISOString();
+      if (values.json) {
+        outJson({ claimed: r.claimed, task: briefTask(r.task), expiresAt });
+      } else if (r.claimed) {
+        out(
+          `claimed task ${id} until ${expiresAt}: "${r.task.instruction}"\n` +
+            `record it with: cua-annotator record --task-id ${id}`,
+        );
+      } else {
+        out(`task ${id} is held by ${r.task.claimedBy.join(', ')}: pick another one`);
+      }
+      return r.claimed ? 0 : 2;
+    }
+    if (sub === 'infeasible') {
+      if (rest.length !== 1) {
+        throw new UsageError('tasks infeasible ID --reason TEXT');
+      }
+      const id = taskId(rest[0], sub);
+      if (!values.reason?.trim()) {
+        throw new UsageError('--reason TEXT is required: say what stops the task');
+      }
+      const r = await onLibrary(values.library, (services) =>
+        reportHubTaskInfeasible(services.lib, id, values.reason!),
+      );
+      if (values.json) {
+        outJson({ task: briefTask(r.task), reports: r.reports, setAside: r.setAside });
+      } else {
+        out(
+          `reported task ${id} infeasible (${r.reports} report(s))` +
+            (r.setAside ? '; it is set aside for an admin' : ''),
+        );
+      }
+      return 0;
+    }
+    if (sub === 'import') {
+      if (rest.length !== 1) {
+        throw new UsageError('tasks import FILE [--dry-run]');
+      }
+      if (values.format !== undefined && values.format !== 'jsonl' && values.format !== 'csv') {
+        throw new UsageError(`--format is jsonl or csv (got "${values.format}")`);
+      }
+      const r = await onLibrary(values.library, (services) =>
+        importHubTasks(services.lib, rest[0]!, {
+          dryRun: values['dry-run'] ?? false,
+          ...(values.format ? { format: values.format as 'jsonl' | 'csv' } : {}),
+        }),
+      );
+      if (values.json) {
+        outJson({
+          dryRun: r.dryRun,
+          added: r.added,
+          duplicates: r.duplicates,
+          duplicateLines: r.duplicateLines,
+          errors: r.errors,
+          ids: r.ids,
+        });
+      } else {
+        for (const e of r.errors) {
+          errLine(`line ${e.line}: ${e.message}`);
+        }
+        out(
+          `${r.dryRun ? 'would add' : 'added'} ${r.added} task(s); ${r.duplicates} duplicate(s) ` +
+            `and ${r.errors.length} bad line(s) ${r.dryRun ? 'would be ' : ''}left out` +
+            (r.dryRun ? ' (dry run: nothing written)' : ''),
+        );
+      }
+      return 0;
+    }
+    throw new UsageError(
+      `unknown tasks command "${sub}": tasks [list] | claim ID | release ID | infeasible ID | import FILE`,
+    );
+  },
+};

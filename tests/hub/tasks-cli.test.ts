@@ -1,0 +1,153 @@
+// The task hub end to end through the CLI (issue 28 items 2 and 4): one embedded hub child
+// (`hub --data DIR`), an admin's and an annotator's library each signed in, every step a
+// separate CLI process. The admin previews a task file with bad lines (nothing written), imports
+// it, and a re-import refuses the duplicates; the annotator lists the open tasks of their OS,
+// claims one, submits the example recording with --task-id, and the task id is in the
+// submission (sync, sync --all) and in the agentnet-jsonl export's task_id and the
+// agentnet-raw export's hub_task_id.txt; a report makes a task infeasible.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli';
+import { FIXTURE_DIR } from '../helpers/paths';
+import { addHubUser, loginLibrary, startHubProcess, type HubProcess } from './hub-process';
+
+let root: string;
+let hub: HubProcess | null = null;
+const lib = (who: 'ann' | 'adm') => path.join(root, `library-${who}`);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON is read freely
+async function as(who: 'ann' | 'adm', args: string[], code = 0): Promise<any> {
+  const run = await runCli([...args, '--library', lib(who), '--json']);
+  expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(code);
+  return JSON.parse(run.stdout) as unknown;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'hub-tasks-cli-'));
+  const data = path.join(root, 'hub-data');
+  // accounts before the hub starts: it holds the data folder while it runs
+  const passwords = {
+    adm: await addHubUser('adm', ['admin'], ['--data', data]),
+    ann: await addHubUser('ann', ['annotator'], ['--data', data]),
+  };
+  hub = await startHubProcess(['--data', data]);
+  await loginLibrary(hub.url, 'adm', passwords.adm, lib('adm'));
+  await loginLibrary(hub.url, 'ann', passwords.ann, lib('ann'));
+}, 180_000);
+
+afterAll(async () => {
+  await hub?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('tasks through the CLI', () => {
+  it('import preview → import → duplicates; list, claim, submit --task-id; the id in the submission and the exports; infeasible', async () => {
+    const file = path.join(root, 'tasks.jsonl');
+    const good = (i: number) =>
+      JSON.stringify({
+        instruction: `Open the example page and do thing ${i}`,
+        domain: 'web',
+        website: 'example.org',
+        platform: i % 2 ? 'any' : 'win',
+        target: 2,
+      });
+    const lines = [good(1), good(2), '{"instruction": ', good(3), '{"platform":"mac"}', good(4)];
+    await writeFile(file, `${lines.join('\n')}\n`);
+
+    const preview = await as('adm', ['tasks', 'import', file, '--dry-run']);
+    expect(preview).toMatchObject({ dryRun: true, added: 4, duplicates: 0, ids: [] });
+    expect(preview.errors.map((e: { line: number }) => e.line)).toEqual([3, 5]);
+    expect(preview.errors[1].message).toMatch(/"instruction" is missing/);
+    expect((await as('adm', ['tasks', '--all-platforms', '--status', 'all'])).tasks).toEqual([]);
+
+    const done = await as('adm', ['tasks', 'import', file]);
+    expect([done.added, done.duplicates, done.errors.length]).toEqual([4, 0, 2]);
+    const again = await as('adm', ['tasks', 'import', file]);
+    expect([again.added, again.duplicates]).toEqual([0, 4]);
+
+    // the annotator (on Linux: ubuntu) sees the tasks for any OS, not those for Windows
+    const listed = (await as('ann', ['tasks'])).tasks;
+    expect(listed.map((t: { instruction: string }) => t.instruction).sort()).toEqual([
+      'Open the example page and do thing 1',
+      'Open the example page and do thing 3',
+    ]);
+    const task = listed[0];
+    expect(task).toMatchObject({
+      platform: 'any',
+      status: 'open',
+      claimedBy: [],
+      accepted: 0,
+      target: 2,
+    });
+    expect(Object.keys(task)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'instruction',
+        'platform',
+        'status',
+        'claimedBy',
+        'accepted',
+        'target',
+      ]),
+    );
+
+    const claim = await as('ann', ['tasks', 'claim', String(task.id)]);
+    expect(claim).toMatchObject({ claimed: true, task: { id: task.id, claimedBy: ['ann'] } });
+    expect(Date.parse(claim.expiresAt)).toBeGreaterThan(Date.now());
+
+    // an imported (older) recording linked to the task at submit
+    const imported = await as('ann', ['import', FIXTURE_DIR, '--no-keyframes']);
+    const id = (imported as { result: { id: string } }).result.id;
+    expect(id).toBeTruthy();
+    const submitted = await as('ann', [
+      'submit',
+      id,
+      '--task-id',
+      String(task.id),
+      '--no-keyframes',
+    ]);
+    expect(submitted.submissions[0]).toMatchObject({ recording: id, version: 1 });
+    expect((await as('ann', ['sync'])).submissions[0]).toMatchObject({
+      recording: id,
+      taskId: task.id,
+    });
+    expect((await as('adm', ['sync', '--all'])).submissions[0]).toMatchObject({
+      recording: id,
+      annotator: 'ann',
+      taskId: task.id,
+    });
+    // the submission ended the claim; the task counts the recording
+    const after = (await as('ann', ['tasks'])).tasks.find((t: { id: number }) => t.id === task.id);
+    expect(after).toMatchObject({ claimedBy: [], recorded: 1, accepted: 0 });
+
+    // the exports carry the task id
+    const jsonlDir = path.join(root, 'out-jsonl');
+    await as('ann', ['export', id, '--format', 'agentnet-jsonl', '--out', jsonlDir]);
+    const record = JSON.parse(
+      (await readFile(path.join(jsonlDir, 'agentnet.jsonl'), 'utf8')).trim(),
+    ) as { task_id: string };
+    expect(record.task_id).toBe(String(task.id));
+    const rawDir = path.join(root, 'out-raw');
+    const raw = await as('ann', ['export', id, '--format', 'agentnet-raw', '--out', rawDir]);
+    const episode = (raw as { recordings: { episodeId: string }[] }).recordings[0]!.episodeId;
+    expect(await readFile(path.join(rawDir, episode, 'hub_task_id.txt'), 'utf8')).toBe(
+      String(task.id),
+    );
+
+    // a report with the default setting (3 reports) keeps the task open
+    const other = listed[1];
+    const report = await as('ann', [
+      'tasks',
+      'infeasible',
+      String(other.id),
+      '--reason',
+      'the page is gone',
+    ]);
+    expect(report).toMatchObject({ reports: 1, setAside: false, task: { status: 'open' } });
+    // usage errors exit 1
+    const bad = await runCli(['tasks', 'claim', 'x', '--library', lib('ann')]);
+    expect(bad.code).toBe(1);
+  }, 240_000);
+});
