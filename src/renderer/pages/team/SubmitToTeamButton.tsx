@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useTeamStore } from '../../store/team';
 import { pendingLabel } from './team-labels';
+import './team.css';
 
 // The button and its state for one recording.
 export function SubmitToTeamButton({
@@ -18,6 +19,11 @@ export function SubmitToTeamButton({
   const submit = useTeamStore((s) => s.submits[recordingId]);
   const status = useTeamStore((s) => s.status);
   const pending = status?.pending.find((p) => p.recording === recordingId) ?? null;
+  const isHeldForReview = status?.reviews.some((r) => r.recording === recordingId) ?? false;
+  // a reviewer-only account submits nothing (the hub would refuse it); unknown roles (the hub
+  // away) keep the button: the submit then waits for the hub
+  const isAnnotator =
+    status === null || status.roles.length === 0 || status.roles.includes('annotator');
 
   useEffect(() => {
     if (useTeamStore.getState().statusLoad === 'idle') {
@@ -31,6 +37,9 @@ export function SubmitToTeamButton({
         Sign in to a team to submit
       </a>
     );
+  }
+  if (isHeldForReview || !isAnnotator) {
+    return null;
   }
   const outcome = submit?.phase === 'done' ? submit.outcome : null;
   return (
@@ -47,7 +56,12 @@ export function SubmitToTeamButton({
       >
         {submit?.phase === 'submitting' ? 'Submitting…' : 'Submit to team'}
       </button>
-      <span className="muted" role="status" data-testid="team-submit-state">
+      <span
+        className="muted team-submit-state"
+        role="status"
+        title={pending ? `${pending.lastError.message}. ${pending.lastError.fix ?? ''}` : undefined}
+        data-testid="team-submit-state"
+      >
         {outcome?.state === 'submitted'
           ? `Submitted (version ${outcome.version ?? '?'})`
           : pending

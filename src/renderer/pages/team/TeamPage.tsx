@@ -7,6 +7,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApiEvent } from '../../hooks/use-api-event';
 import { useTeamStore } from '../../store/team';
 import { pendingLabel, submissionStatusLabel } from './team-labels';
+import './team.css';
 
 // The sign-in form: hub address, name, password; then the new password for a one-time one.
 function SignInForm() {
@@ -38,6 +39,7 @@ function SignInForm() {
         <label>
           New password
           <input
+            className="input"
             type="password"
             autoComplete="new-password"
             value={newPassword}
@@ -48,6 +50,7 @@ function SignInForm() {
         <label>
           New password again
           <input
+            className="input"
             type="password"
             autoComplete="new-password"
             value={repeat}
@@ -91,6 +94,7 @@ function SignInForm() {
       <label>
         Hub address
         <input
+          className="input"
           type="url"
           placeholder="https://hub.example.org"
           value={url}
@@ -101,6 +105,7 @@ function SignInForm() {
       <label>
         Name
         <input
+          className="input"
           autoComplete="username"
           value={user}
           onChange={(e) => setUser(e.target.value)}
@@ -110,6 +115,7 @@ function SignInForm() {
       <label>
         Password
         <input
+          className="input"
           type="password"
           autoComplete="current-password"
           value={password}

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { HUB_GRADES, HUB_VERDICTS } from '../../../shared/contract/hub';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useTeamStore } from '../../store/team';
+import './team.css';
 
 type Verdict = (typeof HUB_VERDICTS)[number];
 type Grade = (typeof HUB_GRADES)[number];
@@ -89,6 +90,7 @@ export function TeamReviewPanel({
         <label>
           Grade{' '}
           <select
+            className="input"
             value={grade}
             onChange={(e) => setGrade(e.target.value as Grade | '')}
             data-testid="team-grade"
@@ -104,9 +106,10 @@ export function TeamReviewPanel({
         <label className="team-feedback">
           Feedback to the annotator
           <textarea
+            className="input"
             value={feedback}
             onChange={(e) => setFeedback(e.target.value)}
-            rows={4}
+            rows={2}
             data-testid="team-feedback"
           />
         </label>
