@@ -72,7 +72,7 @@ export {
   syncFromHub,
   whoAmI,
 } from './team';
-// the task hub's client side (docs/team-mode.md §TASKS)
+// the task hub's client side (docs/team-mode.md §16)
 export {
   claimHubTask,
   hostTaskPlatform,

@@ -1,4 +1,4 @@
-// Task files for `tasks import` (docs/team-mode.md §TASKS): JSONL (one JSON object per line) or CSV
+// Task files for `tasks import` (docs/team-mode.md §16): JSONL (one JSON object per line) or CSV
 // (RFC 4180: a header row, fields in double quotes may hold commas, quotes doubled, and line
 // breaks), parsed into task rows with the line each came from, and a per-line error for every
 // line that is not a task. Pure: the hub parses what a client sends, a page can preview with it.

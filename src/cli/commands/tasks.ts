@@ -1,4 +1,4 @@
-// `tasks`: the task hub from the command line (docs/team-mode.md §TASKS): list the open tasks of
+// `tasks`: the task hub from the command line (docs/team-mode.md §16): list the open tasks of
 // this OS, claim, release, report infeasible; admins import a task file (a dry run first).
 import {
   claimHubTask,

@@ -250,7 +250,7 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
       sendHubError(res, 'INVALID_PAYLOAD', 'send the payload as Content-Type: application/json');
       return;
     }
-    // a task file may be larger than any other request (docs/team-mode.md §TASKS)
+    // a task file may be larger than any other request (docs/team-mode.md §16)
     const bodyLimit = method === 'tasks:import' ? HUB_TASKS_IMPORT_MAX_BYTES : HUB_BODY_LIMIT_BYTES;
     const body = await readBody(req, bodyLimit);
     if (body.kind === 'aborted') {

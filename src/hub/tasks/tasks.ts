@@ -1,4 +1,4 @@
-// The task hub (docs/team-mode.md §TASKS): admins import tasks (a dry run first: per-line errors
+// The task hub (docs/team-mode.md §16): admins import tasks (a dry run first: per-line errors
 // and duplicates, nothing written), annotators list the open tasks of their OS and claim one (a
 // reservation that expires; a per-person and a per-task limit), report a task infeasible (enough
 // reports set it aside for an admin), and a task closes itself once its target of accepted

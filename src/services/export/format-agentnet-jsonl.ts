@@ -24,7 +24,7 @@ export async function writeAgentNetJsonl(
 ): Promise<string> {
   const traj = buildTrajectory(l.steps);
   const imageName = (k: number) => `${l.episodeId}_${k}.png`;
-  // AgentNet's task_id: the hub task the recording was made for (docs/team-mode.md §TASKS),
+  // AgentNet's task_id: the hub task the recording was made for (docs/team-mode.md §16),
   // else the episode id as before
   const line = buildAgentNetRecordLine({
     taskId: String(teamTaskIdOf(l.rec.sourceMetadata) ?? l.episodeId),

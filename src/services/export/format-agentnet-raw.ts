@@ -55,7 +55,7 @@ export async function writeAgentNetRaw(
     await out.file(`${l.episodeId}/${name}`, content);
   }
   // AgentNet Tool's hub_task_id.txt: the hub task the recording was made for, when it has one
-  // (docs/team-mode.md §TASKS); an imported AgentNet recording's own is kept in raw.files
+  // (docs/team-mode.md §16); an imported AgentNet recording's own is kept in raw.files
   const taskId = teamTaskIdOf(l.rec.sourceMetadata);
   if (taskId !== null && !raw.files.has('hub_task_id.txt')) {
     await out.file(`${l.episodeId}/hub_task_id.txt`, String(taskId));

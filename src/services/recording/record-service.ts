@@ -42,7 +42,7 @@ import { TEAM_TASK_ID_KEY } from '../../shared/tasks-file';
 export type RecordOptions = {
   task: string;
   /** The hub task this recording is made for (`record --task-id`), kept in its source
-   * metadata from the start (docs/team-mode.md §TASKS). */
+   * metadata from the start (docs/team-mode.md §16). */
   teamTaskId?: number;
   /** The OS's capture backend, accessibility adapter and window tracker (chosen by the
    * composition root, src/services/create-services.ts). */

@@ -46,7 +46,7 @@ export type SubmitOptions = {
   /** Where the sign-in is kept; default the file beside the library. */
   credentials?: HubCredentialStore;
   /** Link every recording to this hub task first (`submit --task-id`; docs/team-mode.md
-   * §TASKS); without it a recording made with `record --task-id` carries its own. */
+   * §16); without it a recording made with `record --task-id` carries its own. */
   taskId?: number;
 };
 

@@ -1,4 +1,4 @@
-// The annotator's and the admin's side of the task hub (docs/team-mode.md §TASKS), through the
+// The annotator's and the admin's side of the task hub (docs/team-mode.md §16), through the
 // library's stored sign-in: import a task file (a dry run first), list the open tasks of this
 // OS, claim, release, report infeasible, and link a local recording to a task (the id then
 // travels with the recording into its submission and its exports).

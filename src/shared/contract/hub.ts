@@ -263,7 +263,7 @@ export const HubReviewQueueSchema = v.strictObject({
 });
 export type HubReviewQueue = v.InferOutput<typeof HubReviewQueueSchema>;
 
-// ---- tasks (docs/team-mode.md §TASKS) ------------------------------------------------------
+// ---- tasks (docs/team-mode.md §16) ------------------------------------------------------
 
 /** Largest task file `tasks:import` takes, bytes of JSON body (the hub's limit for it). */
 export const HUB_TASKS_IMPORT_MAX_BYTES = 8 * 1024 * 1024;

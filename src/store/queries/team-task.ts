@@ -1,4 +1,4 @@
-// The hub task a local recording was made for (docs/team-mode.md §TASKS): a key of the
+// The hub task a local recording was made for (docs/team-mode.md §16): a key of the
 // recording's source metadata, so no migration is needed and the key travels inside every
 // bundle's recordings row (a reviewer's library gets it with the recording).
 import { TEAM_TASK_ID_KEY } from '../../shared/tasks-file';

@@ -1,4 +1,4 @@
-// The task hub (src/hub/tasks/tasks.ts, docs/team-mode.md §TASKS) with one test body on embedded
+// The task hub (src/hub/tasks/tasks.ts, docs/team-mode.md §16) with one test body on embedded
 // PGlite (one per file, shared: each test uses its own instructions) and on Debian's PostgreSQL
 // (tests/helpers/postgres.ts, a fresh database per test, a pool of 25 connections so the 30
 // annotators' claims really run at once). Claim expiry is simulated by moving a claim's end

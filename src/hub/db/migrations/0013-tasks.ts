@@ -1,5 +1,5 @@
 // Hub migration 13: tasks to record, their claims and infeasible reports, the hub's settings, and
-// the task a submission was recorded for (docs/team-mode.md §TASKS). Released migrations are never
+// the task a submission was recorded for (docs/team-mode.md §16). Released migrations are never
 // edited; a change is a new migration.
 import { sql } from 'kysely';
 import type { HubDb } from '../schema';

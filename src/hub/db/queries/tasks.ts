@@ -1,5 +1,5 @@
 // Tasks, their claims and infeasible reports, and the hub's settings: the SQL of the task hub
-// (docs/team-mode.md §TASKS). Every function takes the db (or a transaction) first; the rules (who
+// (docs/team-mode.md §16). Every function takes the db (or a transaction) first; the rules (who
 // may claim what, when a task closes) live in src/hub/tasks/tasks.ts, one transaction each.
 import { sql } from 'kysely';
 import type { ClaimEndReason, HubDb, TaskPlatform, TaskStatus } from '../schema';
