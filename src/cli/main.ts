@@ -69,6 +69,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/export')).exportCommand,
   },
   {
+    name: 'cot',
+    summary: 'add OpenCUA reasoning (observation, thought, action, reflection) to every step',
+    load: async () => (await import('./commands/cot')).cotCommand,
+  },
+  {
     name: 'upload',
     summary: 'upload recordings to S3-compatible storage (verified, resumable)',
     load: async () => (await import('./commands/upload')).uploadCommand,

@@ -53,6 +53,8 @@ export { stepCode } from './recordings';
 export { MIN_PART_SIZE_BYTES } from './upload/part-plan';
 export { describeTarget, resolveTarget, targetUrl } from './upload/target';
 export { openS3Store };
+// OpenCUA's CoT synthesis (issue 30, docs/cot.md): the `cot` command's batch
+export { cotRecordings, type CotBatchItem, type CotBatchOptions } from './cot/cot-batch';
 // the team client (HTTP to the hub, stateless): hosts reach it through the root like the rest
 export type { HubCredentialStore, HubCredentials } from './team';
 export {

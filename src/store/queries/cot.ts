@@ -218,3 +218,9 @@ export function editCotSummary(
   ).run(JSON.stringify({ ...current.fields, ...fields }), nowMs, recordingSeq);
   return true;
 }
+
+/** Forgets a recording's CoT (every step and the summary): the next run asks for all of it. */
+export function deleteCot(db: Db, recordingSeq: number): void {
+  db.prepare(`DELETE FROM cot_steps WHERE recording_seq = ?`).run(recordingSeq);
+  db.prepare(`DELETE FROM cot_summaries WHERE recording_seq = ?`).run(recordingSeq);
+}

@@ -1,0 +1,149 @@
+// `cua-annotator cot` end to end: the real CLI against the OpenAI-compatible stub server
+// (tests/helpers/openai-stub.ts) on a copy of the example library. The key travels in the
+// Authorization header only (never printed, never in the library); a 429 is retried; a second run
+// asks nothing; a refused key exits with MODEL_AUTH and its fix; the export carries the fields.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli';
+import { copyExampleLibrary } from '../helpers/example-library';
+import { fence, startOpenAiStub, type OpenAiStub, type StubRequest } from '../helpers/openai-stub';
+
+const KEY = 'sk-cot-test-0123456789abcdef';
+let stub: OpenAiStub;
+let dir: string;
+let id: string;
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cot-cli-'));
+
+function answer(req: StubRequest) {
+  const t = req.promptText;
+  if (t.startsWith('Your task is to generate three components')) {
+    return {
+      text: `## Observation:\nA window.\n\n## Thought:\nI go on (request ${req.index}).\n\n## Action:\nClick it.`,
+    };
+  }
+  if (t.startsWith('You are an judge')) {
+    return {
+      text: fence({
+        last_step_correct: true,
+        last_step_redundant: false,
+        reflection: 'It worked.',
+      }),
+    };
+  }
+  return {
+    text: JSON.stringify({
+      task_completed: true,
+      alignment_score: 9,
+      efficiency_score: 8,
+      reason: 'ok',
+      actual_task: 'Change the display settings',
+      natural_language_task: 'Change my display settings',
+      task_difficulty: 4,
+    }),
+  };
+}
+
+beforeAll(async () => {
+  stub = await startOpenAiStub({ apiKey: KEY, models: ['stub-model'] });
+  stub.fallback(answer);
+  dir = path.join(root, 'lib');
+  id = await copyExampleLibrary(dir);
+}, 240_000);
+afterAll(async () => {
+  await stub?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const cot = (args: string[], env: Record<string, string> = { OPENAI_API_KEY: KEY }) =>
+  runCli(
+    ['cot', id, '--model', 'stub-model', '--base-url', stub.baseUrl, '--library', dir, ...args],
+    {
+      OPENAI_API_KEY: '',
+      CUA_COT_API_KEY: '',
+      ...env,
+    },
+  );
+
+describe('cot (CLI)', () => {
+  it('--help', async () => {
+    const r = await runCli(['cot', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: cua-annotator cot <id…> --model NAME');
+  });
+
+  it('a refused key: MODEL_AUTH with its fix, the key never shown', async () => {
+    const r = await cot(['--json'], { OPENAI_API_KEY: 'sk-wrong-key-000000000000' });
+    expect(r.code).not.toBe(0);
+    const all = r.stdout + r.stderr;
+    expect(all).toContain('MODEL_AUTH');
+    expect(all).not.toContain('sk-wrong-key-000000000000');
+  }, 120_000);
+
+  it('runs every step through the stub, retries a 429, stores the results; a second run asks nothing', async () => {
+    stub.script({ status: 429, body: { error: { message: 'slow down' } }, retryAfter: '0' });
+    const before = stub.requests.length;
+    const r = await cot(['--json']);
+    expect(r.stderr).not.toContain(KEY);
+    expect(r.stdout).not.toContain(KEY);
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as {
+      recordings: {
+        ok: boolean;
+        totalSteps: number;
+        generatedSteps: number;
+        isSummaryGenerated: boolean;
+      }[];
+      calls: number;
+      retries: number;
+    };
+    const [rec] = result.recordings;
+    expect(rec).toMatchObject({
+      ok: true,
+      generatedSteps: rec!.totalSteps,
+      isSummaryGenerated: true,
+    });
+    expect(result.retries).toBe(1);
+    expect(result.calls).toBe(2 * rec!.totalSteps);
+    const sent = stub.requests.slice(before);
+    expect(sent.every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    expect(sent.every((q) => q.body?.temperature === 0 && q.body.model === 'stub-model')).toBe(
+      true,
+    );
+    // the key is in no file of the library
+    for (const f of fs.readdirSync(dir)) {
+      const p = path.join(dir, f);
+      if (fs.statSync(p).isFile()) {
+        expect(fs.readFileSync(p).includes(KEY), f).toBe(false);
+      }
+    }
+
+    const again = await cot(['--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      calls: 0,
+      recordings: [{ ok: true, generatedSteps: 0, isSummaryGenerated: false }],
+    });
+
+    const out = path.join(root, 'export');
+    const e = await runCli([
+      'export',
+      id,
+      '--format',
+      'agentnet-jsonl',
+      '--out',
+      out,
+      '--library',
+      dir,
+    ]);
+    expect(e.code, e.stderr).toBe(0);
+    const record = JSON.parse(fs.readFileSync(path.join(out, 'agentnet.jsonl'), 'utf8')) as {
+      alignment_score: number;
+      traj: { value: { observation: string; thought: string; reflection: string } }[];
+    };
+    expect(record.alignment_score).toBe(9);
+    expect(record.traj.every((s) => s.value.observation === 'A window.')).toBe(true);
+    expect(record.traj.slice(0, -1).every((s) => s.value.reflection === 'It worked.')).toBe(true);
+  }, 240_000);
+});
