@@ -144,6 +144,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/tasks')).tasksCommand,
   },
   {
+    name: 'dataset',
+    summary: 'build dataset releases on the team hub (admins): build, status, list',
+    load: async () => (await import('./commands/dataset')).datasetCommand,
+  },
+  {
     name: 'doctor',
     summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
     load: async () => (await import('./commands/doctor')).doctorCommand,

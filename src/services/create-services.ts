@@ -73,6 +73,10 @@ export {
   submitToHub,
   syncFromHub,
   whoAmI,
+  downloadHubDataset,
+  hubDatasetStatus,
+  listHubDatasets,
+  startHubDataset,
 } from './team';
 // the task hub's client side (docs/team-mode.md §16)
 export {

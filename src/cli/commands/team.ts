@@ -54,7 +54,9 @@ const SYNC_HELP = `Usage: cua-annotator sync [--all] [--json] [--library DIR]
 
 Shows your submissions on the team hub with their status, the latest verdict's grade, feedback
 and reviewer (--json: {"submissions":[{"id","recording","version","status","grade","feedback",
-"reviewer"}]}). --all (admins): every submission with every verdict and its edit log.`;
+"reviewer","intake"}]}). A version the hub's intake refused (status intake-failed: files that do
+not match the manifest, unresolved PII, check errors) is listed with each reason and its fix.
+--all (admins): every submission with every verdict and its edit log.`;
 
 /** The `submit` command. */
 export const submitCommand: Command = {
@@ -238,6 +240,8 @@ export const syncCommand: Command = {
       feedback: s.feedback,
       reviewer: s.reviewer,
       taskId: s.taskId,
+      // the hub's intake: why a version came back (intake-failed) before any review
+      intake: s.intake ?? null,
     }));
     if (values.json) {
       outJson({ submissions: rows });
@@ -250,6 +254,11 @@ export const syncCommand: Command = {
             (r.reviewer ? ` — ${r.reviewer}${r.grade ? ` (${r.grade})` : ''}` : '') +
             (r.feedback ? `: ${r.feedback}` : ''),
         );
+        if (r.intake?.status === 'failed') {
+          for (const reason of r.intake.reasons) {
+            out(`    ${reason.code}: ${reason.message} — ${reason.fix}`);
+          }
+        }
       }
     }
     return 0;

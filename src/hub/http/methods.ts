@@ -40,6 +40,8 @@ import {
 import type { HubObjectStore } from '../storage';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
 import type { LoginLimiter } from './rate-limit';
+import { DATASET_HANDLERS } from './dataset-methods';
+import { jobKeys } from '../jobs/queues';
 import type { JobEngine } from '../jobs/engine';
 import { reviewerQueue } from '../db/queries/review-queue';
 
@@ -265,7 +267,14 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       manifestSha256: input.manifestSha256,
       ...(input.checkSummary ? { checkSummary: input.checkSummary } : {}),
       ...(input.piiSummary ? { piiSummary: input.piiSummary } : {}),
+      // with a job layer every version is taken in (re-hash, PII scan, check) before review
+      ...(ctx.jobs ? { awaitIntake: true } : {}),
     });
+    if (ctx.jobs && r.status === 'intake') {
+      // idempotent by key: a resubmission of the same bytes enqueues nothing new
+      const job = { submissionId: r.submissionId, version: r.version };
+      await ctx.jobs.enqueue('intake', job, { key: jobKeys.intake(r.submissionId, r.version) });
+    }
     if (input.taskId !== undefined) {
       await linkSubmissionToTask(ctx.db, queueActor(ctx), {
         submissionId: r.submissionId,
@@ -299,6 +308,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
         reviewer: s.reviewer,
         verdictVersion: s.verdictVersion,
         updatedAtMs: s.updatedAtMs,
+        intake: s.intake,
       })),
     };
   },
@@ -500,4 +510,5 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
     Object.keys(input).length
       ? await writeTaskSettings(ctx.db, queueActor(ctx), input)
       : await readTaskSettings(ctx.db),
+  ...DATASET_HANDLERS,
 };

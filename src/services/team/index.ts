@@ -3,6 +3,7 @@ export * from './account';
 export * from './client';
 export * from './credential-store';
 export * from './credentials';
+export * from './dataset';
 export * from './login';
 export * from './review';
 export * from './submit';

@@ -69,7 +69,8 @@ function unreachable(t: HubTransfer, reason: string): AppError {
   );
 }
 
-async function download(
+/** Streams one file of the hub's store from its presigned GET (UPLOAD_UNREACHABLE on failure). */
+export async function downloadTransfer(
   t: HubTransfer,
   call: { signal?: AbortSignal },
 ): Promise<AsyncIterable<Uint8Array>> {
@@ -147,7 +148,7 @@ export async function reviewNext(
   const retry = <T>(op: () => Promise<T>) => withRetry(op, { policy: DEFAULT_RETRY_POLICY });
   const manifestBytes = await retry(async () => {
     const chunks: Buffer[] = [];
-    for await (const c of await download(manifestTransfer, {})) {
+    for await (const c of await downloadTransfer(manifestTransfer, {})) {
       chunks.push(Buffer.from(c));
     }
     return Buffer.concat(chunks);
@@ -179,7 +180,7 @@ export async function reviewNext(
         if (!t) {
           throw new AppError('PULL_INVALID', `${where}: the hub sent no URL for ${rel}`);
         }
-        return download(t, call);
+        return downloadTransfer(t, call);
       },
     },
     manifest,

@@ -165,6 +165,13 @@ export const HubTransferSchema = v.strictObject({
 });
 export type HubTransfer = v.InferOutput<typeof HubTransferSchema>;
 
+/** A version's intake (docs/jobs.md §H): why it went back to its annotator, if it did. */
+export const HubIntakeSchema = v.strictObject({
+  status: v.picklist(['pending', 'passed', 'failed']),
+  reasons: v.array(v.strictObject({ code: v.string(), message: v.string(), fix: v.string() })),
+});
+export type HubIntake = v.InferOutput<typeof HubIntakeSchema>;
+
 /** A submission as its annotator sees it (`sync`). */
 export const HubMySubmissionSchema = v.strictObject({
   id: v.number(),
@@ -180,6 +187,8 @@ export const HubMySubmissionSchema = v.strictObject({
   /** The version the latest verdict was given on. */
   verdictVersion: v.nullable(v.number()),
   updatedAtMs: msField,
+  /** The current version's intake; null when none ran (a hub without a job runner). */
+  intake: v.optional(v.nullable(HubIntakeSchema)),
 });
 export type HubMySubmission = v.InferOutput<typeof HubMySubmissionSchema>;
 
@@ -326,6 +335,32 @@ export const HubDeadJobSchema = v.strictObject({
   failedAtMs: msField,
 });
 export type HubDeadJob = v.InferOutput<typeof HubDeadJobSchema>;
+
+/** Where a dataset build stands. */
+export const HUB_BUILD_STATUSES = ['queued', 'running', 'merging', 'done', 'failed'] as const;
+/** The export formats a dataset is built in (as `export --format`). */
+export const HUB_DATASET_FORMATS = ['agentnet-raw', 'agentnet-jsonl', 'standardized'] as const;
+
+/** A dataset build (`dataset build|status|list`, docs/jobs.md §H). */
+export const HubDatasetBuildSchema = v.strictObject({
+  build: v.number(),
+  status: v.picklist(HUB_BUILD_STATUSES),
+  format: v.picklist(HUB_DATASET_FORMATS),
+  filters: v.record(v.string(), v.unknown()),
+  /** Submissions it takes, and how many are exported (done) or left out (failed). */
+  submissions: v.number(),
+  done: v.number(),
+  failed: v.number(),
+  /** SHA-256 of the dataset's manifest.json once merged, else null. */
+  manifest: v.nullable(v.string()),
+  /** Where the dataset is in the hub's store. */
+  prefix: v.string(),
+  error: v.nullable(v.string()),
+  createdBy: v.nullable(v.string()),
+  createdAtMs: msField,
+  finishedAtMs: v.nullable(msField),
+});
+export type HubDatasetBuild = v.InferOutput<typeof HubDatasetBuildSchema>;
 
 /** Every hub method: its input and output schema. */
 export const HUB_METHOD_SCHEMAS = {
@@ -475,6 +510,29 @@ export const HUB_METHOD_SCHEMAS = {
     input: obj({ id: v.pipe(v.string(), v.uuid('must be a job id from jobs:dead')) }),
     output: v.strictObject({ id: v.string(), queue: v.string(), key: v.string() }),
   },
+  'dataset:build': {
+    input: obj({
+      format: oneOf(HUB_DATASET_FORMATS),
+      statuses: v.optional(v.pipe(v.array(oneOf(HUB_SUBMISSION_STATUSES)), v.minLength(1))),
+      sinceMs: v.optional(integer(0)),
+      untilMs: v.optional(integer(0)),
+      os: v.optional(v.pipe(v.array(text(32, 1)), v.maxLength(10))),
+      tags: v.optional(v.pipe(v.array(text(200, 1)), v.maxLength(100))),
+    }),
+    output: HubDatasetBuildSchema,
+  },
+  'dataset:status': {
+    input: obj({ id: integer(1), files: v.optional(boolField) }),
+    output: v.strictObject({
+      build: HubDatasetBuildSchema,
+      /** With `files`, once done: presigned downloads of the dataset, manifest.json first. */
+      files: v.array(HubTransferSchema),
+    }),
+  },
+  'dataset:list': {
+    input: obj({ limit: v.optional(integer(1, 1000)) }),
+    output: v.strictObject({ builds: v.array(HubDatasetBuildSchema) }),
+  },
   'tasks:import': {
     input: obj({
       text: text(HUB_TASKS_IMPORT_MAX_BYTES),
@@ -602,6 +660,9 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'jobs:status': ['admin'],
   'jobs:dead': ['admin'],
   'jobs:retry': ['admin'],
+  'dataset:build': ['admin'],
+  'dataset:status': ['admin'],
+  'dataset:list': ['admin'],
   'tasks:import': ['admin'],
   'tasks:list': 'any-signed-in',
   'tasks:get': 'any-signed-in',
