@@ -4,12 +4,16 @@
 // it, and a re-import refuses the duplicates; the annotator lists the open tasks of their OS,
 // claims one, submits the example recording with --task-id, and the task id is in the
 // submission (sync, sync --all) and in the agentnet-jsonl export's task_id and the
-// agentnet-raw export's hub_task_id.txt; a report makes a task infeasible.
+// agentnet-raw export's hub_task_id.txt; a report makes a task infeasible. `record --task-id`
+// on an Xvfb desktop claims the task and records its instruction with the task id.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLibrary } from '../../src/services/library/library';
+import { getRecording } from '../../src/store';
 import { runCli } from '../helpers/cli';
+import { startDesktop } from '../helpers/desktop';
 import { FIXTURE_DIR } from '../helpers/paths';
 import { addHubUser, loginLibrary, startHubProcess, type HubProcess } from './hub-process';
 
@@ -149,5 +153,56 @@ describe('tasks through the CLI', () => {
     // usage errors exit 1
     const bad = await runCli(['tasks', 'claim', 'x', '--library', lib('ann')]);
     expect(bad.code).toBe(1);
+  }, 240_000);
+
+  it('record --task-id claims the task and records its instruction, the id kept with the recording', async () => {
+    const file = path.join(root, 'record-task.jsonl');
+    await writeFile(file, JSON.stringify({ instruction: 'Record me: open a terminal window' }));
+    const [id] = (await as('adm', ['tasks', 'import', file])).ids as number[];
+    // --task and --task-id together, and a task id that is not a number, are usage errors
+    const both = await runCli([
+      'record',
+      '--task',
+      'x',
+      '--task-id',
+      String(id),
+      '--library',
+      lib('ann'),
+    ]);
+    expect([both.code, both.stderr]).toEqual([1, expect.stringMatching(/not both/)]);
+    const desktop = await startDesktop();
+    try {
+      const run = await runCli(
+        [
+          'record',
+          '--task-id',
+          String(id),
+          '--duration',
+          '2',
+          '--no-a11y',
+          '--library',
+          lib('ann'),
+          '--json',
+        ],
+        desktop.env,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(new RegExp(`task ${id} claimed until`));
+      const recorded = JSON.parse(run.stdout) as { id: string };
+      const library = openLibrary(lib('ann'));
+      try {
+        const rec = getRecording(library.db, recorded.id);
+        expect([rec.task, rec.sourceMetadata]).toEqual([
+          'Record me: open a terminal window',
+          { teamTaskId: id },
+        ]);
+      } finally {
+        library.close();
+      }
+    } finally {
+      await desktop.stop();
+    }
+    const [task] = (await as('ann', ['tasks'])).tasks.filter((t: { id: number }) => t.id === id);
+    expect(task.claimedBy).toEqual(['ann']);
   }, 240_000);
 });

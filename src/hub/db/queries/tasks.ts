@@ -2,6 +2,7 @@
 // (docs/team-mode.md §16). Every function takes the db (or a transaction) first; the rules (who
 // may claim what, when a task closes) live in src/hub/tasks/tasks.ts, one transaction each.
 import { sql } from 'kysely';
+import type { TaskInput } from '../../../shared/tasks-file';
 import type { ClaimEndReason, HubDb, TaskPlatform, TaskStatus } from '../schema';
 
 /** A task as the lists show it, with its counts and live claims. */
@@ -29,18 +30,8 @@ export type TaskRecord = {
   updatedAtMs: number;
 };
 
-/** A new task's columns. */
-export type NewTask = {
-  instruction: string;
-  instructionKey: string;
-  description: string;
-  domain: string;
-  app: string;
-  url: string;
-  platform: TaskPlatform;
-  target: number;
-  tags: string[];
-};
+/** A new task's columns: a task of a file with its duplicate key. */
+export type NewTask = TaskInput & { instructionKey: string };
 
 /** Which tasks to list. */
 export type TaskFilter = {
