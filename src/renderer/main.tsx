@@ -2,15 +2,21 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { isHubPage } from './api/hub-client';
 import { parseRoute } from './lib/route';
+import { HubApp } from './pages/team/hub/HubApp';
 import { useLibraryStore } from './store/library';
 import { useReviewStore } from './store/review';
 import './styles.css';
 
+// a page served by a team hub shows only the hub's pages (docs/team-mode.md §14)
+const onHub = isHubPage();
 // The data of the page opened first is requested before React mounts, so the answer travels
 // while the app renders; the page's own load then sees the request in flight and waits for it.
 const first = parseRoute(window.location.hash);
-if (first.page === 'recording') {
+if (onHub) {
+  // the hub pages load their own data once signed in
+} else if (first.page === 'recording') {
   void useReviewStore.getState().open(first.id);
 } else if (first.page === 'library') {
   void useLibraryStore.getState().load();
@@ -18,9 +24,5 @@ if (first.page === 'recording') {
 
 const container = document.getElementById('root');
 if (container) {
-  createRoot(container).render(
-    <StrictMode>
-      <App />
-    </StrictMode>,
-  );
+  createRoot(container).render(<StrictMode>{onHub ? <HubApp /> : <App />}</StrictMode>);
 }

@@ -1,0 +1,107 @@
+// The web pages a team hub serves (docs/team-mode.md §14): sign-in, then a nav by role —
+// My submissions (annotator), Review queue (reviewer), Team (admin); a person may hold several —
+// and sign-out. src/renderer/main.tsx mounts this instead of the app when the hub marked the page.
+import { useEffect, useSyncExternalStore } from 'react';
+import { hubSelectors, useHubStore, type HubPage } from '../../../store/hub';
+import { MySubmissionsPage } from './MySubmissionsPage';
+import { ReviewQueuePage } from './ReviewQueuePage';
+import { ChangePasswordPage, SignInPage } from './SignInPage';
+import { TeamPage } from './TeamPage';
+import './hub-pages.css';
+
+function subscribeHash(onChange: () => void): () => void {
+  window.addEventListener('hashchange', onChange);
+  return () => window.removeEventListener('hashchange', onChange);
+}
+
+function PageOf({ page, me }: { page: HubPage; me: string }) {
+  switch (page) {
+    case 'submissions':
+      return <MySubmissionsPage />;
+    case 'review':
+      return <ReviewQueuePage />;
+    case 'team':
+      return <TeamPage me={me} />;
+  }
+}
+
+// The hub's page shell.
+export function HubApp() {
+  const session = useHubStore((s) => s.session);
+  const hash = useSyncExternalStore(
+    subscribeHash,
+    () => window.location.hash,
+    () => '',
+  );
+  useEffect(() => {
+    document.title = 'cua-annotator · Team hub';
+    void useHubStore.getState().check();
+  }, []);
+  const pages = hubSelectors.pages({ session });
+  const page = hubSelectors.pageOf({ session }, hash);
+  // the address names the page shown, so a change of my roles does not move me elsewhere
+  useEffect(() => {
+    if (page && hash !== `#/${page}`) {
+      window.location.replace(`#/${page}`);
+    }
+  }, [page, hash]);
+
+  return (
+    <div className="app hub-app">
+      <nav className="app-bar" aria-label="Hub pages">
+        <span className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            ◉
+          </span>
+          cua-annotator
+        </span>
+        <span className="app-bar-sub">Team hub</span>
+        {pages.map((p) => (
+          <a
+            key={p.page}
+            href={`#/${p.page}`}
+            className={`app-bar-link${page === p.page ? ' is-active' : ''}`}
+            aria-current={page === p.page ? 'page' : undefined}
+            data-testid={`hub-nav-${p.page}`}
+          >
+            {p.label}
+          </a>
+        ))}
+        <span className="spacer" />
+        {(session.phase === 'signed-in' || session.phase === 'must-change') && (
+          <>
+            <span className="app-bar-sub" data-testid="hub-me">
+              {session.user}
+              {session.phase === 'signed-in' && ` · ${session.roles.join(', ')}`}
+            </span>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => void useHubStore.getState().signOut()}
+              data-testid="hub-sign-out"
+            >
+              Sign out
+            </button>
+          </>
+        )}
+      </nav>
+      {session.phase === 'checking' && (
+        <main className="page">
+          <p className="muted">Checking your sign-in…</p>
+        </main>
+      )}
+      {session.phase === 'signed-out' && <SignInPage />}
+      {session.phase === 'must-change' && <ChangePasswordPage user={session.user} />}
+      {session.phase === 'signed-in' &&
+        (page ? (
+          <PageOf key={page} page={page} me={session.user} />
+        ) : (
+          <main className="page" data-testid="hub-no-roles">
+            <p>
+              Your account holds no role yet: ask the hub’s admin for annotator, reviewer or admin.
+            </p>
+          </main>
+        ))}
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+// Derived values of the hub store: which pages a person's roles open, and their labels.
+import type { HubRole } from '../../../shared/contract/hub';
+import type { HubSession, HubState } from './initialState';
+
+/** The hub's pages, by their hash path (`#/<page>`). */
+export const HUB_PAGES = [
+  { page: 'submissions', label: 'My submissions', role: 'annotator' },
+  { page: 'review', label: 'Review queue', role: 'reviewer' },
+  { page: 'team', label: 'Team', role: 'admin' },
+] as const satisfies readonly { page: string; label: string; role: HubRole }[];
+
+/** One of the hub's pages. */
+export type HubPage = (typeof HUB_PAGES)[number]['page'];
+
+/** Labels of the submission statuses. */
+export const SUBMISSION_STATUS_LABELS: Record<string, string> = {
+  draft: 'Draft',
+  submitted: 'Waiting for review',
+  'in-review': 'In review',
+  accepted: 'Accepted',
+  rejected: 'Rejected',
+  changes: 'Changes requested',
+  intake: 'Being checked',
+  'intake-failed': 'Failed the hub’s checks',
+};
+
+/** Derived values of the hub store. */
+export const hubSelectors = {
+  /** The signed-in person's roles (none while signed out or changing the password). */
+  roles: (s: Pick<HubState, 'session'>): HubRole[] =>
+    s.session.phase === 'signed-in' ? s.session.roles : [],
+  /** The pages the signed-in person may open, in nav order. */
+  pages: (s: Pick<HubState, 'session'>) =>
+    HUB_PAGES.filter((p) => hubSelectors.roles(s).includes(p.role)),
+  /** The page a hash shows: the one named if the roles open it, else the first they open. */
+  pageOf: (s: Pick<HubState, 'session'>, hash: string): HubPage | null => {
+    const pages = hubSelectors.pages(s);
+    const named = /^#\/([a-z]+)\/?$/.exec(hash)?.[1];
+    return pages.find((p) => p.page === named)?.page ?? pages[0]?.page ?? null;
+  },
+  /** Seconds until a rate-limited sign-in may be tried again (0: now). */
+  waitSeconds: (s: Pick<HubState, 'form'>, nowMs: number): number =>
+    s.form.retryAtMs === null ? 0 : Math.max(0, Math.ceil((s.form.retryAtMs - nowMs) / 1000)),
+  /** True once someone is signed in (roles known). */
+  isSignedIn: (session: HubSession): boolean => session.phase === 'signed-in',
+};

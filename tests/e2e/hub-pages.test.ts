@@ -1,0 +1,382 @@
+// The hub's web pages end to end (docs/team-mode.md §14): Debian's Chromium (playwright-core)
+// against a real embedded hub (`cua-annotator hub --data TMP` as a process, its first admin made
+// with `hub user add`). The admin signs in with the one-time password and must change it, adds an
+// annotator and a reviewer (each one-time password shown once), sees them and the audit rows,
+// filters and pages the log, meets the last-admin guard, makes and revokes a token. The annotator
+// signs in (forced change too), sees no Team nav, gets 403 calling users:list from the page, and
+// sees their submission (registered through the API as the CLI's submit does) with its status,
+// then, after the reviewer's verdict, its grade and feedback. The reviewer's queue shows waiting,
+// mine (with the lease's expiry) and done. A rate-limited sign-in shows its wait.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  manifestText,
+  SUBMISSION_SCHEMA,
+  type SubmissionManifest,
+} from '../../src/services/upload/manifest';
+import { cookieOf, request, type Reply } from '../hub/http/hub-fixture';
+import { addHubUser, startHubProcess, type HubProcess } from '../hub/hub-process';
+import { launchChromium } from './chromium';
+import { rendererHolding } from './serve';
+
+const NEW_PASSWORD = {
+  boss: 'boss has a long password',
+  alice: 'alice has a long password',
+  rob: 'rob has a long password 1',
+};
+
+let work: string;
+let builtRenderer: string | null = null;
+let hub: HubProcess | null = null;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+let admin: Page;
+let annotator: Page;
+let reviewer: Page;
+const oneTime: Record<string, string> = {};
+
+/** A tiny bundle of `recordingId` by `annotator`, as `submit` would send it. */
+function bundle(recordingId: string, annotatorName: string) {
+  const files: Record<string, Buffer> = {
+    'video/screen.mp4': randomBytes(20_000),
+    'steps/steps.json': Buffer.from('[{"step":1}]\n'),
+  };
+  const manifest: SubmissionManifest = {
+    schema: SUBMISSION_SCHEMA,
+    schemaVersion: 1,
+    recordingId,
+    episodeId: `ep-${recordingId}`,
+    task: 'Turn on the night light',
+    platform: { os: 'linux' } as SubmissionManifest['platform'],
+    toolVersion: '0.0.0-test',
+    librarySchemaVersion: 1,
+    annotator: annotatorName,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    submittedAt: '2026-01-01T00:01:00.000Z',
+    stepCount: 1,
+    files: Object.entries(files).map(([p, b]) => ({
+      path: p,
+      sizeBytes: b.length,
+      sha256: createHash('sha256').update(b).digest('hex'),
+      role: p.startsWith('video/') ? 'video' : 'steps',
+    })),
+    totals: { files: 2, bytes: Object.values(files).reduce((n, b) => n + b.length, 0) },
+  };
+  const text = manifestText(manifest);
+  return {
+    files: { ...files, 'manifest.json': Buffer.from(text) } as Record<string, Buffer>,
+    text,
+  };
+}
+
+/** A session of `user` made outside the browser (the CLI's and app's way is a token; a cookie
+ * with the hub's Origin is as good for the test). */
+async function apiSession(user: string, password: string) {
+  const url = hub!.url;
+  const login = await request(url, 'auth:login', { user, password }, { origin: url });
+  expect(login.status, JSON.stringify(login.body)).toBe(200);
+  const cookie = cookieOf(login);
+  return (method: string, body: unknown = {}): Promise<Reply> =>
+    request(url, method, body, { cookie, origin: url });
+}
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  await page.goto(`${hub!.url}/`);
+  return page;
+}
+
+async function signIn(page: Page, user: string, password: string): Promise<void> {
+  await page.getByLabel('Name').fill(user);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function changePassword(page: Page, next: string): Promise<void> {
+  await page.getByTestId('hub-change-password').waitFor();
+  await page.getByLabel('New password', { exact: true }).fill(next);
+  await page.getByLabel('New password again').fill(next);
+  await page.getByRole('button', { name: 'Change password' }).click();
+}
+
+const text = async (page: Page, testId: string) =>
+  (await page.getByTestId(testId).first().textContent())?.trim() ?? '';
+
+beforeAll(async () => {
+  builtRenderer = await rendererHolding('hub-signin-submit');
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pages-e2e-'));
+  const data = path.join(work, 'hub');
+  oneTime.boss = await addHubUser('boss', ['admin'], ['--data', data]);
+  hub = await startHubProcess([
+    ...['--data', data],
+    ...(builtRenderer ? ['--renderer', builtRenderer] : []),
+  ]);
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  for (const c of contexts) {
+    await c.close();
+  }
+  await browser?.close();
+  if (hub) {
+    await hub.stop('SIGTERM');
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+  if (builtRenderer) {
+    fs.rmSync(builtRenderer, { recursive: true, force: true });
+  }
+});
+
+describe('the hub’s web pages (Chromium + cua-annotator hub --data)', () => {
+  it('the admin signs in with the one-time password, must change it, adds an annotator and a reviewer, and sees them and the audit rows', async () => {
+    admin = await newPage();
+    await admin.getByTestId('hub-signin').waitFor();
+    // a wrong password: the hub's error with its code
+    await signIn(admin, 'boss', 'not the password');
+    await admin.getByTestId('hub-signin-error').waitFor();
+    expect(await text(admin, 'hub-signin-error-code')).toBe('UNAUTHORIZED');
+
+    await signIn(admin, 'boss', oneTime.boss!);
+    // the one-time password opens only its change
+    expect(await admin.getByTestId('hub-nav-team').count()).toBe(0);
+    await changePassword(admin, 'short');
+    await admin.getByTestId('hub-password-error').waitFor();
+    expect(await text(admin, 'hub-password-error-message')).toContain('too short');
+    await changePassword(admin, NEW_PASSWORD.boss);
+    await admin.getByTestId('hub-team').waitFor();
+    expect(await text(admin, 'hub-me')).toBe('boss · admin');
+    expect(await admin.getByTestId('hub-nav-team').getAttribute('aria-current')).toBe('page');
+    // admin only: no annotator or reviewer pages
+    expect(await admin.getByTestId('hub-nav-submissions').count()).toBe(0);
+    expect(await admin.getByTestId('hub-nav-review').count()).toBe(0);
+
+    // add alice (annotator) and rob (reviewer): each one-time password shown once
+    for (const [name, role] of [
+      ['alice', 'annotator'],
+      ['rob', 'reviewer'],
+    ] as const) {
+      await admin.getByTestId('hub-add-name').fill(name);
+      for (const r of ['annotator', 'reviewer', 'admin']) {
+        await admin.getByTestId(`hub-add-role-${r}`).setChecked(r === role);
+      }
+      await admin.getByTestId('hub-add-submit').click();
+      await admin.getByTestId(`hub-person-${name}`).waitFor();
+      const secret = await text(admin, 'hub-secret-value');
+      expect(secret).toMatch(/^[a-z2-9]{4}(-[a-z2-9]{4}){5}$/);
+      oneTime[name] = secret;
+      expect(await text(admin, 'hub-team-notice')).toBe(`${name} added (${role}).`);
+      await admin.getByRole('button', { name: 'Done, hide it' }).click();
+      expect(await admin.getByTestId('hub-secret').count()).toBe(0);
+    }
+    await expect.poll(() => text(admin, 'hub-people-count')).toBe('(3)');
+    expect(await admin.getByTestId('hub-person-rob-role-reviewer').isChecked()).toBe(true);
+    expect(await admin.getByTestId('hub-person-rob-role-annotator').isChecked()).toBe(false);
+
+    // the audit log, newest first: the two adds, the password change, the sign-ins
+    const actions = () => admin.getByTestId('hub-audit-row-action').allTextContents();
+    await expect
+      .poll(actions)
+      .toEqual(expect.arrayContaining(['user.add', 'user.password-change', 'auth.login']));
+    const all = await actions();
+    expect(all.slice(0, 2)).toEqual(['user.add', 'user.add']);
+    expect(all.filter((a) => a === 'auth.login-failed')).toHaveLength(1);
+    // filters: the adds by boss (the first admin's was made by the CLI, as os:…)
+    await admin.getByTestId('hub-audit-action').fill('user.add');
+    await admin.getByTestId('hub-audit-filter').click();
+    await expect.poll(actions).toEqual(['user.add', 'user.add', 'user.add']);
+    await admin.getByTestId('hub-audit-actor').fill('boss');
+    await admin.getByTestId('hub-audit-filter').click();
+    await expect.poll(actions).toEqual(['user.add', 'user.add']);
+    expect(await admin.getByTestId('hub-audit-older').isDisabled()).toBe(true);
+    await admin.getByTestId('hub-audit-actor').fill('');
+    await admin.getByTestId('hub-audit-action').fill('');
+    await admin.getByTestId('hub-audit-filter').click();
+  });
+
+  it('the last-admin guard, a token made and revoked, roles changed', async () => {
+    // boss is the only admin: taking the role away is refused with its fix
+    await admin.getByTestId('hub-person-boss-role-admin').setChecked(false);
+    await admin.getByTestId('hub-person-boss-role-annotator').setChecked(true);
+    await admin.getByTestId('hub-person-boss-save').click();
+    await admin.getByTestId('hub-team-error').waitFor();
+    expect(await text(admin, 'hub-team-error-code')).toBe('HUB_LAST_ADMIN');
+    await admin.getByRole('button', { name: 'Dismiss' }).click();
+    // as is removing oneself
+    await admin.getByTestId('hub-person-boss-remove').click();
+    await admin.getByTestId('hub-person-boss-confirm-remove').click();
+    await admin.getByTestId('hub-team-error').waitFor();
+    expect(await text(admin, 'hub-team-error-code')).toBe('HUB_LAST_ADMIN');
+    await admin.getByRole('button', { name: 'Dismiss' }).click();
+
+    // a person may hold several roles: boss becomes an annotator too, and the nav shows both
+    await admin.getByTestId('hub-person-boss-role-admin').setChecked(true);
+    await admin.getByTestId('hub-person-boss-save').click();
+    await expect.poll(() => text(admin, 'hub-team-notice')).toBe('boss: admin → annotator, admin.');
+    await admin.getByTestId('hub-nav-submissions').waitFor();
+    expect(await admin.getByTestId('hub-nav-team').count()).toBe(1);
+
+    await admin.getByTestId('hub-token-name').fill('laptop');
+    await admin.getByTestId('hub-token-create').click();
+    await admin.getByTestId('hub-token-laptop').waitFor();
+    const token = await text(admin, 'hub-secret-value');
+    expect(token).toMatch(/^cuah_[A-Za-z0-9_-]{43}$/);
+    const whoami = await request(hub!.url, 'auth:whoami', {}, { token });
+    expect(whoami.body.value).toMatchObject({ user: 'boss', via: 'token' });
+    await admin.getByTestId('hub-token-laptop-revoke').click();
+    await expect.poll(() => text(admin, 'hub-token-state')).toMatch(/^revoked /);
+    const after = await request(hub!.url, 'auth:whoami', {}, { token });
+    expect(after.status).toBe(401);
+  });
+
+  it('the annotator signs in, sees only My submissions, is refused users:list, and sees the submission, then the verdict’s grade and feedback', async () => {
+    annotator = await newPage();
+    await signIn(annotator, 'alice', oneTime.alice!);
+    await changePassword(annotator, NEW_PASSWORD.alice);
+    await annotator.getByTestId('hub-submissions').waitFor();
+    expect(await annotator.getByTestId('hub-nav-team').count()).toBe(0);
+    expect(await annotator.getByTestId('hub-nav-review').count()).toBe(0);
+    await expect.poll(() => text(annotator, 'hub-submissions-count')).toBe('0 submissions');
+    // a direct call from the page's own context, with its session: the role table refuses it
+    const refused = await annotator.evaluate(async () => {
+      const res = await fetch('/api/users:list', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { code: string } } };
+    });
+    expect([refused.status, refused.body.error?.code]).toEqual([403, 'FORBIDDEN']);
+    // and #/team shows the annotator's own page
+    await annotator.goto(`${hub!.url}/#/team`);
+    await annotator.getByTestId('hub-submissions').waitFor();
+    expect(await annotator.getByTestId('hub-team').count()).toBe(0);
+
+    // alice submits (what `cua-annotator submit` does: plan, PUT to the presigned URLs, register)
+    const as = await apiSession('alice', NEW_PASSWORD.alice);
+    const b = bundle('rec-web-1', 'alice');
+    const plan = await as('submissions:plan-upload', { manifest: b.text });
+    expect(plan.status).toBe(200);
+    for (const u of plan.body.value.uploads as {
+      path: string;
+      request: { url: string; headers: Record<string, string> };
+    }[]) {
+      const put = await fetch(u.request.url, {
+        method: 'PUT',
+        headers: u.request.headers,
+        body: b.files[u.path],
+      });
+      expect(put.status, u.path).toBe(200);
+    }
+    const registered = await as('submissions:register', {
+      recording: 'rec-web-1',
+      manifestSha256: plan.body.value.manifestSha256,
+    });
+    expect(registered.body.value).toMatchObject({ version: 1, status: 'submitted' });
+
+    await annotator.getByRole('button', { name: 'Refresh' }).click();
+    const row = annotator.getByTestId('hub-submission-rec-web-1');
+    await row.waitFor();
+    await expect.poll(() => text(annotator, 'hub-submissions-count')).toBe('1 submission');
+    expect(await row.getByTestId('hub-submission-status').textContent()).toBe('Waiting for review');
+    expect(await row.getByTestId('hub-submission-version').textContent()).toBe('1');
+    expect(await row.getByTestId('hub-submission-grade').textContent()).toBe('—');
+    expect(await row.textContent()).toContain('Turn on the night light');
+  });
+
+  it('the reviewer’s queue shows what waits, the lease held with its expiry, and the verdict given; the annotator then sees grade and feedback', async () => {
+    reviewer = await newPage();
+    await signIn(reviewer, 'rob', oneTime.rob!);
+    await changePassword(reviewer, NEW_PASSWORD.rob);
+    await reviewer.getByTestId('hub-review').waitFor();
+    expect(await reviewer.getByTestId('hub-nav-team').count()).toBe(0);
+    expect(await reviewer.getByTestId('hub-nav-submissions').count()).toBe(0);
+    await expect.poll(() => text(reviewer, 'hub-review-waiting-count')).toBe('1');
+    await reviewer.getByTestId('hub-review-mine-empty').waitFor();
+    await reviewer.getByTestId('hub-review-done-empty').waitFor();
+    expect(await reviewer.getByTestId('hub-review').textContent()).toContain(
+      'cua-annotator review next',
+    );
+
+    // rob takes it (the app's or the CLI's review next)
+    const as = await apiSession('rob', NEW_PASSWORD.rob);
+    const next = await as('review:next', {});
+    expect(next.body.value.submission).toMatchObject({ recording: 'rec-web-1', version: 1 });
+    const { id, leaseExpiresAtMs } = next.body.value.submission as {
+      id: number;
+      leaseExpiresAtMs: number;
+    };
+    await reviewer.getByRole('button', { name: 'Refresh' }).click();
+    await reviewer.getByTestId('hub-lease-rec-web-1').waitFor();
+    await expect.poll(() => text(reviewer, 'hub-review-waiting-count')).toBe('0');
+    const expiry = await text(reviewer, 'hub-lease-expiry');
+    // the time the lease ends, and how long is left
+    expect(expiry).toMatch(/\(in \S+\)$/);
+    expect(leaseExpiresAtMs).toBeGreaterThan(Date.now());
+
+    const verdict = await as('review:verdict', {
+      id,
+      version: 1,
+      verdict: 'changes',
+      grade: 'ok',
+      feedback: 'Step 2 clicks the clock, not the tray icon.',
+    });
+    expect(verdict.body.value).toMatchObject({ status: 'changes' });
+    await reviewer.getByRole('button', { name: 'Refresh' }).click();
+    await reviewer.getByTestId('hub-done-rec-web-1').waitFor();
+    await reviewer.getByTestId('hub-review-mine-empty').waitFor();
+    expect(await text(reviewer, 'hub-done-verdict')).toBe('changes');
+
+    await annotator.getByRole('button', { name: 'Refresh' }).click();
+    const row = annotator.getByTestId('hub-submission-rec-web-1');
+    await expect
+      .poll(() => row.getByTestId('hub-submission-status').textContent())
+      .toBe('Changes requested');
+    expect(await row.getByTestId('hub-submission-grade').textContent()).toBe('ok');
+    expect(await row.getByTestId('hub-submission-feedback').textContent()).toBe(
+      'Step 2 clicks the clock, not the tray icon.',
+    );
+    expect(await row.getByTestId('hub-submission-reviewer').textContent()).toBe('rob');
+
+    // the admin's log has the round trip
+    await admin.getByTestId('hub-audit-action').fill('submission');
+    await admin.getByTestId('hub-audit-filter').click();
+    await expect
+      .poll(() => admin.getByTestId('hub-audit-row-action').allTextContents())
+      .toEqual(['submission.verdict', 'submission.lease', 'submission.submit']);
+  });
+
+  it('a rate-limited sign-in shows its wait; signing out ends the session', async () => {
+    const page = await newPage();
+    for (let i = 0; i < 5; i += 1) {
+      await signIn(page, 'ghost', `wrong ${i}`);
+      await expect.poll(() => text(page, 'hub-signin-error-code')).toBe('UNAUTHORIZED');
+      await page.getByTestId('hub-signin-submit').isEnabled();
+    }
+    await signIn(page, 'ghost', 'wrong again');
+    await expect.poll(() => text(page, 'hub-signin-error-code')).toBe('RATE_LIMITED');
+    expect(await text(page, 'hub-signin-wait')).toMatch(
+      /^Too many failed sign-ins: try again in \d+ s\.$/,
+    );
+    expect(await page.getByTestId('hub-signin-submit').isDisabled()).toBe(true);
+
+    await annotator.getByTestId('hub-sign-out').click();
+    await annotator.getByTestId('hub-signin').waitFor();
+    expect(await text(annotator, 'hub-signin-notice')).toBe('Signed out.');
+    const after = await annotator.evaluate(async () => {
+      const res = await fetch('/api/auth:whoami', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return res.status;
+    });
+    expect(after).toBe(401);
+  });
+});
