@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleLibrary } from '../helpers/example-library';
-import { addHubUser, startHub, stopHub, type HubProcess } from '../helpers/hub-process';
+import { addHubUser, startHubProcess, type HubProcess } from '../hub/hub-process';
 import { openLibrary } from '../../src/services/library/library';
 import { launchChromium } from './chromium';
 import { rendererHolding, startServer, stop, type Served } from './serve';
@@ -66,10 +66,10 @@ describe('the Team page end to end (Chromium + serve + an embedded hub)', () => 
     openLibrary(revDir).close();
     // one `hub user add` at a time: each holds the embedded data folder while it runs
     const example = copyExampleLibrary(annDir);
-    otp.ann = await addHubUser(dataDir, 'ann', ['annotator']);
-    otp.rev = await addHubUser(dataDir, 'rev', ['reviewer']);
+    otp.ann = await addHubUser('ann', ['annotator'], ['--data', dataDir]);
+    otp.rev = await addHubUser('rev', ['reviewer'], ['--data', dataDir]);
     recordingId = await example;
-    hub = await startHub(dataDir);
+    hub = await startHubProcess(['--data', dataDir]);
     browser = await launchChromium();
     [annotator, reviewer] = await Promise.all([open(annDir), open(revDir)]);
   }, 240_000);
@@ -78,7 +78,7 @@ describe('the Team page end to end (Chromium + serve + an embedded hub)', () => 
     await browser?.close();
     await Promise.all(servers.map((s) => stop(s)));
     if (hub) {
-      await stopHub(hub, 'SIGTERM');
+      await hub.stop();
     }
     fs.rmSync(root, { recursive: true, force: true });
     if (built) {

@@ -18,7 +18,7 @@ import { openLibrary, type Library } from '../../src/services/library/library';
 import { createServices, type Services } from '../../src/services/create-services';
 import type { ApiMethods } from '../../src/shared/contract';
 import { copyExampleLibrary } from '../helpers/example-library';
-import { addHubUser, startHub, stopHub, type HubProcess } from '../helpers/hub-process';
+import { addHubUser, startHubProcess, type HubProcess } from './hub-process';
 import { until } from '../helpers/wait';
 
 const NEW_PASSWORD = 'a long new password 42';
@@ -77,7 +77,7 @@ function proxyRequest(req: http.IncomingMessage, res: http.ServerResponse): void
         mode = 'pass';
         answer.resume();
         void (async () => {
-          await stopHub(hub!);
+          await hub!.stop('SIGKILL');
           res.destroy();
         })();
         return;
@@ -107,11 +107,11 @@ beforeAll(async () => {
   dataDir = path.join(root, 'hub-data');
   const libraryDir = path.join(root, 'library');
   const [otp, id] = await Promise.all([
-    addHubUser(dataDir, 'ann', ['annotator']),
+    addHubUser('ann', ['annotator'], ['--data', dataDir]),
     copyExampleLibrary(libraryDir),
   ]);
   recordingId = id;
-  hub = await startHub(dataDir);
+  hub = await startHubProcess(['--data', dataDir]);
   hubPort = hub.port;
   proxy = http.createServer(proxyRequest);
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -141,7 +141,7 @@ afterAll(async () => {
   await services?.close();
   lib?.close();
   if (hub) {
-    await stopHub(hub);
+    await hub.stop('SIGKILL');
   }
   proxy?.closeAllConnections();
   await new Promise((r) => proxy?.close(r));
@@ -158,7 +158,7 @@ describe('team submits while the hub is away (the second test continues the firs
       error: { code: 'HUB_DB_UNREACHABLE', fix: expect.stringMatching(/library/) as unknown },
     });
     mode = 'pass';
-    await stopHub(hub!);
+    await hub!.stop('SIGKILL');
     const status = await call('team:status', {});
     expect(status).toMatchObject({ signedIn: true, user: 'ann', hub: { reachable: false } });
     expect(status.hub.error?.code).toBe('HUB_UNREACHABLE');
@@ -193,7 +193,7 @@ describe('team submits while the hub is away (the second test continues the firs
       team: { retry: { firstDelayMs: 300, maxDelayMs: 1_000 } },
     });
     mode = 'kill-on-register';
-    hub = await startHub(dataDir, hubPort);
+    hub = await startHubProcess(['--data', dataDir], { port: hubPort });
     // the background retry reaches register; the hub registers it and dies unanswered
     await until(
       () => registersSeen >= 1 && hub!.child.signalCode !== null,
@@ -203,7 +203,7 @@ describe('team submits while the hub is away (the second test continues the firs
     const meanwhile = await call('team:status', {});
     expect(meanwhile.pending).toMatchObject([{ recording: recordingId, state: 'waiting' }]);
     expect(registersSeen).toBe(1);
-    hub = await startHub(dataDir, hubPort);
+    hub = await startHubProcess(['--data', dataDir], { port: hubPort });
     // no user action: the next retry registers it (idempotent by the manifest's SHA-256)
     await until(
       () =>
