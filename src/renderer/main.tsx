@@ -9,7 +9,7 @@ import { useLibraryStore } from './store/library';
 import { useReviewStore } from './store/review';
 import './styles.css';
 
-// a page served by a team hub shows only the hub's pages (docs/team-mode.md §14)
+// a page served by a team hub shows only the hub's pages (docs/team-mode.md §15)
 const onHub = isHubPage();
 // The data of the page opened first is requested before React mounts, so the answer travels
 // while the app renders; the page's own load then sees the request in flight and waits for it.

@@ -1,4 +1,4 @@
-// The hub's web pages end to end (docs/team-mode.md §14): Debian's Chromium (playwright-core)
+// The hub's web pages end to end (docs/team-mode.md §15): Debian's Chromium (playwright-core)
 // against a real embedded hub (`cua-annotator hub --data TMP` as a process, its first admin made
 // with `hub user add`). The admin signs in with the one-time password and must change it, adds an
 // annotator and a reviewer (each one-time password shown once), sees them and the audit rows,

@@ -69,7 +69,7 @@ export type HubServerOptions = {
   now?: () => number;
   /** One line per unexpected failure. */
   log?: (line: string) => void;
-  /** Folder of the built renderer served at / (the team pages, §14); default:
+  /** Folder of the built renderer served at / (the team pages, §15); default:
    * defaultRendererDir(), the same build `serve` uses. */
   staticDir?: string;
 };
@@ -206,13 +206,13 @@ export async function createHubServer(options: HubServerOptions): Promise<HubSer
           'METHOD_NOT_ALLOWED',
           `use GET for ${pathOnly || '/'}`,
           {
-            fix: 'The hub answers POST /api/<method> and serves its pages with GET (§12, §14).',
+            fix: 'The hub answers POST /api/<method> and serves its pages with GET (§12, §15).',
           },
           { Allow: 'GET, HEAD' },
         );
         return;
       }
-      // the team pages: the built renderer, its index.html marked as the hub's (§14)
+      // the team pages: the built renderer, its index.html marked as the hub's (§15)
       await serveStatic(staticDir, pathOnly || '/', res, { transformIndex: markHubIndex });
       return;
     }

@@ -1,4 +1,4 @@
-// The renderer's client of a team hub, when the hub serves this page (docs/team-mode.md §14):
+// The renderer's client of a team hub, when the hub serves this page (docs/team-mode.md §15):
 // POST /api/<method> on the page's own origin with a JSON body; the session is the hub's
 // HttpOnly cookie, sent by the browser (same-origin), never a token in JS. The browser adds the
 // Origin header the hub's CSRF guard demands. Answers are the hub's Result envelope; values are

@@ -682,7 +682,7 @@ export const HUB_BEFORE_PASSWORD_CHANGE: readonly HubMethod[] = [
   'auth:whoami',
 ];
 
-// ---- the hub's web pages (docs/team-mode.md §14) ---------------------------------------------
+// ---- the hub's web pages (docs/team-mode.md §15) ---------------------------------------------
 
 /** The `<meta>` the hub adds to the renderer's index.html: the page then knows it is served by
  * a hub (its API, its session cookie) and shows only the team pages. */

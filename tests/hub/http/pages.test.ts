@@ -1,4 +1,4 @@
-// The hub serves the built renderer at / as its team pages (docs/team-mode.md §14): index.html
+// The hub serves the built renderer at / as its team pages (docs/team-mode.md §15): index.html
 // marked as the hub's, with the same security headers and Content-Security-Policy as serve;
 // assets from the build; client routes answered with index.html; paths that try to leave the
 // build refused; anything but GET/HEAD outside /api/ is 405; the API is unchanged.

@@ -1,4 +1,4 @@
-// A reviewer's view of the review queue (the Review queue page, docs/team-mode.md §14): how many
+// A reviewer's view of the review queue (the Review queue page, docs/team-mode.md §15): how many
 // submissions wait, the leases the reviewer holds, and the verdicts they gave. Read-only; the
 // queue's rules (who leases what) stay in src/hub/review/queue.ts.
 import { sql } from 'kysely';

@@ -1,4 +1,4 @@
-// The hub pages' store (docs/team-mode.md §14): the session of the hub serving the page and the
+// The hub pages' store (docs/team-mode.md §15): the session of the hub serving the page and the
 // data of My submissions, Review queue and Team.
 import { create } from 'zustand';
 import { createHubActions, type HubStore } from './actions';

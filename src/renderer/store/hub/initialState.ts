@@ -1,4 +1,4 @@
-// The hub pages' store (docs/team-mode.md §14): who is signed in to the hub that serves the page,
+// The hub pages' store (docs/team-mode.md §15): who is signed in to the hub that serves the page,
 // and the data of its pages (My submissions, Review queue, Team).
 import type { ShownError } from '../../components/ErrorNotice';
 import type {

@@ -1,4 +1,4 @@
-// The web pages a team hub serves (docs/team-mode.md §14): sign-in, then a nav by role —
+// The web pages a team hub serves (docs/team-mode.md §15): sign-in, then a nav by role —
 // My submissions (annotator), Review queue (reviewer), Team (admin); a person may hold several —
 // and sign-out. src/renderer/main.tsx mounts this instead of the app when the hub marked the page.
 import { useEffect, useSyncExternalStore } from 'react';

@@ -1,5 +1,5 @@
 // My submissions (annotators): every submission of the signed-in annotator with its status and
-// the latest verdict's grade, feedback and reviewer (`submissions:mine`, docs/team-mode.md §14).
+// the latest verdict's grade, feedback and reviewer (`submissions:mine`, docs/team-mode.md §15).
 import { useEffect } from 'react';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { formatDateTime } from '../../../lib/time';

@@ -1,5 +1,5 @@
 // Review queue (reviewers): how many submissions wait, the leases I hold with their expiry, and
-// what I decided (`review:queue`, docs/team-mode.md §14). Reviewing itself happens in the app
+// what I decided (`review:queue`, docs/team-mode.md §15). Reviewing itself happens in the app
 // or through the CLI, where the recording is pulled into the reviewer's own library.
 import { useEffect } from 'react';
 import { ErrorNotice } from '../../../components/ErrorNotice';

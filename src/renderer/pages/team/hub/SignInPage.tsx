@@ -1,5 +1,5 @@
 // Sign in to the hub serving this page (name + password), then the forced change of a one-time
-// password; a rate-limited sign-in shows how long to wait (docs/team-mode.md §14).
+// password; a rate-limited sign-in shows how long to wait (docs/team-mode.md §15).
 import { useState, type FormEvent } from 'react';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { useNow } from '../../../hooks/use-now';

@@ -1,6 +1,6 @@
 // Team (admins): people with their roles (add, change roles, new one-time password, remove),
 // the admin's own API tokens (list, create, revoke) and the audit log, newest first, paged and
-// filtered by actor and action (docs/team-mode.md §14).
+// filtered by actor and action (docs/team-mode.md §15).
 import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { formatDateTime } from '../../../lib/time';
