@@ -12,7 +12,10 @@ import { registerVersion, type RegisteredVersion } from '../../../src/hub/review
 import { bundlePrefix } from '../../../src/hub/review/submit';
 import type { HubRootDb } from '../../../src/hub/db';
 import type { HubObjectStore } from '../../../src/hub/storage';
+import type { JobContext } from '../../../src/hub/jobs/types';
 import { getRecording } from '../../../src/store';
+import { applyEdit } from '../../../src/services/edits/edit-service';
+import { showRecording } from '../../../src/services/recordings';
 import { buildBundle } from '../../../src/services/upload/bundle';
 import {
   MANIFEST_NAME,
@@ -42,9 +45,19 @@ export type BundleTemplate = {
 
 const TEXT_RE = /\.(json|jsonl|txt|csv|md)$/;
 
-/** Builds the example recording's submission bundle once. */
-export async function bundleTemplate(): Promise<BundleTemplate> {
+/** Builds the example recording's submission bundle once; with `relabel`, its first step's
+ * label is edited first (the bundle carries the edit log, the exports the edited label). */
+export async function bundleTemplate(options: { relabel?: string } = {}): Promise<BundleTemplate> {
   const ex = await exampleLibrary();
+  if (options.relabel !== undefined) {
+    const first = showRecording(ex.lib, ex.id).steps[0]!;
+    applyEdit(
+      ex.lib,
+      ex.id,
+      { op: 'relabel', stepId: first.id, label: options.relabel },
+      { author: 'test', now: () => Date.UTC(2026, 0, 1) },
+    );
+  }
   const stage = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-bundle-template-'));
   const bundle = await buildBundle(ex.lib, ex.id, ex.lib.resolve('uploads/hub-template'), {
     appVersion: 'test',
@@ -124,7 +137,7 @@ export async function makeBundle(
     if (f.text !== undefined) {
       let text = f.text.split(t.recordingId).join(recordingId);
       // the import's folder name is the export's episode id (export-load.ts episodeIdOf)
-      text = text.split(`"${t.episodeId}"`).join(`"${episodeId}"`);
+      text = text.split(t.episodeId).join(episodeId);
       text = input.edit ? input.edit(f.entry.path, text) : text;
       body = Buffer.from(text);
       files.push({ path: f.entry.path, body });
@@ -176,4 +189,17 @@ export async function submitBundle(
     objectPrefix: bundlePrefix(annotator.name, b.recordingId, manifestSha256),
     ...(options.awaitIntake ? { awaitIntake: true } : {}),
   });
+}
+
+/** A job context for running a handler directly (no engine): its log lines are kept. */
+export function testContext(key: string): JobContext & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    key,
+    attempt: 1,
+    signal: new AbortController().signal,
+    progress: () => Promise.resolve(),
+    log: (l) => lines.push(l),
+    lines,
+  };
 }

@@ -17,10 +17,15 @@ import {
   type HubDatabase,
 } from '../../../src/hub/db';
 import { createIntakeHandler } from '../../../src/hub/jobs/handlers';
-import type { JobContext } from '../../../src/hub/jobs/types';
 import { leaseNext, listForAnnotator } from '../../../src/hub/review/queue';
 import { FolderObjectStore } from '../../../src/hub/storage';
-import { bundleTemplate, makeBundle, submitBundle, type BundleTemplate } from './bundle-fixture';
+import {
+  bundleTemplate,
+  makeBundle,
+  submitBundle,
+  testContext,
+  type BundleTemplate,
+} from './bundle-fixture';
 
 let dir: string;
 let hub: HubDatabase;
@@ -28,18 +33,6 @@ let store: FolderObjectStore;
 let template: BundleTemplate;
 let annotator: { userId: number; name: string };
 let reviewer: { userId: number; name: string };
-
-export function testContext(key: string): JobContext & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    key,
-    attempt: 1,
-    signal: new AbortController().signal,
-    progress: () => Promise.resolve(),
-    log: (l) => lines.push(l),
-    lines,
-  };
-}
 
 async function person(name: string, role: 'annotator' | 'reviewer') {
   const id = await insertUser(hub.db, { name, passwordHash: '$argon2id$test-not-a-hash' });

@@ -332,6 +332,21 @@ export function createBuildMergeHandler(
     const failed = items
       .filter((i) => i.status === 'failed')
       .map((i) => ({ submissionId: i.submissionId, version: i.version, error: i.error }));
+    const episodes = new Map<string, number>();
+    for (const d of done) {
+      const other = episodes.get(d.episodeId);
+      if (other !== undefined) {
+        // `export` of both would rename one (`_<id>`); one item alone cannot know: refuse
+        throw new AppError(
+          'INVALID_STATE',
+          `submissions ${other} and ${d.submissionId} of build ${p.buildId} have the same ` +
+            `episode id ${d.episodeId}`,
+          { episodeId: d.episodeId, submissions: [other, d.submissionId] },
+          'Leave one of them out of the build (filters), or import one again with another name.',
+        );
+      }
+      episodes.set(d.episodeId, d.submissionId);
+    }
     const files = new Map<string, DatasetFile & { from: string | null }>();
     const jsonl: Buffer[] = [];
     let n = 0;
