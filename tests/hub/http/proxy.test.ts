@@ -5,7 +5,8 @@
 // accepted) and the client's real address even when the client forges X-Forwarded-For. The
 // same forged headers sent straight to a hub without trustProxy change nothing.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -86,7 +87,17 @@ beforeAll(async () => {
   );
   cert = await readFile(certFile);
   hub = await startHubFixture();
-  proxied = await createHubServer({ db: hub.hub.db, trustProxy: true });
+  // the team pages it serves (§15): a stand-in build
+  await mkdir(path.join(dir, 'renderer'));
+  await writeFile(
+    path.join(dir, 'renderer', 'index.html'),
+    '<!doctype html><html><head><title>t</title></head><body></body></html>',
+  );
+  proxied = await createHubServer({
+    db: hub.hub.db,
+    trustProxy: true,
+    staticDir: path.join(dir, 'renderer'),
+  });
 
   const doc = await readFile(path.join(REPO_ROOT, 'docs', 'team-mode.md'), 'utf8');
   const block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
@@ -167,6 +178,27 @@ describe('hub behind nginx (docs/team-mode.md §12)', () => {
       (a) => a.action === 'auth.login' && a.actor === 'adm',
     );
     expect(row?.details.address).toBe('127.0.0.1');
+    // the team pages come through the same block, marked as the hub's, with HSTS (https)
+    const page = await new Promise<{ status: number; hsts: unknown; text: string }>(
+      (resolve, reject) => {
+        https
+          .get(`${url}/`, { ca: cert, agent: false }, (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                hsts: res.headers['strict-transport-security'],
+                text,
+              }),
+            );
+          })
+          .on('error', reject);
+      },
+    );
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<meta name="cua-annotator-host" content="hub" />');
+    expect(page.hsts).toBe('max-age=31536000');
   });
 
   it('without trustProxy the forwarded headers are ignored: no Secure cookie, the peer address', async () => {
