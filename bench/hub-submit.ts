@@ -134,10 +134,13 @@ async function postgresBackend(): Promise<Backend> {
       { url: await pg.createDatabase() },
       { holder: 'bench', purpose: 'hub', maxConnections: 25 },
     );
-    const store = await openHubStorage(
-      { url: `s3://${bucket}/team`, endpoint: swift.endpoint, pathStyle: true },
-      { ...process.env, ...swift.env },
-    );
+    // the hub reads S3 credentials from its environment (AWS_*), as `hub --storage` does
+    Object.assign(process.env, swift.env);
+    const store = await openHubStorage({
+      url: `s3://${bucket}/team`,
+      endpoint: swift.endpoint,
+      pathStyle: true,
+    });
     return {
       db: hub.db,
       store,

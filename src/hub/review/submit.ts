@@ -45,10 +45,15 @@ export async function planUpload(
   const prefix = bundlePrefix(input.annotator.name, manifest.recordingId, manifestSha256);
   const uploads: PlannedUpload[] = [];
   const resend = new Set(input.resend ?? []);
+  // what the store holds under the bundle's prefix, in one listing (not a request per file)
+  const held = new Map<string, number>();
+  for await (const o of store.list(`${prefix}/`)) {
+    held.set(o.key, o.sizeBytes);
+  }
   for (const f of manifest.files) {
     const key = `${prefix}/${f.path}`;
-    const have = resend.has(f.path) ? null : await store.stat(key);
-    if (have?.sizeBytes !== f.sizeBytes) {
+    const have = resend.has(f.path) ? undefined : held.get(key);
+    if (have !== f.sizeBytes) {
       uploads.push({
         path: f.path,
         sizeBytes: f.sizeBytes,
@@ -57,8 +62,7 @@ export async function planUpload(
     }
   }
   const manifestBytes = Buffer.byteLength(input.manifestText);
-  const stored = await store.stat(`${prefix}/${MANIFEST_NAME}`);
-  if (stored?.sizeBytes !== manifestBytes || uploads.length) {
+  if (held.get(`${prefix}/${MANIFEST_NAME}`) !== manifestBytes || uploads.length) {
     uploads.push({
       path: MANIFEST_NAME,
       sizeBytes: manifestBytes,

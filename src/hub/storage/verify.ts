@@ -13,6 +13,9 @@ import {
 import { hashStream } from './folder-store';
 import type { HubObjectStore } from './object-store';
 
+/** How many files of a bundle are checked at once. */
+const VERIFY_CONCURRENCY = 4;
+
 /** What is wrong with one file of a bundle. */
 export type ObjectProblem = {
   path: string;
@@ -82,14 +85,18 @@ export async function verifyBundle(store: HubObjectStore, prefix: string): Promi
   }
   const bytes = Buffer.concat(chunks);
   const manifest = parseManifest(bytes.toString('utf8'), `${store.description} ${manifestKey}`);
-  const problems: ObjectProblem[] = [];
-  // one file at a time: hashing reads every byte back, and the hub has other work
-  for (const f of manifest.files) {
-    const p = await checkObject(store, `${prefix}/${f.path}`, f);
-    if (p) {
-      problems.push(p);
+  // a few files at a time: an object store answers each request after a round trip, and
+  // hashing may read every byte back while the hub has other work
+  const found: (ObjectProblem | null)[] = new Array<ObjectProblem | null>(manifest.files.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < manifest.files.length; i = next++) {
+      const f = manifest.files[i]!;
+      found[i] = await checkObject(store, `${prefix}/${f.path}`, f);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: VERIFY_CONCURRENCY }, worker));
+  const problems = found.filter((p): p is ObjectProblem => p !== null);
   if (problems.length) {
     throw new AppError(
       'INTEGRITY_FAILED',
