@@ -326,6 +326,22 @@ describe('limits shared by every caller of an endpoint', () => {
     expect(stub.maxInFlight).toBe(3);
   });
 
+  it('a call cancelled while it waits for a slot leaves the queue without being sent', async () => {
+    stub.setLatency(300);
+    const gate = createRequestGate({ concurrency: 1, requestsPerMinute: 0 });
+    const c = client({ gate });
+    const first = c.complete(request('first'));
+    const ac = new AbortController();
+    const second = c.complete(request('second'), ac.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(gate.waiting).toBe(1);
+    ac.abort();
+    expect((await failure(second)).code).toBe('ABORTED');
+    expect(gate.waiting).toBe(0);
+    await first;
+    expect(stub.requests.map((r) => r.promptText)).toEqual(['first']);
+  });
+
   it('the process-wide gate is the same for every client of one base URL', async () => {
     stub.setLatency(80);
     const shared = (): ReturnType<typeof client> =>
