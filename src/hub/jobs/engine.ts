@@ -181,6 +181,9 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
     monitorIntervalSeconds: timing.superviseSeconds,
     registerInstance: false,
     openTelemetry: { enabled: false },
+    // a new job wakes an idle worker at once (PostgreSQL LISTEN/NOTIFY; PGlite delivers its own
+    // NOTIFYs in-process); polling stays as the floor
+    useListenNotify: true,
   };
   const target = database.jobTarget;
   const boss =
@@ -190,7 +193,6 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
           ...config,
           connectionString: target.url,
           max: 4,
-          useListenNotify: true,
           application_name: 'cua-annotator jobs',
         });
   boss.on('error', (e: Error) => emit({ event: 'error', message: e.message }));
@@ -213,7 +215,7 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
         await boss.updateQueue(spec.name, queueOptions);
       } else {
         try {
-          await boss.createQueue(spec.name, { ...queueOptions, notify: !('pglite' in target) });
+          await boss.createQueue(spec.name, { ...queueOptions, notify: true });
         } catch (e) {
           // another process created it between our look and our create
           if (!(await boss.getQueue(spec.name))) {
@@ -336,19 +338,29 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
       const concurrency = Math.max(1, Math.floor(workOptions.concurrency ?? 1));
       for (const [queue, handler] of Object.entries(handlers)) {
         const spec = specOf(queue);
-        await boss.work<Envelope>(
-          queue,
-          {
-            localConcurrency: concurrency,
-            batchSize: 1,
-            includeMetadata: true,
-            pollingIntervalSeconds: timing.pollSeconds,
-            // retries come due without a NOTIFY: poll at the same pace
-            notifyPollingIntervalSeconds: timing.pollSeconds,
-          },
-          async ([job]) =>
-            job ? await runOne(spec, handler, job as JobWithMetadata<Envelope>) : null,
-        );
+        // one pg-boss worker per slot: each fetches one job at a time and, after a job, fetches
+        // again at once (notifyWorker) instead of waiting out the poll interval as pg-boss does
+        // after every fetch of a batch of 1; an empty fetch waits the interval
+        for (let slot = 0; slot < concurrency; slot++) {
+          let workerId = '';
+          workerId = await boss.work<Envelope>(
+            queue,
+            {
+              batchSize: 1,
+              includeMetadata: true,
+              pollingIntervalSeconds: timing.pollSeconds,
+              // retries come due without a NOTIFY: poll at the same pace
+              notifyPollingIntervalSeconds: timing.pollSeconds,
+            },
+            async ([job]) => {
+              try {
+                return job ? await runOne(spec, handler, job as JobWithMetadata<Envelope>) : null;
+              } finally {
+                boss.notifyWorker(workerId);
+              }
+            },
+          );
+        }
       }
     },
     counts: async () => {
