@@ -5,7 +5,7 @@
 // recording from its page and sees it in My submissions; the reviewer signs in, takes it with
 // "Take the next one" (it lands in their library and opens in the review page) and asks for
 // changes with feedback; the annotator sees "changes asked", the feedback, the reviewer, and a
-// Resubmit. Assertions are on visible text.
+// Resubmit; the Library's "Submit selected to team" works on a selection. Assertions are on visible text.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -147,5 +147,14 @@ describe('the Team page end to end (Chromium + serve + an embedded hub)', () => 
     expect(await row.getByRole('link', { name: 'Fix' }).getAttribute('href')).toBe(
       `#/recording/${encodeURIComponent(recordingId)}`,
     );
+
+    // the Library submits a selection too (unchanged, the hub answers the same version)
+    await page.goto(`${annotator.served.origin}/#/`);
+    await page.locator(`[data-testid=library-row][data-id="${recordingId}"] input`).click();
+    await page.getByTestId('team-submit-selected').click();
+    await page
+      .getByTestId('team-submit-selected-state')
+      .filter({ hasText: '1 submitted' })
+      .waitFor({ timeout: 60_000 });
   });
 }, 300_000);

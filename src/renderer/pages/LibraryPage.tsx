@@ -5,6 +5,7 @@ import type { RecordingStatus } from '../../shared/domain';
 import { ExportDialog } from '../components/ExportDialog';
 import { LibraryTable } from '../components/LibraryTable';
 import { UploadButton } from '../components/UploadButton';
+import { SubmitSelectedButton } from './team/SubmitSelectedButton';
 import { useApiEvent } from '../hooks/use-api-event';
 import { EMPTY_FILTERS, OS_OPTIONS } from '../lib/library-query';
 import { REVIEW_STATUS_LABELS } from '../lib/review-workflow';
@@ -92,6 +93,10 @@ export function LibraryPage() {
             label="Upload selected…"
             disabled={selectedCount === 0}
             title={selectedCount === 0 ? 'Select recordings to upload' : undefined}
+            getIds={() => librarySelectors.selectedIds(useLibraryStore.getState())}
+          />
+          <SubmitSelectedButton
+            disabled={selectedCount === 0}
             getIds={() => librarySelectors.selectedIds(useLibraryStore.getState())}
           />
         </div>
