@@ -5,7 +5,8 @@
 // recording from its page and sees it in My submissions; the reviewer signs in, takes it with
 // "Take the next one" (it lands in their library and opens in the review page) and asks for
 // changes with feedback; the annotator sees "changes asked", the feedback, the reviewer, and a
-// Resubmit; the Library's "Submit selected to team" works on a selection. Assertions are on visible text.
+// Resubmit; the Library's "Submit selected to team" works on a selection. Assertions are on
+// visible text.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
