@@ -64,6 +64,9 @@ export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
   'team:submissions': 'cua:team:submissions',
   'team:review-next': 'cua:team:review-next',
   'team:verdict': 'cua:team:verdict',
+  'cot:get': 'cua:cot:get',
+  'cot:edit-step': 'cua:cot:edit-step',
+  'cot:edit-summary': 'cua:cot:edit-summary',
 };
 
 /** What a push over {@link EVENT_CHANNEL} carries. */

@@ -2,7 +2,8 @@
 // the result into the method's output (docs/architecture.md §3). Logic lives in the services.
 import type { ApiMethod, ApiMethods } from '../shared/contract';
 import { AppError } from '../shared/errors';
-import { findRecordingBasics } from '../store';
+import { findRecordingBasics, resolveRecordingSeq } from '../store';
+import { editCotStepTexts, editCotSummaryFields, getCotView } from './cot/cot-view';
 import type { ServiceContext } from './context';
 import { applyEdit, redoNextEdit, undoLastEdit } from './edits/edit-service';
 import { runExport } from './export/export-service';
@@ -248,4 +249,10 @@ export const handlers = {
       ...(input.grade !== undefined ? { grade: input.grade } : {}),
       ...(input.feedback !== undefined ? { feedback: input.feedback } : {}),
     }),
+  // the review page's CoT (docs/cot.md §9)
+  'cot:get': (input, ctx) => getCotView(ctx.lib, exact(ctx, input.id)),
+  'cot:edit-step': (input, ctx) =>
+    editCotStepTexts(ctx.lib, resolveRecordingSeq(ctx.lib.db, exact(ctx, input.id)).seq, input),
+  'cot:edit-summary': (input, ctx) =>
+    editCotSummaryFields(ctx.lib, resolveRecordingSeq(ctx.lib.db, exact(ctx, input.id)).seq, input),
 } satisfies ApiHandlers;

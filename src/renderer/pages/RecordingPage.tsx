@@ -12,6 +12,7 @@ import { ReviewLockDialog } from '../components/ReviewLockDialog';
 import { ReviewPanel } from '../components/ReviewPanel';
 import { SaveIndicator } from '../components/SaveIndicator';
 import { StepDetail } from '../components/StepDetail';
+import { CotPanel } from '../components/CotPanel';
 import { StepList } from '../components/StepList';
 import { ReviewChip } from '../components/StatusChip';
 import { TaskPanel } from '../components/TaskPanel';
@@ -347,6 +348,7 @@ export function RecordingPage({ id }: { id: string }) {
           ) : (
             <div className="empty-state">Select a step.</div>
           )}
+          <CotPanel recordingId={recording.id} stepId={selectedStep?.id ?? null} />
           <div className="shortcut-help muted">
             {SHORTCUT_HELP.map((h) => (
               <span key={h.keys}>

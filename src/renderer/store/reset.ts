@@ -1,5 +1,6 @@
 // Resets every store (the test setup calls this after each test).
 import { resetCheckGateStore } from './check';
+import { resetCotStore } from './cot';
 import { resetExportStore } from './export';
 import { resetHealthStore } from './health';
 import { resetLibraryStore } from './library';
@@ -26,4 +27,5 @@ export function resetAllStores(): void {
   resetCheckGateStore();
   resetReplayStore();
   resetTeamStore();
+  resetCotStore();
 }

@@ -72,9 +72,16 @@ export function trajectoryMarks(
 export async function readCotInputs(
   lib: Library,
   id: string,
-  options: { workDir: string; ffmpegPath?: string | undefined },
+  options: {
+    workDir: string;
+    ffmpegPath?: string | undefined;
+    /** Skip checking the video's SHA-256 (a view that sends nothing anywhere). */
+    isVerified?: boolean;
+  },
 ): Promise<CotInputs> {
-  const loaded = await loadForExport(lib, id, 'agentnet-jsonl');
+  const loaded = await loadForExport(lib, id, 'agentnet-jsonl', {
+    isVerified: options.isVerified ?? false,
+  });
   const trajectory = buildTrajectory(loaded.steps);
   const images = await exportKeyframeImages(
     lib,

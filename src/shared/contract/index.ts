@@ -3,4 +3,5 @@ export * from './methods';
 export * from './edits';
 export * from './recorder';
 export * from './team';
+export * from './cot';
 export * from './validators';

@@ -28,6 +28,7 @@ import {
 import { SkippedEditSchema, StepEditSchema, StepMarkSchema } from './edits';
 import { RECORDER_METHOD_SCHEMAS, RecorderStatusDtoSchema } from './recorder';
 import { TEAM_METHOD_SCHEMAS, TEAM_METHODS, TeamChangedDtoSchema } from './team';
+import { COT_METHOD_SCHEMAS, COT_METHODS } from './cot';
 import {
   absolutePathField,
   boolField,
@@ -516,6 +517,7 @@ export const METHOD_SCHEMAS = {
   'replay:cancel': { input: idOnly, output: ReplayStatusDtoSchema },
   ...RECORDER_METHOD_SCHEMAS,
   ...TEAM_METHOD_SCHEMAS,
+  ...COT_METHOD_SCHEMAS,
 } satisfies Record<string, { input: v.GenericSchema; output: v.GenericSchema }>;
 
 /** A method name. */
@@ -567,6 +569,7 @@ export const API_METHODS = [
   'settings:get',
   'settings:set',
   ...TEAM_METHODS,
+  ...COT_METHODS,
 ] as const satisfies readonly ApiMethod[];
 
 // ---- events ---------------------------------------------------------------------------------
