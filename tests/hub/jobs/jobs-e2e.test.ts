@@ -1,0 +1,207 @@
+// The handlers under the real job layer (pg-boss on the embedded PGlite, src/hub/jobs/worker.ts)
+// behind the hub's HTTP API: submissions registered over HTTP are taken in by the intake job
+// before any reviewer sees them; a poisoned one (its manifest lies about the recording it
+// carries) comes back to its annotator as intake-failed with the reason in submissions:mine
+// (what `sync` prints) while the good ones move on through the queue; an admin's dataset:build
+// runs one build-item job per accepted submission and the merge, and dataset:status hands out
+// the finished dataset's files, each matching the manifest.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_VERSION } from '../../../src/cli/version';
+import { addUser, localActor } from '../../../src/hub/accounts/accounts';
+import { createApiToken } from '../../../src/hub/auth/tokens';
+import { findUserByName, openHubDb, type HubDatabase } from '../../../src/hub/db';
+import { createHubServer, type HubServerHandle } from '../../../src/hub/http';
+import { createHandlers } from '../../../src/hub/jobs/handlers';
+import { startJobRunner, type JobRunner } from '../../../src/hub/jobs/worker';
+import { FolderObjectStore } from '../../../src/hub/storage';
+import { request } from '../http/hub-fixture';
+import { bundleTemplate, makeBundle, storeBundle, type BundleTemplate } from './bundle-fixture';
+
+let dir: string;
+let hub: HubDatabase;
+let store: FolderObjectStore;
+let runner: JobRunner;
+let server: HubServerHandle;
+let template: BundleTemplate;
+const tokens: Record<string, string> = {};
+
+const call = async (who: string, method: string, body: unknown = {}) => {
+  const r = await request(server.url, method, body, { token: tokens[who]! });
+  if (!r.body.ok) {
+    throw new Error(`${method}: ${JSON.stringify(r.body.error)}`);
+  }
+  return r.body.value as Record<string, unknown>;
+};
+
+async function until<T>(what: string, probe: () => Promise<T | null>, ms = 120_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== null) {
+      return v;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'hub-jobs-e2e-'));
+  [hub, template] = await Promise.all([
+    openHubDb({ data: path.join(dir, 'hub') }),
+    bundleTemplate(),
+  ]);
+  store = new FolderObjectStore({ dir: path.join(dir, 'objects'), secret: randomBytes(32) });
+  const by = localActor('cli');
+  for (const [name, role] of [
+    ['ann', 'annotator'],
+    ['rev', 'reviewer'],
+    ['boss', 'admin'],
+  ] as const) {
+    await addUser(hub.db, { name, roles: [role], by });
+    const user = await findUserByName(hub.db, name);
+    tokens[name] = (
+      await createApiToken(hub.db, { userId: user!.id, userName: name, name: 't', by })
+    ).token;
+  }
+  runner = await startJobRunner({
+    database: hub,
+    handlers: (engine) =>
+      createHandlers({
+        db: hub.db,
+        store,
+        enqueue: async (q, p, o) => {
+          await engine.enqueue(q, p, o);
+        },
+        appVersion: APP_VERSION,
+      }),
+  });
+  server = await createHubServer({ db: hub.db, store, jobs: runner.engine });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.close();
+  await runner?.stop({ timeoutMs: 2000 });
+  await hub?.close();
+  template?.cleanup();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function register(b: Awaited<ReturnType<typeof makeBundle>>) {
+  const manifestSha256 = await storeBundle(store, b);
+  return await call('ann', 'submissions:register', { recording: b.recordingId, manifestSha256 });
+}
+
+describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
+  it('intake before review: a poisoned submission goes back to its annotator with the reason, the good ones move on; a dataset build of the accepted ones', async () => {
+    const good = [
+      await makeBundle(template, { annotator: 'ann' }),
+      await makeBundle(template, { annotator: 'ann' }),
+    ];
+    // the manifest names one recording, the rows it carries are another's: the bytes match
+    // their hashes (registration accepts it), the bundle lies
+    const liar = await makeBundle(template, {
+      annotator: 'ann',
+      edit: (key, text) =>
+        key === 'raw/recording.json'
+          ? JSON.stringify({ ...(JSON.parse(text) as object), id: randomUUID() })
+          : text,
+    });
+    const poisoned = await register(liar);
+    expect(poisoned).toMatchObject({ status: 'intake', isNew: true });
+    const registered = [await register(good[0]!), await register(good[1]!)];
+    const mine = await until('every intake', async () => {
+      const { submissions } = (await call('ann', 'submissions:mine')) as {
+        submissions: {
+          id: number;
+          status: string;
+          intake: { status: string; reasons: { code: string; message: string }[] } | null;
+        }[];
+      };
+      return submissions.every((s) => s.intake && s.intake.status !== 'pending')
+        ? submissions
+        : null;
+    });
+    const byId = new Map(mine.map((s) => [s.id, s]));
+    expect(byId.get(poisoned.id as number)).toMatchObject({
+      status: 'intake-failed',
+      intake: { status: 'failed', reasons: [expect.objectContaining({ code: 'PULL_INVALID' })] },
+    });
+    for (const r of registered) {
+      expect(byId.get(r.id as number)).toMatchObject({
+        status: 'submitted',
+        intake: { status: 'passed', reasons: [] },
+      });
+    }
+    // the reviewer gets the two good ones, never the poisoned one, and accepts them
+    const leased: number[] = [];
+    for (;;) {
+      const { submission } = (await call('rev', 'review:next')) as {
+        submission: { id: number; version: number } | null;
+      };
+      if (!submission) {
+        break;
+      }
+      leased.push(submission.id);
+      await call('rev', 'review:verdict', {
+        id: submission.id,
+        version: submission.version,
+        verdict: 'accept',
+      });
+    }
+    expect(leased.sort()).toEqual(registered.map((r) => r.id as number).sort());
+
+    // a dataset of the accepted ones, built by the jobs
+    const started = await call('boss', 'dataset:build', { format: 'agentnet-jsonl' });
+    expect(started).toMatchObject({ submissions: 2, format: 'agentnet-jsonl' });
+    const done = await until('the build', async () => {
+      const { build } = (await call('boss', 'dataset:status', { id: started.build })) as {
+        build: { status: string; manifest: string | null; done: number };
+      };
+      return build.status === 'done' || build.status === 'failed' ? build : null;
+    });
+    expect(done).toMatchObject({ status: 'done', done: 2 });
+    const { files } = (await call('boss', 'dataset:status', {
+      id: started.build,
+      files: true,
+    })) as {
+      files: {
+        path: string;
+        sizeBytes: number;
+        request: { url: string; headers: Record<string, string> };
+      }[];
+    };
+    expect(files[0]!.path).toBe('manifest.json');
+    const fetched = new Map<string, Buffer>();
+    for (const f of files) {
+      const res = await fetch(f.request.url, { headers: f.request.headers });
+      expect(res.status, f.path).toBe(200);
+      fetched.set(f.path, Buffer.from(await res.arrayBuffer()));
+    }
+    const manifestBytes = fetched.get('manifest.json')!;
+    expect(createHash('sha256').update(manifestBytes).digest('hex')).toBe(done.manifest);
+    const manifest = JSON.parse(manifestBytes.toString()) as {
+      files: { path: string; sha256: string }[];
+      submissions: { id: number }[];
+    };
+    expect(manifest.submissions.map((s) => s.id)).toEqual(
+      registered.map((r) => r.id as number).sort((a, b) => a - b),
+    );
+    for (const f of manifest.files) {
+      expect(createHash('sha256').update(fetched.get(f.path)!).digest('hex'), f.path).toBe(
+        f.sha256,
+      );
+    }
+    const { builds } = (await call('boss', 'dataset:list')) as { builds: { build: number }[] };
+    expect(builds.map((b) => b.build)).toContain(started.build);
+    // an annotator may not build datasets
+    const refused = await request(server.url, 'dataset:list', {}, { token: tokens.ann! });
+    expect(refused.status).toBe(403);
+  }, 300_000);
+});
