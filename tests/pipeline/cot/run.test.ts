@@ -6,6 +6,7 @@ import type { RgbImage } from '../../../src/pipeline/cot/cue';
 import {
   runCot,
   type CotStepInput,
+  type CotRunOptions,
   type CotStepResult,
   type CotSummaryResult,
 } from '../../../src/pipeline/cot/run';
@@ -136,6 +137,7 @@ const run = (
   store: ReturnType<typeof memoryStore>,
   steps: CotStepInput[],
   signal?: AbortSignal,
+  options: Omit<CotRunOptions, 'signal'> = {},
 ) =>
   runCot(
     {
@@ -146,7 +148,7 @@ const run = (
       summaryInputSha256: steps.map((s) => s.inputSha256).join('|'),
     },
     { client, ...store.ports },
-    { signal },
+    { signal, ...options },
   );
 
 describe('runCot', () => {
@@ -293,5 +295,40 @@ describe('runCot', () => {
     const outcome = await run(client, store, stepsOf({}, codes));
     expect(outcome).toMatchObject({ generatedSteps: 4, skippedSteps: 1, isSummaryGenerated: true });
     expect(requests.map(kindOf).at(-1)).toBe('summarizer');
+  });
+
+  it('--double-check: the check turn is filled with the first answer (upstream: placeholders)', async () => {
+    const fixed = scripted();
+    await run(fixed.client, memoryStore(), stepsOf(), undefined, { isDoubleCheck: true });
+    const check = fixed.requests[1]!;
+    expect(check.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    const checkText = (check.messages[2]!.content as readonly { text?: string }[])[0]!.text!;
+    expect(checkText).toContain(
+      '## Observation:\nobs 1 \n\n## Thought:\nthought 1 \n\n## Action:\naction 1',
+    );
+    expect(check.messages[1]!.content).toContain('## Observation:\nobs 1');
+
+    const quirks = scripted();
+    await run(quirks.client, memoryStore(), stepsOf(), undefined, {
+      isDoubleCheck: true,
+      isUpstreamQuirks: true,
+    });
+    const quirkText = (quirks.requests[1]!.messages[2]!.content as readonly { text?: string }[])[0]!
+      .text!;
+    expect(quirkText).toContain('## Observation:\n{observation} \n\n## Thought:\n{thought}');
+  });
+
+  it('a reviewer’s verdict on the last step is kept; --upstream-quirks stores "correct"', async () => {
+    const kept = memoryStore();
+    await run(scripted().client, kept, stepsOf({ 4: 'incorrect' }));
+    expect(kept.steps.get(4)).toMatchObject({ lastStepCorrect: false, verdictSource: 'reviewer' });
+    const quirk = memoryStore();
+    await run(scripted().client, quirk, stepsOf({ 4: 'incorrect' }), undefined, {
+      isUpstreamQuirks: true,
+    });
+    expect(quirk.steps.get(4)).toMatchObject({
+      lastStepCorrect: true,
+      verdictSource: 'final-step',
+    });
   });
 });
