@@ -118,7 +118,7 @@ describe('CoT on the example recording', () => {
     });
     expect(same).toEqual(items.map((_, i) => ({ i, image: true, patch: true })));
     expect(patches.filter(Boolean).length).toBeGreaterThan(5);
-  });
+  }, 120_000);
 
   it('requests equal upstream’s; reviewer’s "incorrect" on step 3 is the prior judge; export filled', async () => {
     // the reviewer marks trajectory step 3 wrong
