@@ -47,8 +47,10 @@ const TEXT_RE = /\.(json|jsonl|txt|csv|md)$/;
 
 /** Builds the example recording's submission bundle once; with `relabel`, its first step's
  * label is edited first (the bundle carries the edit log, the exports the edited label). */
-export async function bundleTemplate(options: { relabel?: string } = {}): Promise<BundleTemplate> {
-  const ex = await exampleLibrary();
+export async function bundleTemplate(
+  options: { relabel?: string; keyframes?: boolean } = {},
+): Promise<BundleTemplate> {
+  const ex = await exampleLibrary({ keyframes: options.keyframes ?? true });
   if (options.relabel !== undefined) {
     const first = showRecording(ex.lib, ex.id).steps[0]!;
     applyEdit(
