@@ -18,7 +18,7 @@ import {
   insertVersion,
   listSubmissionsOf,
   listUsersWithRoles,
-  lockOldestWaiting,
+  leaseOldestWaiting,
   lockReviewer,
   lockSubmission,
   reclaimExpiredLeases,
@@ -228,24 +228,19 @@ export async function leaseNext(
         target: `submission:${id}`,
       });
     }
-    const next = await lockOldestWaiting(trx, reviewer.userId);
+    // take, set in review and lease in one statement: 20 reviewers at once each wait for the
+    // others' round trips (§11)
+    const next = await leaseOldestWaiting(trx, { reviewerId: reviewer.userId, leaseMs });
     if (!next) {
       return null;
     }
-    const lease = await insertLease(trx, {
-      submissionId: next.id,
-      version: next.version,
-      reviewerId: reviewer.userId,
-      leaseMs,
-    });
-    await setSubmissionStatus(trx, next.id, 'in-review');
     await writeAudit(trx, {
       ...audit(reviewer),
       action: 'submission.lease',
-      target: `submission:${next.id}`,
-      details: { version: next.version, leaseMs },
+      target: `submission:${next.submission.id}`,
+      details: { version: next.lease.version, leaseMs },
     });
-    return leased(await mustFind(trx, next.id), lease, false);
+    return leased(next.submission, next.lease, false);
   });
 }
 
