@@ -2,11 +2,13 @@
 // (tests/helpers/openai-stub.ts) on a copy of the example library. The key travels in the
 // Authorization header only (never printed, never in the library); a 429 is retried; a second run
 // asks nothing; a refused key exits with MODEL_AUTH and its fix; the export carries the fields.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli';
+import { REPO_ROOT } from '../helpers/paths';
 import { copyExampleLibrary } from '../helpers/example-library';
 import { fence, startOpenAiStub, type OpenAiStub, type StubRequest } from '../helpers/openai-stub';
 
@@ -145,5 +147,52 @@ describe('cot (CLI)', () => {
     expect(record.alignment_score).toBe(9);
     expect(record.traj.every((s) => s.value.observation === 'A window.')).toBe(true);
     expect(record.traj.slice(0, -1).every((s) => s.value.reflection === 'It worked.')).toBe(true);
+  }, 240_000);
+
+  it('killed (SIGKILL) while step 7 is asked: the next run asks from step 7, none of 0–6 again', async () => {
+    const dir2 = path.join(root, 'lib2');
+    const id2 = await copyExampleLibrary(dir2);
+    const args = [
+      'cot',
+      id2,
+      '--model',
+      'stub-model',
+      '--base-url',
+      stub.baseUrl,
+      '--library',
+      dir2,
+    ];
+    const env = { ...process.env, OPENAI_API_KEY: KEY, CUA_COT_API_KEY: '' };
+    const start = stub.requests.length;
+    // steps 0–6 are 14 requests; the 15th (step 7's generator) never answers before the kill
+    stub.when((q) => q.index === start + 14, { hang: true }, 1);
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs'), ...args],
+      {
+        env,
+        stdio: 'ignore',
+      },
+    );
+    await expect
+      .poll(() => stub.requests.length - start, { timeout: 120_000, interval: 100 })
+      .toBe(15);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('close', r));
+    const first = stub.requests.slice(start).map((q) => q.promptText);
+
+    const before = stub.requests.length;
+    const r = await runCli([...args, '--json'], { OPENAI_API_KEY: KEY, CUA_COT_API_KEY: '' });
+    expect(r.code, r.stderr).toBe(0);
+    const outcome = JSON.parse(r.stdout) as {
+      recordings: { reusedSteps: number; generatedSteps: number; totalSteps: number }[];
+    };
+    expect(outcome.recordings[0]).toMatchObject({ reusedSteps: 7 });
+    const again = stub.requests.slice(before).map((q) => q.promptText);
+    // no request of the first run but the one cut off is sent again
+    const repeated = again.filter((t) => first.slice(0, 14).includes(t));
+    expect(repeated).toEqual([]);
+    expect(again[0]).toBe(first[14]);
+    expect(again.filter((t) => t.includes('"task_completed": bool'))).toHaveLength(1);
   }, 240_000);
 });
