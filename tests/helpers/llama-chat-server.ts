@@ -39,17 +39,56 @@ interface Body {
   response_format?: { type?: string; json_schema?: { schema?: unknown } };
 }
 
-export async function startLlamaChatServer(modelPath: string): Promise<LlamaChatServer> {
+/** A grammar for a request without `response_format`: GBNF text or a JSON schema. */
+export type GrammarChoice = { gbnf: string } | { schema: Record<string, unknown> };
+
+export interface LlamaChatServerOptions {
+  /** Picks a grammar from the prompt text when the request names no `response_format` (the CoT
+   * runner sends none: upstream's prompts ask for sections or JSON in words). */
+  grammarFor?: (promptText: string) => GrammarChoice | undefined;
+  /** Tokens of context (default 16,384: upstream's prompts are ~8k characters, one token each
+   * in the tiny vocabulary). */
+  contextSize?: number;
+}
+
+export async function startLlamaChatServer(
+  modelPath: string,
+  options: LlamaChatServerOptions = {},
+): Promise<LlamaChatServer> {
   const llama: Llama = await getLlama({ gpu: false, build: 'never' });
   const model: LlamaModel = await llama.loadModel({ modelPath });
   // one thread: on a loaded 2-core machine, more threads spin against each other (a 30-token
   // answer took 98 s with the default, 0.3 s with one)
-  const context: LlamaContext = await model.createContext({ contextSize: 1024, threads: 1 });
+  const context: LlamaContext = await model.createContext({
+    contextSize: options.contextSize ?? 16_384,
+    threads: 1,
+    batchSize: 2048,
+  });
   const session = new LlamaChatSession({
     contextSequence: context.getSequence(),
     chatWrapper: new GeneralChatWrapper(),
   });
   const seen: LlamaChatServer['seen'] = [];
+  type Schema = Parameters<Llama['createGrammarForJsonSchema']>[0];
+  const grammarOf = async (
+    format: Body['response_format'],
+    prompt: string,
+  ): Promise<LlamaGrammar | undefined> => {
+    // the schema comes from the request or the test; the grammar builder checks it
+    if (format?.type === 'json_schema' && format.json_schema?.schema) {
+      return llama.createGrammarForJsonSchema(format.json_schema.schema as Schema);
+    }
+    if (format?.type === 'json_object') {
+      return llama.getGrammarFor('json');
+    }
+    const chosen = options.grammarFor?.(prompt);
+    if (!chosen) {
+      return undefined;
+    }
+    return 'gbnf' in chosen
+      ? llama.createGrammar({ grammar: chosen.gbnf })
+      : llama.createGrammarForJsonSchema(chosen.schema as Schema);
+  };
   let queue: Promise<unknown> = Promise.resolve();
 
   const complete = async (body: Body): Promise<unknown> => {
@@ -81,21 +120,11 @@ export async function startLlamaChatServer(modelPath: string): Promise<LlamaChat
       }
     });
     seen.push({ promptText: prompt, imageBytes, model: body.model ?? '' });
-    let grammar: LlamaGrammar | undefined;
-    const format = body.response_format;
-    if (format?.type === 'json_schema' && format.json_schema?.schema) {
-      // the schema comes from the request; the grammar builder checks it
-      const schema = format.json_schema.schema as Parameters<
-        Llama['createGrammarForJsonSchema']
-      >[0];
-      grammar = await llama.createGrammarForJsonSchema(schema);
-    } else if (format?.type === 'json_object') {
-      grammar = await llama.getGrammarFor('json');
-    }
+    const grammar = await grammarOf(body.response_format, prompt);
     session.setChatHistory(history);
     const text = await session.prompt(prompt, {
       grammar,
-      maxTokens: body.max_tokens ?? 200,
+      maxTokens: body.max_tokens ?? 1024,
       temperature: body.temperature ?? 0,
     });
     const promptTokens = model.tokenize(

@@ -53,7 +53,8 @@ export const TINY_SHAPE: TinyModelShape = {
   layers: 1,
   heads: 2,
   feedForward: 128,
-  context: 1024,
+  // long enough for upstream's prompts, which this character-level vocabulary makes ~8k tokens
+  context: 32768,
 };
 
 /** The vocabulary: <unk>, <s>, </s>, the 256 byte tokens, "▁" (SentencePiece's space) and

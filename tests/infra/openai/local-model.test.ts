@@ -3,7 +3,9 @@
 // binary loads it behind a small OpenAI-compatible endpoint (tests/helpers/llama-chat-server.ts),
 // and the model client (src/infra/openai) calls it with an upstream-shaped request (text + JPEG
 // data URL, temperature 0) and a JSON schema, so the noise the model writes still parses.
-// It proves the wiring, not the quality.
+// The second case runs the pipeline's own runner (src/pipeline/cot/run.ts) on a two-step
+// trajectory against it: upstream's prompts, cue images and parsing, with grammars standing in for
+// the instructions a real model would follow. It proves the wiring, not the quality.
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiChatClient } from '../../../src/infra/openai/chat-client';
 import { createRequestGate } from '../../../src/infra/openai/gate';
 import type { ChatRequest } from '../../../src/infra/openai/types';
-import { startLlamaChatServer, type LlamaChatServer } from '../../helpers/llama-chat-server';
+import type { RgbImage } from '../../../src/pipeline/cot/cue';
+import { runCot, type CotStepResult, type CotSummaryResult } from '../../../src/pipeline/cot/run';
+import {
+  startLlamaChatServer,
+  type GrammarChoice,
+  type LlamaChatServer,
+} from '../../helpers/llama-chat-server';
 import { writeTinyGguf } from '../../helpers/tiny-gguf';
 
 // upstream's reflector answer (module/reflector.py reads these three fields)
@@ -27,6 +35,47 @@ const REFLECTION_SCHEMA = {
   required: ['last_step_correct', 'last_step_redundant', 'reflection'],
 } as const;
 
+// what upstream's prompts ask for in words, as grammars: the generator's three sections, the
+// reflector's JSON, the summarizer's JSON (short closed vocabularies keep answers finite)
+const WORDS = '[a-z] [a-z ]{2,24} [a-z]';
+const SECTIONS_GBNF =
+  `root ::= "## Observation:\\n" ${WORDS} "\\n\\n## Thought:\\n" ${WORDS} ` +
+  `"\\n\\n## Action:\\n" ${WORDS}`;
+const SUMMARY_SCHEMA = {
+  type: 'object',
+  properties: {
+    task_completed: { type: 'boolean' },
+    alignment_score: { enum: [7, 8, 9] },
+    efficiency_score: { enum: [7, 8, 9] },
+    reason: { enum: ['Every step served the goal.'] },
+    actual_task: { enum: ['Open the menu.'] },
+    natural_language_task: { enum: ['Could you open the menu?'] },
+    task_difficulty: { enum: [1, 2, 3] },
+  },
+  required: [
+    'task_completed',
+    'alignment_score',
+    'efficiency_score',
+    'reason',
+    'actual_task',
+    'natural_language_task',
+    'task_difficulty',
+  ],
+};
+
+function cotGrammar(prompt: string): GrammarChoice | undefined {
+  if (prompt.includes('## Observation')) {
+    return { gbnf: SECTIONS_GBNF };
+  }
+  if (prompt.includes('"last_step_correct": bool')) {
+    return { schema: REFLECTION_SCHEMA };
+  }
+  if (prompt.includes('"task_completed": bool')) {
+    return { schema: SUMMARY_SCHEMA };
+  }
+  return undefined;
+}
+
 let dir: string;
 let server: LlamaChatServer;
 let modelBytes: number;
@@ -36,7 +85,7 @@ beforeAll(async () => {
   const path = join(dir, 'tiny-random-llama.gguf');
   modelBytes = writeTinyGguf(path);
   expect(statSync(path).size).toBe(modelBytes);
-  server = await startLlamaChatServer(path);
+  server = await startLlamaChatServer(path, { grammarFor: cotGrammar });
 }, 120_000);
 
 afterAll(async () => {
@@ -113,4 +162,58 @@ describe('a real local model behind the OpenAI-compatible client', () => {
     expect(second.text).toBe(first.text);
     expect(client.stats()).toMatchObject({ calls: 2, attempts: 2, retries: 0 });
   }, 120_000);
+
+  it('the CoT runner completes a two-step trajectory against it, answers parsed and stored', async () => {
+    const client = createOpenAiChatClient({
+      baseUrl: server.baseUrl,
+      model: 'tiny-random-llama',
+      env: {},
+      timeoutMs: 120_000,
+      retry: { maxAttempts: 1 },
+      gate: createRequestGate({ concurrency: 1, requestsPerMinute: 0 }),
+    });
+    const before = server.seen.length;
+    const screen: RgbImage = {
+      width: 640,
+      height: 400,
+      rgb: new Uint8Array(640 * 400 * 3).fill(180),
+    };
+    const steps: CotStepResult[] = [];
+    const summaries: CotSummaryResult[] = [];
+    const outcome = await runCot(
+      {
+        goal: 'Open the menu',
+        steps: [
+          { index: 0, code: 'pyautogui.click(x=0.5, y=0.5)', mark: null, inputSha256: 'a' },
+          { index: 1, code: "computer.terminate(status='success')", mark: null, inputSha256: 'b' },
+        ],
+        stored: new Map(),
+        storedSummary: null,
+        summaryInputSha256: 's',
+      },
+      {
+        client,
+        image: () => Promise.resolve(screen),
+        saveStep: (step) => steps.push(step),
+        saveSummary: (summary) => summaries.push(summary),
+      },
+    );
+    // generator, reflector, generator (the last step has no reflector), summarizer
+    expect(outcome).toMatchObject({ generatedSteps: 2, isSummaryGenerated: true });
+    expect(outcome.usage.calls).toBe(4);
+    expect(server.seen.length - before).toBe(4);
+    // the cued screenshot and the 300-px patch went with the first generator call
+    expect(server.seen[before]!.imageBytes).toHaveLength(2);
+    expect(steps.map((s) => s.index)).toEqual([0, 1]);
+    for (const step of steps) {
+      for (const text of [step.observation, step.thought, step.action]) {
+        expect(text).toMatch(/^[a-z][a-z ]{2,24}[a-z]$/);
+      }
+    }
+    expect(typeof steps[0]!.lastStepCorrect).toBe('boolean');
+    expect(REFLECTION_SCHEMA.properties.reflection.enum).toContain(steps[0]!.reflection);
+    expect(steps[0]!.verdictSource).toBe('model');
+    expect(summaries).toHaveLength(1);
+    expect(Object.keys(summaries[0]!.fields).sort()).toEqual([...SUMMARY_SCHEMA.required].sort());
+  }, 240_000);
 });
