@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApiEvent } from '../../hooks/use-api-event';
 import { useTeamStore } from '../../store/team';
-import { pendingLabel, submissionStatusLabel } from './team-labels';
+import { BACK_TO_ANNOTATOR, pendingLabel, submissionStatusLabel } from './team-labels';
 import './team.css';
 
 // The sign-in form: hub address, name, password; then the new password for a one-time one.
@@ -236,9 +236,15 @@ function MySubmissions() {
                 <td>{s.reviewer ?? ''}</td>
                 <td className="team-feedback-cell" data-testid="team-submission-feedback">
                   {s.feedback ?? ''}
+                  {s.status === 'intake-failed' &&
+                    s.intake?.reasons.map((r) => (
+                      <div key={r.code}>
+                        {r.message} — {r.fix}
+                      </div>
+                    ))}
                 </td>
                 <td>
-                  {s.status === 'changes' && s.isLocal && (
+                  {BACK_TO_ANNOTATOR.has(s.status) && s.isLocal && (
                     <>
                       <a href={`#/recording/${encodeURIComponent(s.recording)}`}>Fix</a>{' '}
                       <button

@@ -10,7 +10,15 @@ const SUBMISSION_STATUS_LABELS: Partial<Record<HubMySubmission['status'], string
   accepted: 'accepted',
   rejected: 'rejected',
   changes: 'changes asked',
+  intake: 'being checked by the hub',
+  'intake-failed': 'refused by the hub’s checks',
 };
+
+/** Statuses that hand the recording back to its annotator to fix and resubmit. */
+export const BACK_TO_ANNOTATOR: ReadonlySet<HubMySubmission['status']> = new Set([
+  'changes',
+  'intake-failed',
+]);
 
 // A submission's status in words.
 export function submissionStatusLabel(status: HubMySubmission['status']): string {
