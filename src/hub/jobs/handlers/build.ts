@@ -1,10 +1,12 @@
 // The dataset build's jobs (issue 29 item 3, docs/jobs.md §H). `build-item`: one accepted
 // submission restored into a scratch library and exported by the app's own exporter (`export`'s
-// code, one recording) into the build's staging prefix. `build-merge`: once every item is done,
-// the items' files merged in a stable order (the submissions by id; agentnet.jsonl's lines
-// concatenated in that order) under the build's prefix, with a manifest (every file's size and
-// SHA-256) and a datasheet (counts by OS, steps mean and histogram, actions mix). Nothing in the
-// output depends on when or where it was built: the same inputs give the same bytes.
+// code, one recording): its own files (named after its episode) straight under the build's
+// output prefix, the shared agentnet.jsonl line into the build's staging prefix. `build-merge`:
+// once every item is done, checks every item's files are in place, concatenates the jsonl lines
+// in a stable order (the submissions by id), and writes a manifest (every file's size and
+// SHA-256, written last: a dataset without it is incomplete) and a datasheet (counts by OS,
+// steps mean and histogram, actions mix). Nothing in the output depends on when or where it was
+// built: the same inputs give the same bytes.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -106,16 +108,20 @@ function buildNotFound(buildId: number): AppError {
   );
 }
 
-// The exported files of one recording, put into the staging prefix (read from the scratch
-// export folder; a rerun overwrites the same keys with the same bytes).
+// The exported files of one recording, put into the store (read from the scratch export
+// folder; a rerun overwrites the same keys with the same bytes): its own files (named after its
+// episode) straight under the build's output prefix, so the merge moves no bytes of them; the
+// file all recordings share (agentnet.jsonl: one line each) into its staging prefix, for the
+// merge to concatenate in order.
 async function stageExport(
   store: HubObjectStore,
-  prefix: string,
+  prefixes: { out: string; staging: string },
   outDir: string,
 ): Promise<DatasetFile[]> {
   const files: DatasetFile[] = [];
   for (const rel of await walkFiles(outDir)) {
     const body = await fs.readFile(path.join(outDir, ...rel.split('/')));
+    const prefix = rel === AGENTNET_JSONL_FILE ? prefixes.staging : prefixes.out;
     await store.put(`${prefix}/${rel}`, body, { sizeBytes: body.length });
     files.push({ path: rel, sizeBytes: body.length, sha256: sha256(body) });
   }
@@ -179,7 +185,10 @@ export function createBuildItemHandler(
           await ctx.progress(1, 2, 'staging');
           const files = await stageExport(
             deps.store,
-            buildStagingPrefix(p.buildId, p.submissionId),
+            {
+              out: buildOutPrefix(p.buildId),
+              staging: buildStagingPrefix(p.buildId, p.submissionId),
+            },
             outDir,
           );
           return {
@@ -234,10 +243,7 @@ export function createBuildItemHandler(
 function histogram(values: readonly number[]): { upTo: number | null; count: number }[] {
   // fixed bins (the same for every build, so datasheets compare)
   const edges = [5, 10, 20, 50, 100, 200];
-  const bins = [
-    ...edges.map((e) => ({ upTo: e, count: 0 })),
-    { upTo: null, count: 0 },
-  ];
+  const bins = [...edges.map((e) => ({ upTo: e, count: 0 })), { upTo: null, count: 0 }];
   for (const v of values) {
     const i = edges.findIndex((e) => v <= e);
     bins[i === -1 ? edges.length : i]!.count += 1;
@@ -372,12 +378,16 @@ export function createBuildMergeHandler(
           );
         }
         if (!had) {
-          // copied by reading it back: the staged bytes must still be the item's
-          const body = await readObject(deps.store, `${staging}/${f.path}`);
-          if (sha256(body) !== f.sha256) {
-            throw new AppError('INTEGRITY_FAILED', `${staging}/${f.path} changed since staged`);
+          // the item wrote it in place: it must still be there, whole
+          const info = await deps.store.stat(`${prefix}/${f.path}`);
+          if (info?.sizeBytes !== f.sizeBytes) {
+            throw new AppError(
+              'INTEGRITY_FAILED',
+              `${prefix}/${f.path} of submission ${d.submissionId} is missing or changed`,
+              { path: f.path },
+              'Build the dataset again (cua-annotator dataset build).',
+            );
           }
-          await deps.store.put(`${prefix}/${f.path}`, body, { sizeBytes: body.length });
           files.set(f.path, { ...f, from: staging });
         }
         n += 1;
