@@ -128,8 +128,8 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): OpenAi
           `${options.model} at ${shownUrl} did not answer within ${timeoutMs / 1000} s` +
             (status ? ` (status ${status} arrived, the body did not)` : ''),
           { timeoutMs },
-          'Try again later, or give it longer (--timeout); a large or slow model may need minutes ' +
-            'per image-heavy request.',
+          'Try again later: the server is slow or overloaded (a large model may need minutes per ' +
+            'image-heavy request; the caller sets the limit, 120 s by default).',
           true,
         );
       }
@@ -352,6 +352,15 @@ export function chatCompletionsUrl(baseUrl: string): string {
       `--base-url must be http or https (got ${url.protocol})`,
       undefined,
       'Pass the API root, e.g. https://api.openai.com/v1.',
+    );
+  }
+  if (url.username || url.password) {
+    // fetch refuses such URLs, and a password in an argument shows in process lists
+    throw new AppError(
+      'USAGE',
+      `--base-url must not contain a user name or password: ${redactUrl(baseUrl)}`,
+      undefined,
+      'Put the key in the environment (OPENAI_API_KEY) and give the URL without user:password@.',
     );
   }
   const path = url.pathname.replace(/\/+$/, '');

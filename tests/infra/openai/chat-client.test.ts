@@ -125,6 +125,20 @@ describe('OpenAI-compatible client against the stub', () => {
     expect(e.fix).toMatch(/Set the API key in the environment variable OPENAI_API_KEY/);
   });
 
+  it('refuses a base URL that is not http(s) or carries user:password, without showing it', () => {
+    expect(() => client({ baseUrl: 'ftp://example.com/v1' })).toThrow(/must be http or https/);
+    const e = (() => {
+      try {
+        client({ baseUrl: 'https://me:hunter2secret@example.com/v1' });
+      } catch (err) {
+        return err as AppError;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(e.code).toBe('USAGE');
+    expect(shown(e)).not.toContain('hunter2secret');
+  });
+
   it('401: MODEL_AUTH at once, with a fix, and the key (which the server echoes) never shown', async () => {
     const wrong = 'sk-wrong-9876543210zyxwvutsrqponmlkjihg';
     const e = await failure(
