@@ -134,8 +134,10 @@ export const ERROR_CODES = [
   'STORAGE_UNREACHABLE',
   // the review queue: a verdict or release by someone not holding the submission's live lease
   'HUB_LEASE_NOT_HELD',
-  // the task hub: the person already holds as many task claims as the hub allows one person
+  // the task hub: the person already holds as many task claims as the hub allows one person;
+  // a task file with bad lines imported without confirming (nothing was written)
   'HUB_TASK_CLAIM_LIMIT',
+  'HUB_TASK_FILE_INVALID',
   // hub HTTP (src/hub/http): too many failed sign-ins for an account or from an address (details
   // say when to retry); a session signed in with a one-time password that must change it first
   'RATE_LIMITED',

@@ -66,9 +66,18 @@ describe('tasks through the CLI', () => {
     expect(preview.errors[1].message).toMatch(/"instruction" is missing/);
     expect((await as('adm', ['tasks', '--all-platforms', '--status', 'all'])).tasks).toEqual([]);
 
-    const done = await as('adm', ['tasks', 'import', file]);
+    // without --confirm a file with bad lines writes nothing and names them
+    const refused = await runCli(['tasks', 'import', file, '--library', lib('adm')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/HUB_TASK_FILE_INVALID/);
+    expect(refused.stderr).toMatch(/^line 3: not JSON/m);
+    expect(refused.stderr).toMatch(/^line 5: "instruction" is missing/m);
+    expect(refused.stderr).toMatch(/--confirm/);
+    expect((await as('adm', ['tasks', '--all-platforms', '--status', 'all'])).tasks).toEqual([]);
+
+    const done = await as('adm', ['tasks', 'import', file, '--confirm']);
     expect([done.added, done.duplicates, done.errors.length]).toEqual([4, 0, 2]);
-    const again = await as('adm', ['tasks', 'import', file]);
+    const again = await as('adm', ['tasks', 'import', file, '--confirm']);
     expect([again.added, again.duplicates]).toEqual([0, 4]);
 
     // the annotator (on Linux: ubuntu) sees the tasks for any OS, not those for Windows

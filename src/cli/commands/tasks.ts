@@ -9,6 +9,7 @@ import {
   reportHubTaskInfeasible,
 } from '../../services/create-services';
 import type { HubTask } from '../../shared/contract/hub';
+import { isAppError } from '../../shared/errors';
 import { TASK_PLATFORMS, TASK_STATUSES, type TaskPlatform } from '../../shared/tasks-file';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
@@ -19,7 +20,7 @@ const HELP = `Usage: cua-annotator tasks [--platform P|--all-platforms] [--statu
        cua-annotator tasks claim ID [--json]
        cua-annotator tasks release ID [--json]
        cua-annotator tasks infeasible ID --reason TEXT [--json]
-       cua-annotator tasks import FILE [--dry-run] [--format jsonl|csv] [--json]
+       cua-annotator tasks import FILE [--dry-run | --confirm] [--format jsonl|csv] [--json]
 
 The team hub's tasks, through this library's sign-in (cua-annotator login).
 
@@ -44,8 +45,10 @@ tasks import FILE  (admins) adds the tasks of a JSONL file (one JSON object per 
                    wanted; default 1), tags (a JSON list, or "a;b"). A task whose instruction
                    matches one on the hub (or an earlier line) — ignoring case and spacing — is
                    a duplicate and refused. --dry-run checks every line and writes nothing:
-                   {"added","duplicates","errors":[{"line","message"}]}; without it the good
-                   lines are added and the bad ones (listed) left out.
+                   {"added","duplicates","errors":[{"line","message"}]}. Without it the tasks
+                   are added, duplicates left out; a file with bad lines writes nothing
+                   (HUB_TASK_FILE_INVALID, each bad line on stderr) unless --confirm says to
+                   add the good lines and leave the bad ones out.
 
 Options:
   --json           print JSON
@@ -110,6 +113,7 @@ export const tasksCommand: Command = {
       status: { type: 'string' },
       reason: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      confirm: { type: 'boolean' },
       format: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -204,15 +208,27 @@ export const tasksCommand: Command = {
       if (rest.length !== 1) {
         throw new UsageError('tasks import FILE [--dry-run]');
       }
+      if (values['dry-run'] && values.confirm) {
+        throw new UsageError('--dry-run writes nothing: --confirm goes with the import itself');
+      }
       if (values.format !== undefined && values.format !== 'jsonl' && values.format !== 'csv') {
         throw new UsageError(`--format is jsonl or csv (got "${values.format}")`);
       }
       const r = await onLibrary(values.library, (services) =>
         importHubTasks(services.lib, rest[0]!, {
           dryRun: values['dry-run'] ?? false,
+          confirm: values.confirm ?? false,
           ...(values.format ? { format: values.format as 'jsonl' | 'csv' } : {}),
         }),
-      );
+      ).catch((e: unknown) => {
+        // the refused file's bad lines, each on its own line, before the error itself
+        if (isAppError(e, 'HUB_TASK_FILE_INVALID') && Array.isArray(e.details?.errors)) {
+          for (const x of e.details.errors as { line: number; message: string }[]) {
+            errLine(`line ${x.line}: ${x.message}`);
+          }
+        }
+        throw e;
+      });
       if (values.json) {
         outJson({
           dryRun: r.dryRun,

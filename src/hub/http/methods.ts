@@ -472,6 +472,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       text: input.text,
       format: input.format,
       dryRun: input.dryRun ?? false,
+      confirm: input.confirm ?? false,
     }),
   'tasks:list': async (ctx, input) => {
     const status = input.status ?? 'open';

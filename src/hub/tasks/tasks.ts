@@ -156,14 +156,26 @@ export async function writeTaskSettings(
 
 /** Imports a task file (JSONL or CSV). A dry run parses it, checks every line and finds the
  * duplicates (by {@link instructionKey}: of a task on the hub or of an earlier line) and writes
- * nothing. Without dryRun the good lines are added in one transaction with one audit row, the
- * bad lines and duplicates left out (the caller saw them in the dry run and confirmed). */
+ * nothing. Without dryRun the good lines are added in one transaction with one audit row and the
+ * duplicates left out; a file with bad lines writes nothing (HUB_TASK_FILE_INVALID naming them)
+ * unless `confirm` says to add the good lines anyway (the caller saw the dry run). */
 export async function importTasks(
   db: HubRootDb,
   actor: TaskActor,
-  input: { text: string; format: TaskFileFormat; dryRun: boolean },
+  input: { text: string; format: TaskFileFormat; dryRun: boolean; confirm?: boolean },
 ): Promise<ImportReport> {
   const parsed = parseTaskFile(input.text, input.format);
+  if (!input.dryRun && parsed.errors.length && !input.confirm) {
+    const shown = parsed.errors.slice(0, 1000);
+    throw new AppError(
+      'HUB_TASK_FILE_INVALID',
+      `${parsed.errors.length} line(s) of the task file are not tasks (first: line ` +
+        `${parsed.errors[0]!.line}: ${parsed.errors[0]!.message}); nothing was imported`,
+      { errors: shown, moreErrors: parsed.errors.length - shown.length, tasks: parsed.rows.length },
+      'Fix the lines named and import again, or add the good lines only: preview with ' +
+        '--dry-run, then import with --confirm.',
+    );
+  }
   const plan = async (trx: HubDb) => {
     const existing = await existingInstructionKeys(
       trx,

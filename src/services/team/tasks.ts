@@ -67,11 +67,22 @@ export async function readTaskFile(
 export async function importHubTasks(
   lib: Library,
   file: string,
-  options: { dryRun: boolean; format?: TaskFileFormat; credentials?: HubCredentialStore },
+  options: {
+    dryRun: boolean;
+    /** Add the good lines although some are bad. */
+    confirm?: boolean;
+    format?: TaskFileFormat;
+    credentials?: HubCredentialStore;
+  },
 ): Promise<HubOutput<'tasks:import'>> {
   const { text, format } = await readTaskFile(file, options.format);
   const { client } = await signedInClient(lib, options.credentials);
-  return await client.call('tasks:import', { text, format, dryRun: options.dryRun });
+  return await client.call('tasks:import', {
+    text,
+    format,
+    dryRun: options.dryRun,
+    confirm: options.confirm ?? false,
+  });
 }
 
 /** Lists the hub's tasks: by default the open ones for this OS, fewest recordings first. */

@@ -538,6 +538,9 @@ export const HUB_METHOD_SCHEMAS = {
       text: text(HUB_TASKS_IMPORT_MAX_BYTES),
       format: oneOf(TASK_FILE_FORMATS),
       dryRun: v.optional(boolField),
+      /** Add the good lines although some lines are bad (after a dry run showed them);
+       * without it a file with bad lines writes nothing (HUB_TASK_FILE_INVALID). */
+      confirm: v.optional(boolField),
     }),
     output: v.strictObject({
       dryRun: v.boolean(),

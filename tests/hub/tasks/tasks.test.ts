@@ -148,7 +148,27 @@ describe.each(BACKENDS)('the task hub on $name', (backend) => {
       expect([dry.added, dry.duplicates, dry.ids]).toEqual([993, 0, []]);
       expect(await countTasks(h.db, p)).toBe(0);
 
-      const done = await importTasks(h.db, admin, { text, format: 'jsonl', dryRun: false });
+      // bad lines and no confirmation: refused, naming them, nothing written
+      const refused = await importTasks(h.db, admin, {
+        text,
+        format: 'jsonl',
+        dryRun: false,
+      }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({
+        code: 'HUB_TASK_FILE_INVALID',
+        details: { tasks: 993, moreErrors: 0 },
+      });
+      expect(
+        (refused as { details: { errors: { line: number }[] } }).details.errors.map((e) => e.line),
+      ).toEqual([...bad.keys()]);
+      expect(await countTasks(h.db, p)).toBe(0);
+
+      const done = await importTasks(h.db, admin, {
+        text,
+        format: 'jsonl',
+        dryRun: false,
+        confirm: true,
+      });
       expect([done.added, done.duplicates, done.errors.length, done.ids.length]).toEqual([
         993, 0, 7, 993,
       ]);
@@ -178,6 +198,7 @@ describe.each(BACKENDS)('the task hub on $name', (backend) => {
         text: shouted,
         format: 'jsonl',
         dryRun: false,
+        confirm: true,
       });
       expect([again.added, again.duplicates, again.errors.length]).toEqual([0, 993, 7]);
       expect(again.duplicateLines.every((d) => d.of === null)).toBe(true);
@@ -199,7 +220,12 @@ describe.each(BACKENDS)('the task hub on $name', (backend) => {
         `${p} bad "quote" here,,web,,,any,1,\r\n` +
         `${p} too few fields,web\r\n` +
         `"${p}  OPEN   example.org",,web,,,win,1,\r\n`;
-      const r = await importTasks(h.db, admin, { text: csv, format: 'csv', dryRun: false });
+      const r = await importTasks(h.db, admin, {
+        text: csv,
+        format: 'csv',
+        dryRun: false,
+        confirm: true,
+      });
       expect(r.errors).toEqual([
         { line: 5, message: expect.stringMatching(/quote inside an unquoted field/) },
         { line: 6, message: 'has 2 field(s), the header 8' },

@@ -96,6 +96,8 @@ function ImportPanel({ call, onImported }: { call: HubCall; onImported: () => vo
         text: preview.text,
         format: preview.format,
         dryRun: false,
+        // the preview showed the bad lines: add the good ones
+        confirm: true,
       });
       setDone(report);
       setPreview(null);
