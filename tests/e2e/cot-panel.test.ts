@@ -117,4 +117,24 @@ describe('Reasoning panel end to end (Chromium + cua-annotator serve)', () => {
     expect(after.steps.map((s) => s.isStale)).toEqual(after.steps.map((s) => s.index >= 4));
     expect(after.summary?.isStale).toBe(true);
   }, 60_000);
+
+  it('an accepted recording’s reasoning is locked: REVIEW_LOCKED, then with force it goes back to review', async () => {
+    const accepted = await callApi(served!, 'reviews:set-status', { id, status: 'accepted' });
+    expect(accepted.ok).toBe(true);
+    const refused = await callApi(served!, 'cot:edit-step', { id, index: 0, thought: 'changed' });
+    expect(refused.error?.code).toBe('REVIEW_LOCKED');
+    expect((await view()).steps[0]!.thought).not.toBe('changed');
+    const forced = await callApi(served!, 'cot:edit-step', {
+      id,
+      index: 0,
+      thought: 'changed',
+      force: true,
+    });
+    expect(forced.ok).toBe(true);
+    expect((await view()).steps[0]!.thought).toBe('changed');
+    const rec = (await callApi(served!, 'recordings:get', { id })).value as {
+      reviewStatus: string;
+    };
+    expect(rec.reviewStatus).toBe('submitted');
+  }, 60_000);
 });

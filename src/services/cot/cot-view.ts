@@ -7,6 +7,7 @@ import type { ApiMethods, CotSummaryDto, CotViewDto } from '../../shared/contrac
 import { AppError } from '../../shared/errors';
 import { editCotStep, editCotSummary, getCotSummary, listCotSteps } from '../../store';
 import type { Library } from '../library/library';
+import { guardAcceptedEdit } from '../review/review-lock';
 import { readCotInputs } from './cot-inputs';
 
 const num = (v: unknown) => (Number.isSafeInteger(v) ? (v as number) : null);
@@ -76,10 +77,15 @@ export async function editCotStepTexts(
   seq: number,
   input: ApiMethods['cot:edit-step']['input'],
 ): Promise<CotViewDto> {
-  const { id, index, ...texts } = input;
-  if (!editCotStep(lib.db, seq, index, texts, Date.now())) {
-    throw notStored(id, `for step ${index}`);
-  }
+  const { id, index, force, ...texts } = input;
+  const nowMs = Date.now();
+  lib.db.transaction(() => {
+    // an accepted recording is locked against edits unless `force` (review-lock.ts)
+    guardAcceptedEdit(lib, id, 'editing its reasoning', { force, nowMs });
+    if (!editCotStep(lib.db, seq, index, texts, nowMs)) {
+      throw notStored(id, `for step ${index}`);
+    }
+  })();
   return getCotView(lib, id);
 }
 
@@ -104,8 +110,12 @@ export async function editCotSummaryFields(
       fields[name] = input[key];
     }
   }
-  if (!editCotSummary(lib.db, seq, fields, Date.now())) {
-    throw notStored(input.id, 'summary');
-  }
+  const nowMs = Date.now();
+  lib.db.transaction(() => {
+    guardAcceptedEdit(lib, input.id, 'editing its reasoning', { force: input.force, nowMs });
+    if (!editCotSummary(lib.db, seq, fields, nowMs)) {
+      throw notStored(input.id, 'summary');
+    }
+  })();
   return getCotView(lib, input.id);
 }

@@ -2,7 +2,7 @@
 // observation, thought, action and reflection with its verdict, and the summary; people edit the
 // texts and the summary like other step fields. The synthesis itself runs from the `cot` command.
 import * as v from 'valibot';
-import { idField, integer, obj, text } from './fields';
+import { boolField, idField, integer, obj, text } from './fields';
 
 /** One trajectory step's stored CoT. */
 export const CotStepDtoSchema = v.strictObject({
@@ -57,6 +57,8 @@ export const CotViewDtoSchema = v.strictObject({
 export type CotViewDto = v.InferOutput<typeof CotViewDtoSchema>;
 
 const cotText = v.optional(text(50_000));
+/** Edit an accepted recording (it goes back to review), as the other edit methods' `force`. */
+const force = v.optional(boolField);
 const score = v.optional(integer(0, 10));
 
 /** The CoT methods (spread into the contract's METHOD_SCHEMAS). */
@@ -72,6 +74,7 @@ export const COT_METHOD_SCHEMAS = {
       thought: cotText,
       action: cotText,
       reflection: cotText,
+      force,
     }),
     output: CotViewDtoSchema,
   },
@@ -86,6 +89,7 @@ export const COT_METHOD_SCHEMAS = {
       reason: cotText,
       actualTask: cotText,
       naturalLanguageTask: cotText,
+      force,
     }),
     output: CotViewDtoSchema,
   },

@@ -3,10 +3,14 @@
 import type { StateCreator } from 'zustand';
 import type { ApiMethods, CotViewDto } from '../../../shared/contract';
 import { errorMessage, getApiClient } from '../../api';
+import { useReviewStore } from '../review';
 import { initialCotState, type CotState } from './initialState';
 
-type StepTexts = Omit<ApiMethods['cot:edit-step']['input'], 'id' | 'index'>;
-type SummaryFields = Omit<ApiMethods['cot:edit-summary']['input'], 'id'>;
+type StepTexts = Omit<ApiMethods['cot:edit-step']['input'], 'id' | 'index' | 'force'>;
+type SummaryFields = Omit<ApiMethods['cot:edit-summary']['input'], 'id' | 'force'>;
+
+// an accepted recording: edits go through once the user said yes on the review page's prompt
+const force = (): { force?: true } => (useReviewStore.getState().forceEdits ? { force: true } : {});
 
 /** CoT store actions. */
 export type CotActions = {
@@ -43,13 +47,15 @@ export const createCotActions: StateCreator<CotStore, [], [], CotActions> = (set
     editStep: async (index, texts) => {
       const id = get().recordingId;
       if (id) {
-        await run(id, () => getApiClient().call('cot:edit-step', { id, index, ...texts }));
+        await run(id, () =>
+          getApiClient().call('cot:edit-step', { id, index, ...texts, ...force() }),
+        );
       }
     },
     editSummary: async (fields) => {
       const id = get().recordingId;
       if (id) {
-        await run(id, () => getApiClient().call('cot:edit-summary', { id, ...fields }));
+        await run(id, () => getApiClient().call('cot:edit-summary', { id, ...fields, ...force() }));
       }
     },
   };
