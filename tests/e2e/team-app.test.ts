@@ -5,8 +5,8 @@
 // recording from its page and sees it in My submissions; the reviewer signs in, takes it with
 // "Take the next one" (it lands in their library and opens in the review page) and asks for
 // changes with feedback; the annotator sees "changes asked", the feedback, the reviewer, and a
-// Resubmit; the Library's "Submit selected to team" works on a selection. Assertions are on
-// visible text.
+// Resubmit, fixes a step and resubmits (version 2); the Library's "Submit selected to team" works
+// on a selection. Assertions are on visible text.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +17,7 @@ import { copyExampleLibrary } from '../helpers/example-library';
 import { addHubUser, startHubProcess, type HubProcess } from '../hub/hub-process';
 import { openLibrary } from '../../src/services/library/library';
 import { launchChromium } from './chromium';
-import { rendererHolding, startServer, stop, type Served } from './serve';
+import { callApi, rendererHolding, startServer, stop, type Served } from './serve';
 
 const FEEDBACK = 'Step 3 clicks the wrong field: please fix it and resubmit.';
 
@@ -157,6 +157,20 @@ describe('the Team page end to end (Chromium + serve + an embedded hub)', () => 
       `#/recording/${encodeURIComponent(recordingId)}`,
     );
 
+    // the annotator fixes a step (an edit through the page's API) and resubmits: version 2
+    const fixed = await callApi(annotator.served, 'edits:apply', {
+      id: recordingId,
+      edit: { op: 'relabel', stepId: 'agentnet:3', label: 'Click the "Go to settings" field' },
+    });
+    expect(fixed.ok, JSON.stringify(fixed.error)).toBe(true);
+    await row.getByTestId('team-resubmit').click();
+    await row
+      .getByTestId('team-submission-version')
+      .filter({ hasText: '2' })
+      .waitFor({ timeout: 60_000 });
+    expect(['being checked by the hub', 'waiting for review']).toContain(
+      await row.getByTestId('team-submission-status').textContent(),
+    );
     // the Library submits a selection too (unchanged, the hub answers the same version)
     await page.goto(`${annotator.served.origin}/#/`);
     await page.locator(`[data-testid=library-row][data-id="${recordingId}"] input`).click();

@@ -230,7 +230,7 @@ function MySubmissions() {
                     s.task || s.recording.slice(0, 8)
                   )}
                 </td>
-                <td>{s.version}</td>
+                <td data-testid="team-submission-version">{s.version}</td>
                 <td data-testid="team-submission-status">{submissionStatusLabel(s.status)}</td>
                 <td>{s.grade ?? ''}</td>
                 <td>{s.reviewer ?? ''}</td>
