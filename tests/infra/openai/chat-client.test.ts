@@ -356,6 +356,18 @@ describe('limits shared by every caller of an endpoint', () => {
     expect(stub.requests.map((r) => r.promptText)).toEqual(['first']);
   });
 
+  it('a retry’s wait frees the slot: another call is served while a 429 waits out Retry-After', async () => {
+    const gate = createRequestGate({ concurrency: 1, requestsPerMinute: 0 });
+    const c = client({ gate });
+    stub.when(/first/, { status: 429, retryAfter: '0.5' }, 1);
+    const first = c.complete(request('first'));
+    await new Promise((r) => setTimeout(r, 100));
+    const second = c.complete(request('second'));
+    await Promise.all([first, second]);
+    expect(stub.requests.map((r) => r.promptText)).toEqual(['first', 'second', 'first']);
+    expect(stub.requests[1]!.endMs!).toBeLessThan(stub.requests[2]!.startMs);
+  });
+
   it('the process-wide gate is the same for every client of one base URL', async () => {
     stub.setLatency(80);
     const shared = (): ReturnType<typeof client> =>
