@@ -99,6 +99,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/hub')).hubCommand,
   },
   {
+    name: 'worker',
+    summary: "run the team hub's jobs (intake, keyframes, dataset builds) on this machine",
+    load: async () => (await import('./commands/worker')).workerCommand,
+  },
+  {
     name: 'login',
     summary: 'sign this library in to a team hub (API token in a 0600 file beside it)',
     load: async () => (await import('./commands/login')).loginCommand,

@@ -2,13 +2,18 @@
 // runs the server until Ctrl+C/SIGTERM; `hub user …` (hub-user.ts) manages accounts.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { countActiveAdmins, openHubDb } from '../../hub/db';
+import { countActiveAdmins, openHubDb, type HubDatabase } from '../../hub/db';
+import { openJobEngine, type JobEngine, type JobEvent } from '../../hub/jobs/engine';
+import { createHandlers } from '../../hub/jobs/handlers';
+import { startJobRunner } from '../../hub/jobs/worker';
 import { createHubServer } from '../../hub/http';
 import { openHubStorage, type HubObjectStore } from '../../hub/storage';
 import { isLoopbackHost } from '../../infra/http/guards';
 import { AppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
+import { untilSignal } from '../signals';
+import { APP_VERSION } from '../version';
 import { errLine, out } from '../output';
 import { HUB_DATABASE_ENV, HUB_USER_HELP, runHubUser, targetOf } from './hub-user';
 
@@ -19,6 +24,7 @@ const HELP = `Usage: cua-annotator hub (--data DIR | --database URL) [--host 127
                          [--storage s3://BUCKET/PREFIX [--endpoint URL] [--path-style]]
                          [--tls-cert FILE --tls-key FILE] [--trust-proxy] [--renderer DIR] [--json]
        cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
+       cua-annotator hub status (--data DIR | --database URL) [--json]
 
 The team hub: accounts and roles for annotators, reviewers and admins on several machines
 (docs/team-mode.md). Its data lives in a folder (--data DIR: an embedded PostgreSQL, no other
@@ -45,6 +51,10 @@ Options:
 
 Commands:
   hub user …         manage accounts, whether the hub runs or not (hub user --help)
+  hub status         the job queues: waiting, running, done, failed (hub status --help)
+
+Jobs (docs/jobs.md): with --data the hub runs the intake, keyframe and dataset-build jobs in
+its own process; with --database it queues them for \`cua-annotator worker\` processes.
 
 ${HUB_USER_HELP.split('\n').slice(0, 5).join('\n')}`;
 
@@ -70,24 +80,6 @@ async function readPem(file: string, flag: string): Promise<Buffer> {
       `Give ${flag} a readable PEM file.`,
     );
   }
-}
-
-// Resolves on the first SIGINT or SIGTERM; the listeners stay until dispose (see serve.ts: a
-// listener removed during delivery would let another handler re-raise the signal mid-shutdown).
-function untilSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
-  let on: (signal: NodeJS.Signals) => void = () => undefined;
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    on = resolve;
-  });
-  process.on('SIGINT', on);
-  process.on('SIGTERM', on);
-  return {
-    stopped,
-    dispose: () => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-    },
-  };
 }
 
 async function runHubServer(argv: string[]): Promise<number> {
@@ -142,8 +134,12 @@ async function runHubServer(argv: string[]): Promise<number> {
       } else if ('data' in target) {
         store = await openHubStorage({ data: target.data });
       }
+      // the job layer (docs/jobs.md): embedded, the hub runs the jobs itself; on PostgreSQL it
+      // enqueues them and `cua-annotator worker` processes run them
+      const jobs = await startHubJobs(hub, store ?? null);
       const server = await createHubServer({
         db: hub.db,
+        jobs: jobs.engine,
         ...(store ? { store } : {}),
         host,
         port,
@@ -183,6 +179,7 @@ async function runHubServer(argv: string[]): Promise<number> {
         errLine(`${signal}: stopping the hub…`);
       } finally {
         await server.close();
+        await jobs.stop();
       }
     } finally {
       await store?.close();
@@ -190,6 +187,93 @@ async function runHubServer(argv: string[]): Promise<number> {
     }
   } finally {
     dispose();
+  }
+  return 0;
+}
+
+// jobs in hand at a hub's stop get this long, then go back to the queue (the next start or a
+// worker runs them)
+const HUB_JOBS_STOP_MS = 10_000;
+
+async function startHubJobs(
+  hub: HubDatabase,
+  store: HubObjectStore | null,
+): Promise<{ engine: JobEngine; stop: () => Promise<void> }> {
+  const onEvent = (e: JobEvent) => {
+    if (e.event === 'failed' || e.event === 'error') {
+      errLine(
+        e.event === 'failed'
+          ? `job ${e.key} failed (attempt ${e.attempt}${e.final ? ', dead-lettered' : ''}): ${e.error}`
+          : `jobs: ${e.message}`,
+      );
+    }
+  };
+  if ('pglite' in hub.jobTarget && store) {
+    const runner = await startJobRunner({
+      database: hub,
+      concurrency: 1,
+      onEvent,
+      handlers: (engine) =>
+        createHandlers({
+          db: hub.db,
+          store,
+          appVersion: APP_VERSION,
+          enqueue: async (name, payload, options) => {
+            await engine.enqueue(name, payload, options);
+          },
+        }),
+    });
+    return { engine: runner.engine, stop: () => runner.stop({ timeoutMs: HUB_JOBS_STOP_MS }) };
+  }
+  const engine = await openJobEngine({ database: hub, onEvent });
+  return { engine, stop: () => engine.stop({ timeoutMs: HUB_JOBS_STOP_MS }) };
+}
+
+const STATUS_HELP = `Usage: cua-annotator hub status (--data DIR | --database URL) [--json]
+
+The hub's job queues (docs/jobs.md): per queue the jobs waiting (new or waiting for a retry),
+running, done and failed for good (the dead-letter list: jobs:dead on the hub's API). --json
+prints {"queues":[{"name","waiting","active","done","failed"}]}. With --data the hub must be
+stopped (it holds the folder); a running hub answers the same on its API (jobs:status, admin).`;
+
+async function runHubStatus(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    data: { type: 'string' },
+    database: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    out(STATUS_HELP);
+    return 0;
+  }
+  if (positionals.length) {
+    throw new UsageError(`hub status takes no arguments (got "${positionals[0] ?? ''}")`);
+  }
+  const hub = await openHubDb(targetOf(values), {
+    holder: 'cua-annotator hub status',
+    create: false,
+  });
+  try {
+    const engine = await openJobEngine({ database: hub, supervise: false });
+    try {
+      const queues = await engine.counts();
+      if (values.json) {
+        out(JSON.stringify({ queues }));
+      } else {
+        out('queue          waiting   active     done   failed');
+        for (const q of queues) {
+          out(
+            `${q.name.padEnd(12)} ${[q.waiting, q.active, q.done, q.failed]
+              .map((n) => String(n).padStart(8))
+              .join(' ')}`,
+          );
+        }
+      }
+    } finally {
+      await engine.stop({ timeoutMs: 1000 });
+    }
+  } finally {
+    await hub.close();
   }
   return 0;
 }
@@ -204,6 +288,9 @@ export const hubCommand: Command = {
     const [sub, ...rest] = argv;
     if (sub === 'user') {
       return await runHubUser(rest);
+    }
+    if (sub === 'status') {
+      return await runHubStatus(rest);
     }
     if (sub === 'help') {
       out(HELP);

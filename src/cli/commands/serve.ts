@@ -15,6 +15,7 @@ import {
 import { resolveLibraryDir } from '../../services/create-services';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
+import { untilSignal } from '../signals';
 import { withServices } from '../context';
 import { errLine, out } from '../output';
 
@@ -67,26 +68,6 @@ function parsePort(text: string | undefined): number {
     throw new UsageError(`--port must be an integer from 0 to 65535 (got "${text}")`);
   }
   return port;
-}
-
-// Resolves on the first SIGINT or SIGTERM.
-// The listeners stay until the server has stopped (dispose): a handler that removed itself while
-// the signal is being delivered would leave signal-exit (loaded with execa on first use) as the
-// only listener, and it then re-raises the signal, killing the process mid-shutdown.
-function untilSignal(): { stopped: Promise<NodeJS.Signals>; dispose: () => void } {
-  let on: (signal: NodeJS.Signals) => void = () => undefined;
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
-    on = resolve;
-  });
-  process.on('SIGINT', on);
-  process.on('SIGTERM', on);
-  return {
-    stopped,
-    dispose: () => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-    },
-  };
 }
 
 /** The `serve` command. */
