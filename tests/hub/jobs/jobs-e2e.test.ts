@@ -6,7 +6,7 @@
 // runs one build-item job per accepted submission and the merge, and dataset:status hands out
 // the finished dataset's files, each matching the manifest.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ import { createHubServer, type HubServerHandle } from '../../../src/hub/http';
 import { createHandlers } from '../../../src/hub/jobs/handlers';
 import { startJobRunner, type JobRunner } from '../../../src/hub/jobs/worker';
 import { FolderObjectStore } from '../../../src/hub/storage';
+import { saveCredentials } from '../../../src/services/team/credentials';
+import { runCli } from '../../helpers/cli';
 import { request } from '../http/hub-fixture';
 import { bundleTemplate, makeBundle, storeBundle, type BundleTemplate } from './bundle-fixture';
 
@@ -203,5 +205,42 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
     // an annotator may not build datasets
     const refused = await request(server.url, 'dataset:list', {}, { token: tokens.ann! });
     expect(refused.status).toBe(403);
+
+    // the CLI, signed in as the admin: build again, wait, download into a folder → the same
+    // manifest (the same inputs give the same bytes), every file there
+    const libDir = path.join(dir, 'admin-library');
+    await saveCredentials(libDir, {
+      url: server.url,
+      user: 'boss',
+      tokenId: 0,
+      token: tokens.boss!,
+      createdAtMs: Date.now(),
+    });
+    const outDir = path.join(dir, 'dataset-out');
+    const cli = await runCli([
+      'dataset',
+      'build',
+      '--format',
+      'agentnet-jsonl',
+      '--out',
+      outDir,
+      '--json',
+      '--library',
+      libDir,
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const printed = JSON.parse(cli.stdout) as Record<string, unknown>;
+    expect(printed).toMatchObject({ status: 'done', submissions: 2, manifest: done.manifest });
+    expect(printed.build).not.toBe(started.build);
+    const local = await readFile(path.join(outDir, 'manifest.json'));
+    expect(local.equals(manifestBytes)).toBe(true);
+    for (const f of manifest.files) {
+      const body = await readFile(path.join(outDir, ...f.path.split('/')));
+      expect(createHash('sha256').update(body).digest('hex'), f.path).toBe(f.sha256);
+    }
+    const listed = await runCli(['dataset', 'list', '--json', '--library', libDir]);
+    expect((JSON.parse(listed.stdout) as { builds: unknown[] }).builds).toHaveLength(2);
+    const status = await runCli(['dataset', 'status', String(started.build), '--library', libDir]);
+    expect(status.stdout).toContain(`build ${String(started.build)} done: 2/2 exported`);
   }, 300_000);
 });
