@@ -4,7 +4,7 @@
 // presigned URLs, then it registers; each annotator lists only their own; an admin reassigns a
 // waiting submission to a reviewer, whose review:next hands it back with presigned GETs that
 // return the very bytes; a verdict on another version is 409 HUB_LEASE_NOT_HELD.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,11 +13,7 @@ import { addUser, localActor } from '../../../src/hub/accounts/accounts';
 import { createApiToken } from '../../../src/hub/auth/tokens';
 import { findUserByName } from '../../../src/hub/db';
 import { openHubStorage, type HubObjectStore } from '../../../src/hub/storage';
-import {
-  SUBMISSION_SCHEMA,
-  manifestText,
-  type SubmissionManifest,
-} from '../../../src/services/upload/manifest';
+import { testBundle } from '../../helpers/hub-bundle';
 import { startHubFixture, type HubFixture } from './hub-fixture';
 
 let hub: HubFixture;
@@ -25,33 +21,14 @@ let store: HubObjectStore;
 let storeDir: string;
 
 function bundle(recordingId: string) {
-  const files: Record<string, Buffer> = {
-    'video/screen.mp4': randomBytes(40_000),
-    'steps/steps.json': Buffer.from('[{"step":1}]\n'),
-  };
-  const manifest: SubmissionManifest = {
-    schema: SUBMISSION_SCHEMA,
-    schemaVersion: 1,
+  return testBundle({
     recordingId,
-    episodeId: `ep-${recordingId}`,
-    task: `task of ${recordingId}`,
-    platform: { os: 'linux' } as SubmissionManifest['platform'],
-    toolVersion: '0.0.0-test',
-    librarySchemaVersion: 1,
     annotator: 'ann',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    submittedAt: '2026-01-01T00:01:00.000Z',
-    stepCount: 1,
-    files: Object.entries(files).map(([p, b]) => ({
-      path: p,
-      sizeBytes: b.length,
-      sha256: createHash('sha256').update(b).digest('hex'),
-      role: p.startsWith('video/') ? 'video' : 'steps',
-    })),
-    totals: { files: 2, bytes: Object.values(files).reduce((n, b) => n + b.length, 0) },
-  };
-  const text = manifestText(manifest);
-  return { files: { ...files, 'manifest.json': Buffer.from(text) }, text };
+    files: {
+      'video/screen.mp4': randomBytes(40_000),
+      'steps/steps.json': Buffer.from('[{"step":1}]\n'),
+    },
+  });
 }
 
 type Transfer = {
@@ -110,7 +87,7 @@ describe('submissions and review over HTTP (folder store)', () => {
       const res = await fetch(u.request.url, {
         method: 'PUT',
         headers: u.request.headers,
-        body: b.files[u.path as keyof typeof b.files],
+        body: b.files[u.path],
       });
       expect(res.status, u.path).toBe(200);
     }
@@ -170,7 +147,7 @@ describe('submissions and review over HTTP (folder store)', () => {
     ]);
     for (const f of leased.files as Transfer[]) {
       const got = Buffer.from(await (await fetch(f.request.url)).arrayBuffer());
-      expect(got.equals(b.files[f.path as keyof typeof b.files]), f.path).toBe(true);
+      expect(got.equals(b.files[f.path]!), f.path).toBe(true);
     }
 
     const wrong = await hub.call(
@@ -193,7 +170,7 @@ describe('submissions and review over HTTP (folder store)', () => {
       await fetch(u.request.url, {
         method: 'PUT',
         headers: u.request.headers,
-        body: b2.files[u.path as keyof typeof b2.files],
+        body: b2.files[u.path],
       });
     }
     const late = await hub.call(
