@@ -1,7 +1,9 @@
 // The CoT run with a scripted ChatClient: the flow (generator → reflector per step, summarizer once),
 // the prompt choice after a wrong step, reviewers' verdicts as the prior judge, resuming without
 // asking twice, answers that cannot be read, steps without code.
+import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
+import { drawCue } from '../../../src/pipeline/cot/cue';
 import type { RgbImage } from '../../../src/pipeline/cot/cue';
 import {
   runCot,
@@ -185,6 +187,19 @@ describe('runCot', () => {
     });
     expect(store.summary?.fields).toMatchObject({ alignment_score: 8 });
     expect(requests.every((r) => r.temperature === 0)).toBe(true);
+    // the first image is the cued screenshot as a JPEG (lossy: close, not equal)
+    const part = (
+      requests[0]!.messages[0]!.content as readonly { image_url?: { url: string } }[]
+    )[1]!;
+    const decoded = jpeg.decode(Buffer.from(part.image_url!.url.split(',')[1]!, 'base64'), {
+      useTArray: true,
+      formatAsRGBA: false,
+    });
+    const cued = drawCue(await image(0), CODES[0]!).image;
+    expect([decoded.width, decoded.height]).toEqual([cued.width, cued.height]);
+    let diff = 0;
+    cued.rgb.forEach((v, i) => (diff += Math.abs(v - decoded.data[i]!)));
+    expect(diff / cued.rgb.length).toBeLessThan(4);
   });
 
   it('a reviewer’s "incorrect" on step 3 → the prior-judge prompt, the reviewer’s verdict stored', async () => {
