@@ -2,7 +2,7 @@
 // so the requests really run at once): 20 reviewers calling review:next at the same time on 10
 // waiting submissions → each submission leased exactly once, 10 reviewers told nothing waits;
 // a lease that expires goes back to the queue and another reviewer gets it.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,11 +11,7 @@ import { addUser, localActor } from '../../../src/hub/accounts/accounts';
 import { createApiToken } from '../../../src/hub/auth/tokens';
 import { findUserByName } from '../../../src/hub/db';
 import { openHubStorage, type HubObjectStore } from '../../../src/hub/storage';
-import {
-  SUBMISSION_SCHEMA,
-  manifestText,
-  type SubmissionManifest,
-} from '../../../src/services/upload/manifest';
+import { testBundle } from '../../helpers/hub-bundle';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
 import { startHubFixture, type HubFixture } from './hub-fixture';
 
@@ -28,31 +24,11 @@ const reviewers: string[] = [];
 type Transfer = { path: string; request: { url: string; headers: Record<string, string> } };
 
 function bundle(recordingId: string) {
-  const files: Record<string, Buffer> = { 'steps/steps.json': randomBytes(2_000) };
-  const manifest: SubmissionManifest = {
-    schema: SUBMISSION_SCHEMA,
-    schemaVersion: 1,
+  return testBundle({
     recordingId,
-    episodeId: `ep-${recordingId}`,
-    task: `task of ${recordingId}`,
-    platform: { os: 'linux' } as SubmissionManifest['platform'],
-    toolVersion: '0.0.0-test',
-    librarySchemaVersion: 1,
     annotator: 'ann',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    submittedAt: '2026-01-01T00:01:00.000Z',
-    stepCount: 1,
-    files: Object.entries(files).map(([p, b]) => ({
-      path: p,
-      sizeBytes: b.length,
-      sha256: createHash('sha256').update(b).digest('hex'),
-      role: 'steps' as const,
-    })),
-    totals: { files: 1, bytes: 2_000 },
-  };
-  const text = manifestText(manifest);
-  const all: Record<string, Buffer> = { ...files, 'manifest.json': Buffer.from(text) };
-  return { files: all, text };
+    files: { 'steps/steps.json': randomBytes(2_000) },
+  });
 }
 
 async function submit(token: string, recordingId: string): Promise<number> {

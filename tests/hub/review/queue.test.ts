@@ -3,7 +3,7 @@
 // on Debian's PostgreSQL (tests/helpers/postgres.ts, a fresh database per test, a pool of 25
 // connections so 20 reviewers really run at once). No timing assertions: an expired lease is
 // waited for by reading the database's own clock.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,11 +36,7 @@ import {
 } from '../../../src/hub/review/queue';
 import { registerUploaded, planUpload } from '../../../src/hub/review/submit';
 import { FolderObjectStore, handleObjectRequest, newSigningSecret } from '../../../src/hub/storage';
-import {
-  manifestText,
-  SUBMISSION_SCHEMA,
-  type SubmissionManifest,
-} from '../../../src/services/upload/manifest';
+import { testBundle } from '../../helpers/hub-bundle';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
 
 type Backend = {
@@ -138,34 +134,15 @@ async function untilExpired(db: HubRootDb, submissionId: number): Promise<void> 
 
 // a manifest of two files (their bytes returned alongside)
 function bundle(recordingId: string, annotator: string, seed: string) {
-  const files: Record<string, Buffer> = {
-    'video.mp4': Buffer.concat([Buffer.from(seed), randomBytes(30_000)]),
-    'steps/steps.json': Buffer.from(`[{"step":1,"seed":"${seed}"}]`),
-  };
-  const manifest: SubmissionManifest = {
-    schema: SUBMISSION_SCHEMA,
-    schemaVersion: 1,
+  return testBundle({
     recordingId,
-    episodeId: `ep-${recordingId}`,
-    task: `task ${seed}`,
-    platform: { os: 'linux' } as SubmissionManifest['platform'],
-    toolVersion: '0.0.0-test',
-    librarySchemaVersion: 1,
     annotator,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    submittedAt: '2026-01-01T00:01:00.000Z',
-    stepCount: 1,
-    files: Object.entries(files).map(([p, b]) => ({
-      path: p,
-      sizeBytes: b.length,
-      sha256: createHash('sha256').update(b).digest('hex'),
-      role: p.endsWith('.mp4') ? 'video' : 'steps',
-    })),
-    totals: { files: 2, bytes: Object.values(files).reduce((n, b) => n + b.length, 0) },
-  };
-  const text = manifestText(manifest);
-  const all: Record<string, Buffer> = { ...files, 'manifest.json': Buffer.from(text) };
-  return { files: all, text };
+    task: `task ${seed}`,
+    files: {
+      'video.mp4': Buffer.concat([Buffer.from(seed), randomBytes(30_000)]),
+      'steps/steps.json': Buffer.from(`[{"step":1,"seed":"${seed}"}]`),
+    },
+  });
 }
 
 describe.each(BACKENDS)('review queue on $name', (backend) => {

@@ -97,7 +97,7 @@ describe('hub store', () => {
     expect(state().form.error).toEqual({
       code: 'UNAUTHORIZED',
       message: 'wrong name or password',
-      fix: null,
+      fix: 'Check the name (lower-case) and the password; an admin can give you a new one-time password.',
     });
     expect(state().form.retryAtMs).toBeNull();
     limited = true;

@@ -156,11 +156,21 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
       } catch (e) {
         const wait =
           e instanceof ApiError && e.code === 'RATE_LIMITED' ? e.details?.retryAfterSeconds : null;
+        const error = shown(e);
         set({
           form: {
             ...get().form,
             busy: false,
-            error: shown(e),
+            // a wrong name or password comes without a fix from the hub: say what to do
+            error:
+              error.code === 'UNAUTHORIZED' && !error.fix
+                ? {
+                    ...error,
+                    fix:
+                      'Check the name (lower-case) and the password; an admin can give you a ' +
+                      'new one-time password.',
+                  }
+                : error,
             retryAtMs: typeof wait === 'number' ? Date.now() + wait * 1000 : null,
           },
         });
