@@ -81,7 +81,8 @@ export type CotRunOptions = {
   /** Answers that cannot be read are asked again this many times (upstream: 1). */
   answerRetries?: number;
   signal?: AbortSignal;
-  /** After each step (generated or reused) and after the summary. */
+  /** After each step (generated or reused; `done` = steps up to it, skipped ones included) and
+   * after the summary (`done` = total). */
   onProgress?: (p: {
     done: number;
     total: number;
@@ -153,7 +154,7 @@ export async function runCot(
     if (kept && kept.inputSha256 === step.inputSha256) {
       done.push(kept);
       outcome.reusedSteps += 1;
-      options.onProgress?.({ done: done.length, total, index: step.index, isReused: true });
+      options.onProgress?.({ done: step.index + 1, total, index: step.index, isReused: true });
       continue;
     }
     // every later step's history reads this one: from here on nothing stored is reused
@@ -162,7 +163,7 @@ export async function runCot(
     ports.saveStep(result);
     done.push(result);
     outcome.generatedSteps += 1;
-    options.onProgress?.({ done: done.length, total, index: step.index, isReused: false });
+    options.onProgress?.({ done: step.index + 1, total, index: step.index, isReused: false });
   }
 
   if (input.storedSummary?.inputSha256 !== input.summaryInputSha256 || !isChainIntact) {
@@ -177,7 +178,7 @@ export async function runCot(
     outcome.isSummaryGenerated = true;
   }
   options.onProgress?.({
-    done: done.length,
+    done: total,
     total,
     index: 'summary',
     isReused: !outcome.isSummaryGenerated,
