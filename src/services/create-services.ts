@@ -80,12 +80,11 @@ export {
 } from './team';
 // the task hub's client side (docs/team-mode.md §16)
 export {
+  callHubTasks,
   claimHubTask,
   hostTaskPlatform,
   importHubTasks,
   listHubTasks,
-  releaseHubTask,
-  reportHubTaskInfeasible,
   taskToRecord,
 } from './team/tasks';
 

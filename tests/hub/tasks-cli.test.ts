@@ -159,6 +159,34 @@ describe('tasks through the CLI', () => {
       'the page is gone',
     ]);
     expect(report).toMatchObject({ reports: 1, setAside: false, task: { status: 'open' } });
+    // one report is enough once the admin says so: the task is set aside, the admin sees why,
+    // reopens it (reports cleared) and closes it; a closed task cannot be claimed
+    expect(await as('adm', ['tasks', 'settings', '--infeasible-reports', '1'])).toMatchObject({
+      infeasibleReports: 1,
+      claimsPerTask: 1,
+    });
+    const again2 = await as('ann', ['tasks', 'infeasible', String(other.id), '--reason', 'gone']);
+    expect(again2).toMatchObject({ reports: 1, setAside: true, task: { status: 'infeasible' } });
+    const shown = await as('adm', ['tasks', 'show', String(other.id)]);
+    expect(shown).toMatchObject({
+      task: { status: 'infeasible' },
+      reports: [{ user: 'ann', reason: 'gone' }],
+    });
+    expect((await as('adm', ['tasks', 'reopen', String(other.id)])).task.status).toBe('open');
+    expect((await as('adm', ['tasks', 'show', String(other.id)])).reports).toEqual([]);
+    expect((await as('adm', ['tasks', 'close', String(other.id)])).task.status).toBe('closed');
+    const closed = await runCli(['tasks', 'claim', String(other.id), '--library', lib('ann')]);
+    expect([closed.code, closed.stderr]).toEqual([2, expect.stringMatching(/INVALID_STATE/)]);
+    // an annotator may not change settings
+    const denied = await runCli([
+      'tasks',
+      'settings',
+      '--claim-minutes',
+      '5',
+      '--library',
+      lib('ann'),
+    ]);
+    expect([denied.code, denied.stderr]).toEqual([2, expect.stringMatching(/FORBIDDEN/)]);
     // usage errors exit 1
     const bad = await runCli(['tasks', 'claim', 'x', '--library', lib('ann')]);
     expect(bad.code).toBe(1);

@@ -5,8 +5,7 @@ import {
   hostTaskPlatform,
   importHubTasks,
   listHubTasks,
-  releaseHubTask,
-  reportHubTaskInfeasible,
+  callHubTasks,
 } from '../../services/create-services';
 import type { HubTask } from '../../shared/contract/hub';
 import { isAppError } from '../../shared/errors';
@@ -20,7 +19,11 @@ const HELP = `Usage: cua-annotator tasks [--platform P|--all-platforms] [--statu
        cua-annotator tasks claim ID [--json]
        cua-annotator tasks release ID [--json]
        cua-annotator tasks infeasible ID --reason TEXT [--json]
+       cua-annotator tasks show ID [--json]
        cua-annotator tasks import FILE [--dry-run | --confirm] [--format jsonl|csv] [--json]
+       cua-annotator tasks close|reopen ID [--json]
+       cua-annotator tasks settings [--claims-per-task N] [--claims-per-person N]
+                                    [--claim-minutes N] [--infeasible-reports N] [--json]
 
 The team hub's tasks, through this library's sign-in (cua-annotator login).
 
@@ -38,6 +41,7 @@ tasks release ID   gives your claim back.
 tasks infeasible ID --reason TEXT
                    reports that the task cannot be done; enough reports (a hub setting) set it
                    aside until an admin reopens or closes it.
+tasks show ID      one task with its open infeasible reports (who, why).
 tasks import FILE  (admins) adds the tasks of a JSONL file (one JSON object per line) or a CSV
                    file (a header row; RFC 4180 quoting): fields instruction (required),
                    description, domain (or category), app (or website), url, platform
@@ -49,6 +53,11 @@ tasks import FILE  (admins) adds the tasks of a JSONL file (one JSON object per 
                    are added, duplicates left out; a file with bad lines writes nothing
                    (HUB_TASK_FILE_INVALID, each bad line on stderr) unless --confirm says to
                    add the good lines and leave the bad ones out.
+tasks close ID     (admins) no more recordings: its claims end. tasks reopen ID: open again
+                   (an infeasible task's reports are cleared).
+tasks settings     (admins) prints the task settings, or changes those given: people per
+                   task (default 1), tasks per person (3), claim length in minutes (120),
+                   infeasible reports that set a task aside (3).
 
 Options:
   --json           print JSON
@@ -114,6 +123,10 @@ export const tasksCommand: Command = {
       reason: { type: 'string' },
       'dry-run': { type: 'boolean' },
       confirm: { type: 'boolean' },
+      'claims-per-task': { type: 'string' },
+      'claims-per-person': { type: 'string' },
+      'claim-minutes': { type: 'string' },
+      'infeasible-reports': { type: 'string' },
       format: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -161,7 +174,9 @@ export const tasksCommand: Command = {
       }
       const id = taskId(rest[0], sub);
       if (sub === 'release') {
-        const r = await onLibrary(values.library, (services) => releaseHubTask(services.lib, id));
+        const r = await onLibrary(values.library, (services) =>
+          callHubTasks(services.lib, 'tasks:release', { id }),
+        );
         if (values.json) {
           outJson(r);
         } else {
@@ -192,7 +207,7 @@ export const tasksCommand: Command = {
         throw new UsageError('--reason TEXT is required: say what stops the task');
       }
       const r = await onLibrary(values.library, (services) =>
-        reportHubTaskInfeasible(services.lib, id, values.reason!),
+        callHubTasks(services.lib, 'tasks:infeasible', { id, reason: values.reason! }),
       );
       if (values.json) {
         outJson({ task: briefTask(r.task), reports: r.reports, setAside: r.setAside });
@@ -200,6 +215,68 @@ export const tasksCommand: Command = {
         out(
           `reported task ${id} infeasible (${r.reports} report(s))` +
             (r.setAside ? '; it is set aside for an admin' : ''),
+        );
+      }
+      return 0;
+    }
+    if (sub === 'show' || sub === 'close' || sub === 'reopen') {
+      if (rest.length !== 1) {
+        throw new UsageError(`tasks ${sub} ID`);
+      }
+      const id = taskId(rest[0], sub);
+      if (sub === 'show') {
+        const r = await onLibrary(values.library, (services) =>
+          callHubTasks(services.lib, 'tasks:get', { id }),
+        );
+        if (values.json) {
+          outJson({ task: briefTask(r.task), reports: r.reports });
+        } else {
+          out(taskLine(r.task));
+          for (const x of r.reports) {
+            out(`        infeasible (${x.user}, ${new Date(x.atMs).toISOString()}): ${x.reason}`);
+          }
+        }
+        return 0;
+      }
+      const r = await onLibrary(values.library, (services) =>
+        callHubTasks(services.lib, sub === 'close' ? 'tasks:close' : 'tasks:reopen', { id }),
+      );
+      if (values.json) {
+        outJson({ task: briefTask(r.task) });
+      } else {
+        out(`task ${id} is ${r.task.status}`);
+      }
+      return 0;
+    }
+    if (sub === 'settings') {
+      if (rest.length) {
+        throw new UsageError('tasks settings takes options only');
+      }
+      const change: Record<string, number> = {};
+      for (const [flag, key] of [
+        ['claims-per-task', 'claimsPerTask'],
+        ['claims-per-person', 'claimsPerPerson'],
+        ['claim-minutes', 'claimMinutes'],
+        ['infeasible-reports', 'infeasibleReports'],
+      ] as const) {
+        const value = values[flag];
+        if (value !== undefined) {
+          if (!/^[1-9][0-9]{0,5}$/.test(value)) {
+            throw new UsageError(`--${flag} is a whole number from 1 (got "${value}")`);
+          }
+          change[key] = Number(value);
+        }
+      }
+      const r = await onLibrary(values.library, (services) =>
+        callHubTasks(services.lib, 'tasks:settings', change),
+      );
+      if (values.json) {
+        outJson(r);
+      } else {
+        out(
+          `${r.claimsPerTask} person(s) per task, ${r.claimsPerPerson} task(s) per person, ` +
+            `claims last ${r.claimMinutes} min, ${r.infeasibleReports} infeasible report(s) ` +
+            'set a task aside',
         );
       }
       return 0;
@@ -251,7 +328,8 @@ export const tasksCommand: Command = {
       return 0;
     }
     throw new UsageError(
-      `unknown tasks command "${sub}": tasks [list] | claim ID | release ID | infeasible ID | import FILE`,
+      `unknown tasks command "${sub}": tasks [list] | claim ID | release ID | infeasible ID | ` +
+        'show ID | import FILE | close ID | reopen ID | settings',
     );
   },
 };

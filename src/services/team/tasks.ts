@@ -4,7 +4,7 @@
 // travels with the recording into its submission and its exports).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { HubInput, HubOutput } from '../../shared/contract/hub';
+import type { HubInput, HubMethod, HubOutput } from '../../shared/contract/hub';
 import { HUB_TASKS_IMPORT_MAX_BYTES } from '../../shared/contract/hub';
 import { AppError } from '../../shared/errors';
 import {
@@ -85,14 +85,27 @@ export async function importHubTasks(
   });
 }
 
+/** Calls one tasks method of the hub through the library's sign-in. */
+export async function callHubTasks<M extends TaskMethod>(
+  lib: Library,
+  method: M,
+  input: HubInput<M>,
+  credentials?: HubCredentialStore,
+): Promise<HubOutput<M>> {
+  const { client } = await signedInClient(lib, credentials);
+  return await client.call(method, input);
+}
+
+/** The hub's tasks methods the client calls by name. */
+export type TaskMethod = Extract<HubMethod, `tasks:${string}`>;
+
 /** Lists the hub's tasks: by default the open ones for this OS, fewest recordings first. */
 export async function listHubTasks(
   lib: Library,
   input: HubInput<'tasks:list'> = {},
   credentials?: HubCredentialStore,
 ): Promise<HubOutput<'tasks:list'>> {
-  const { client } = await signedInClient(lib, credentials);
-  return await client.call('tasks:list', input);
+  return await callHubTasks(lib, 'tasks:list', input, credentials);
 }
 
 /** Claims a task (or renews one's claim on it). */
@@ -101,29 +114,7 @@ export async function claimHubTask(
   taskId: number,
   credentials?: HubCredentialStore,
 ): Promise<HubOutput<'tasks:claim'>> {
-  const { client } = await signedInClient(lib, credentials);
-  return await client.call('tasks:claim', { id: taskId });
-}
-
-/** Gives a claim back. */
-export async function releaseHubTask(
-  lib: Library,
-  taskId: number,
-  credentials?: HubCredentialStore,
-): Promise<HubOutput<'tasks:release'>> {
-  const { client } = await signedInClient(lib, credentials);
-  return await client.call('tasks:release', { id: taskId });
-}
-
-/** Reports a task as infeasible, with the reason. */
-export async function reportHubTaskInfeasible(
-  lib: Library,
-  taskId: number,
-  reason: string,
-  credentials?: HubCredentialStore,
-): Promise<HubOutput<'tasks:infeasible'>> {
-  const { client } = await signedInClient(lib, credentials);
-  return await client.call('tasks:infeasible', { id: taskId, reason });
+  return await callHubTasks(lib, 'tasks:claim', { id: taskId }, credentials);
 }
 
 /** The task a recording is to be made for: claimed (or the claim renewed) so nobody else takes
