@@ -6,7 +6,9 @@
 // "Take the next one" (it lands in their library and opens in the review page) and asks for
 // changes with feedback; the annotator sees "changes asked", the feedback, the reviewer, and a
 // Resubmit, fixes a step and resubmits (version 2); the Library's "Submit selected to team" works
-// on a selection. Assertions are on visible text.
+// on a selection; with the hub stopped a submit waits ("waiting for the hub — retrying") and
+// serve's background retry sends it once the hub is back (version 3). Assertions are on visible
+// text.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +26,7 @@ const FEEDBACK = 'Step 3 clicks the wrong field: please fix it and resubmit.';
 describe('the Team page end to end (Chromium + serve + an embedded hub)', () => {
   let root = '';
   let hub: HubProcess | null = null;
+  let dataDir = '';
   let built: string | null = null;
   let browser: Browser | null = null;
   const servers: ChildProcess[] = [];
@@ -60,7 +63,7 @@ describe('the Team page end to end (Chromium + serve + an embedded hub)', () => 
       process.env.CUA_E2E_RENDERER = built; // read by startServer (own worker)
     }
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-team-e2e-'));
-    const dataDir = path.join(root, 'hub-data');
+    dataDir = path.join(root, 'hub-data');
     const annDir = path.join(root, 'library-ann');
     const revDir = path.join(root, 'library-rev');
     fs.mkdirSync(revDir);
@@ -179,5 +182,36 @@ describe('the Team page end to end (Chromium + serve + an embedded hub)', () => 
       .getByTestId('team-submit-selected-state')
       .filter({ hasText: '1 submitted' })
       .waitFor({ timeout: 60_000 });
+  });
+
+  it('the hub goes away: a submit waits ("waiting for the hub — retrying", with the fix) and goes through by itself once the hub is back', async () => {
+    const { page, served } = annotator;
+    // another fix: the next submit is a new version
+    const fixed = await callApi(served, 'edits:apply', {
+      id: recordingId,
+      edit: { op: 'relabel', stepId: 'agentnet:4', label: 'Drag the brightness slider to 78' },
+    });
+    expect(fixed.ok, JSON.stringify(fixed.error)).toBe(true);
+    const port = hub!.port;
+    await hub!.stop('SIGKILL');
+    await page.goto(`${served.origin}/#/recording/${encodeURIComponent(recordingId)}`);
+    await page.getByTestId('team-submit').click();
+    await page
+      .getByTestId('team-submit-state')
+      .filter({ hasText: 'waiting for the hub — retrying' })
+      .waitFor({ timeout: 60_000 });
+    await page.goto(`${served.origin}/#/team`);
+    const pending = page.getByTestId(`team-pending-${recordingId}`);
+    await pending.waitFor();
+    expect(await pending.textContent()).toContain('waiting for the hub — retrying');
+    expect(await pending.textContent()).toContain('Check the address and that the hub runs');
+    expect(await page.getByTestId('team-hub-error').textContent()).toContain('HUB_UNREACHABLE');
+    // the library keeps working meanwhile
+    expect((await callApi(served, 'recordings:list', {})).ok).toBe(true);
+    // the hub back on its address: serve's background retry sends it, the page updates itself
+    hub = await startHubProcess(['--data', dataDir], { port });
+    await pending.waitFor({ state: 'detached', timeout: 90_000 });
+    const row = page.getByTestId(`team-submission-${recordingId}`);
+    await row.getByTestId('team-submission-version').filter({ hasText: '3' }).waitFor();
   });
 }, 300_000);
