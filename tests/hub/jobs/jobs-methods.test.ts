@@ -1,0 +1,121 @@
+// The admin's view of the jobs through the hub's HTTP API (jobs:status, jobs:dead, jobs:retry) on
+// the embedded hub: a real server (tests/hub/http/hub-fixture.ts, PGlite) with the job layer
+// attached and a test queue whose job fails until it is "fixed". Who may call them is
+// tests/hub/http/authorization.test.ts's.
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openJobEngine, type JobEngine } from '../../../src/hub/jobs/engine';
+import type { JobQueueSpec } from '../../../src/hub/jobs/queues';
+import type { JobHandler } from '../../../src/hub/jobs/types';
+import { startHubFixture, type HubFixture } from '../http/hub-fixture';
+
+const QUEUE: JobQueueSpec = {
+  name: 'api-test',
+  schema: v.strictObject({ n: v.number() }),
+  policy: { retryLimit: 1, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireInSeconds: 60 },
+};
+
+let fixture: HubFixture;
+let engine: JobEngine | null = null;
+let fixed = false;
+
+beforeAll(async () => {
+  // the server takes the job layer at start; the engine opens on the fixture's database after
+  const lazy: Pick<JobEngine, 'enqueue' | 'counts' | 'dead' | 'retry' | 'find'> = {
+    enqueue: (...a) => engine!.enqueue(...a),
+    counts: () => engine!.counts(),
+    dead: (o) => engine!.dead(o),
+    retry: (id) => engine!.retry(id),
+    find: (k) => engine!.find(k),
+  };
+  fixture = await startHubFixture({ jobs: lazy });
+  engine = await openJobEngine({
+    database: fixture.hub,
+    queues: [QUEUE],
+    timing: { heartbeatSeconds: 10, superviseSeconds: 1, pollSeconds: 0.5 },
+  });
+  const handler: JobHandler<{ n: number }, string> = async (p) => {
+    if (!fixed) {
+      throw Object.assign(new Error(`job ${p.n}: steps.jsonl does not match the manifest`), {
+        code: 'INTEGRITY_FAILED',
+      });
+    }
+    return await Promise.resolve('ok');
+  };
+  await engine.work({ [QUEUE.name]: handler as JobHandler<never, unknown> });
+}, 120_000);
+afterAll(async () => {
+  await engine?.stop({ timeoutMs: 1000 });
+  await fixture?.close();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const got = await fn();
+    if (got) {
+      return got;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('jobs:* on the hub', () => {
+  it('shows the counts and the dead-letter list with the error; retry runs the job again, audited', async () => {
+    const token = await fixture.token('admin');
+    await engine!.enqueue(QUEUE.name, { n: 7 }, { key: 'api-test:7' });
+    const dead = await until('the job dead-lettered', async () => {
+      const r = await fixture.call('jobs:dead', {}, { token });
+      expect(r.status).toBe(200);
+      const jobs = (r.body.value as { jobs: { id: string }[] }).jobs;
+      return jobs.length ? (jobs as Record<string, unknown>[]) : null;
+    });
+    expect(dead).toEqual([
+      {
+        id: expect.any(String) as string,
+        queue: QUEUE.name,
+        key: 'api-test:7',
+        payload: { n: 7 },
+        error: 'job 7: steps.jsonl does not match the manifest',
+        code: 'INTEGRITY_FAILED',
+        attempts: 2,
+        failedAtMs: expect.any(Number) as number,
+      },
+    ]);
+    const status = await fixture.call('jobs:status', {}, { token });
+    expect(status.body.value).toEqual({
+      queues: [{ name: QUEUE.name, waiting: 0, active: 0, done: 0, failed: 1 }],
+    });
+
+    // an id that is not in the list
+    const unknown = await fixture.call(
+      'jobs:retry',
+      { id: '00000000-0000-8000-8000-000000000000' },
+      { token },
+    );
+    expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'NOT_FOUND']);
+    const notAnId = await fixture.call('jobs:retry', { id: 'seven' }, { token });
+    expect([notAnId.status, notAnId.body.error?.code]).toEqual([400, 'INVALID_PAYLOAD']);
+
+    fixed = true;
+    const retried = await fixture.call('jobs:retry', { id: dead[0]!.id }, { token });
+    expect(retried.body.value).toEqual({ id: dead[0]!.id, queue: QUEUE.name, key: 'api-test:7' });
+    await until('the retried job done', async () => {
+      const r = await fixture.call('jobs:status', {}, { token });
+      const [q] = (r.body.value as { queues: { done: number }[] }).queues;
+      return q!.done === 1 ? q : null;
+    });
+    expect((await fixture.call('jobs:status', {}, { token })).body.value).toEqual({
+      queues: [{ name: QUEUE.name, waiting: 0, active: 0, done: 1, failed: 0 }],
+    });
+    expect((await fixture.call('jobs:dead', {}, { token })).body.value).toEqual({ jobs: [] });
+    const audit = await fixture.call('audit:list', { limit: 5 }, { token });
+    const entries = (audit.body.value as { entries: { action: string; target: string }[] }).entries;
+    expect(entries.find((e) => e.action === 'job.retry')).toMatchObject({
+      target: 'job:api-test:7',
+    });
+  }, 90_000);
+});
