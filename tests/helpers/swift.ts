@@ -165,7 +165,7 @@ log_udp_host = 127.0.0.1
 log_udp_port = ${logPort}
 
 [pipeline:main]
-pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats bulk s3api tempauth copy slo dlo proxy-logging proxy-server
+pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats bulk s3api tempauth copy container-quotas slo dlo proxy-logging proxy-server
 
 [app:proxy-server]
 use = egg:swift#proxy
@@ -204,6 +204,10 @@ use = egg:swift#bulk
 
 [filter:copy]
 use = egg:swift#copy
+
+# a bucket's quota (X-Container-Meta-Quota-Bytes): tests of a full store
+[filter:container-quotas]
+use = egg:swift#container_quotas
 
 [filter:slo]
 use = egg:swift#slo

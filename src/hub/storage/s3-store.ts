@@ -8,6 +8,7 @@ import { AppError, isAppError } from '../../shared/errors';
 import type { UploadAuth } from '../../services/upload/credentials';
 import type { ObjectStore } from '../../services/upload/object-store';
 import { openS3Store } from '../../services/upload/s3-store';
+import { isStorageFullAnswer } from '../../services/upload/storage-full';
 import { describeTarget, joinKey, type UploadTarget } from '../../services/upload/target';
 import {
   checkExpiresIn,
@@ -22,17 +23,6 @@ import {
   type PutOptions,
 } from './object-store';
 import { presignS3Url, type SigningCredentials } from './sigv4-presign';
-
-// S3 and S3-compatible answers that mean "no room": HTTP 507 Insufficient Storage, a body over
-// the store's limit (EntityTooLarge, 413), or a quota (Ceph RGW's QuotaExceeded, MinIO's
-// XMinioStorageFull, Swift's container quota as 413)
-const FULL_S3_CODES = new Set([
-  'EntityTooLarge',
-  'QuotaExceeded',
-  'InsufficientStorage',
-  'XMinioStorageFull',
-  'XMinioAdminBucketQuotaExceeded',
-]);
 
 /** Maps an upload-layer error (src/services/upload/s3-client.ts toStoreError) to the hub's
  * storage codes: STORAGE_FULL for a full disk or quota, STORAGE_UNREACHABLE for the rest of
@@ -53,7 +43,7 @@ export function storageErrorFromS3(e: unknown, where: string): AppError {
   }
   const status = typeof e.details?.status === 'number' ? e.details.status : null;
   const s3Code = typeof e.details?.s3Code === 'string' ? e.details.s3Code : '';
-  if (status === 507 || status === 413 || FULL_S3_CODES.has(s3Code)) {
+  if (isStorageFullAnswer(status, s3Code)) {
     return new AppError(
       'STORAGE_FULL',
       `${where} has no room: ${s3Code || 'HTTP'} (HTTP ${status ?? '?'})`,

@@ -28,6 +28,7 @@ import {
   type SubmissionManifest,
 } from '../upload/manifest';
 import { UPLOADS_STAGE_DIR } from '../upload/queue';
+import { isStorageFullAnswer, s3ErrorCode } from '../upload/storage-full';
 import { createHubClient, type HubClient } from './client';
 import { credentialStoreOf, type HubCredentialStore } from './credential-store';
 
@@ -189,9 +190,13 @@ async function putFile(
       code = parsed.error?.code;
       message = parsed.error?.message ?? message;
     } catch {
-      // S3 answers XML: keep its text
+      // S3 answers XML: its code and message
+      const s3Code = s3ErrorCode(text);
+      const s3Message = /<Message>([^<]{0,300})<\/Message>/.exec(text)?.[1];
+      message = s3Code ? `${s3Code}${s3Message ? `: ${s3Message}` : ''}` : message;
     }
-    const full = res.status === 507 || code === 'STORAGE_FULL' || /QuotaExceeded/.test(text);
+    // the hub's folder route answers JSON with a code; S3 answers XML with its own
+    const full = code === 'STORAGE_FULL' || isStorageFullAnswer(res.status, s3ErrorCode(text));
     throw new AppError(
       full ? 'STORAGE_FULL' : 'STORAGE_UNREACHABLE',
       `the hub's store refused ${transfer.path} (HTTP ${res.status}): ${message}`,
