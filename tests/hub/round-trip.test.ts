@@ -34,6 +34,8 @@ type Person = keyof typeof PEOPLE;
 type Backend = {
   /** `--data DIR`, or `--database URL --storage s3://… --endpoint … --path-style`. */
   hubArgs: string[];
+  /** A `worker` to run beside the hub (its jobs: the intake of every submission), if any. */
+  workerArgs?: string[];
   /** Environment of the hub process (S3 credentials). */
   hubEnv: NodeJS.ProcessEnv;
   /** The bundle folders (one per manifest) stored for ann's recording `id`. */
@@ -70,13 +72,14 @@ async function postgresAndSwift(): Promise<Backend> {
   const s3 = rawClient(swift);
   let pgStopped: Promise<void> | null = null;
   await createBucket(s3, BUCKET);
+  const url = await pg.createDatabase();
   const keys = async (id: string) => [
     ...(await listObjects(s3, BUCKET, `${PREFIX}/ann/${id}/`)).keys(),
   ];
   return {
     hubArgs: [
       '--database',
-      await pg.createDatabase(),
+      url,
       '--storage',
       `s3://${BUCKET}/${PREFIX}`,
       '--endpoint',
@@ -84,6 +87,17 @@ async function postgresAndSwift(): Promise<Backend> {
       '--path-style',
     ],
     hubEnv: swift.env,
+    // on PostgreSQL the hub queues the jobs (the intake of every submission) for workers
+    workerArgs: [
+      'worker',
+      '--database',
+      url,
+      '--storage',
+      `s3://${BUCKET}/${PREFIX}`,
+      '--endpoint',
+      swift.endpoint,
+      '--path-style',
+    ],
     bundles: async (id) => [...new Set((await keys(id)).map((k) => k.split('/')[3]!))],
     dropVideo: async (id, bundle) => {
       const video = (await keys(id)).find((k) =>
@@ -108,6 +122,7 @@ let root: string;
 let backend: Backend;
 let recordingId = '';
 let hub: ChildProcess | null = null;
+let worker: ChildProcess | null = null;
 let hubUrl = '';
 let hubStderr = '';
 const libraryOf = (p: Person) => path.join(root, `library-${p}`);
@@ -126,6 +141,25 @@ function runWithInput(args: string[], input: string): Promise<CliRun> {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input);
   });
+}
+
+/** Waits until the hub's intake job (re-hash, PII scan, check: docs/jobs.md §H) decided the
+ * annotator's submission of `recording`; returns its sync row. */
+async function intaken(recording: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { submissions } = (await as('ann', ['sync'])) as {
+      submissions: { recording: string; status: string }[];
+    };
+    const s = submissions.find((x) => x.recording === recording);
+    if (s && s.status !== 'intake') {
+      return s;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no intake of ${recording} within 120 s: ${hubStderr.slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }
 
 /** Runs the CLI as `who` (their library) and parses its --json output; fails on a non-zero exit. */
@@ -204,6 +238,13 @@ async function setUp(makeBackend: () => Promise<Backend>): Promise<void> {
   const started = await startHub();
   hub = started.child;
   hubUrl = started.url;
+  if (backend.workerArgs) {
+    worker = spawn(process.execPath, [BIN, ...backend.workerArgs], {
+      env: { ...process.env, ...backend.hubEnv },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    worker.stderr!.on('data', (d: Buffer) => (hubStderr += d.toString()));
+  }
   // each person signs their library in; the first sign-in changes the one-time password
   const logins = await Promise.all(
     Object.keys(PEOPLE).map((name) =>
@@ -229,6 +270,11 @@ async function setUp(makeBackend: () => Promise<Backend>): Promise<void> {
 }
 
 async function tearDown(): Promise<void> {
+  if (worker && worker.exitCode === null) {
+    const exited = new Promise((r) => worker!.once('exit', r));
+    worker.kill('SIGTERM');
+    await exited;
+  }
   if (hub && hub.exitCode === null) {
     const exited = new Promise((r) => hub!.once('exit', r));
     hub.kill('SIGTERM');
@@ -254,9 +300,11 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage =
       // version 1
       const first = await as('ann', ['submit', id, '--no-keyframes']);
       expect(first).toEqual({
-        submissions: [{ id: expect.any(Number), recording: id, version: 1, status: 'submitted' }],
+        // taken in by the hub's intake job before any reviewer sees it
+        submissions: [{ id: expect.any(Number), recording: id, version: 1, status: 'intake' }],
       });
       const submissionId = first.submissions[0].id as number;
+      expect(await intaken(id)).toMatchObject({ status: 'submitted' });
       // the hub's store keeps the bundle under the annotator and the recording
       const [bundle, ...more] = await backend.bundles(id);
       expect(more).toEqual([]);
@@ -282,6 +330,7 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage =
           feedback: null,
           reviewer: null,
           taskId: null,
+          intake: { status: 'passed', reasons: [] },
         },
       ]);
 
@@ -328,6 +377,7 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage =
           feedback: 'Step 1 says what the click does, not where: fix the label.',
           reviewer: 'rev',
           taskId: null,
+          intake: { status: 'passed', reasons: [] },
         },
       ]);
 
@@ -335,8 +385,9 @@ function roundTrip(name: string, makeBackend: () => Promise<Backend>, dbOutage =
       relabel('ann', id, 0, 'Open Settings, then System > Display');
       const second = await as('ann', ['submit', id, '--no-keyframes']);
       expect(second.submissions).toEqual([
-        { id: submissionId, recording: id, version: 2, status: 'submitted' },
+        { id: submissionId, recording: id, version: 2, status: 'intake' },
       ]);
+      expect(await intaken(id)).toMatchObject({ version: 2, status: 'submitted' });
       const again = await runCli(['submit', id, '--no-keyframes', '--library', libraryOf('ann')]);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toContain('already submission');
