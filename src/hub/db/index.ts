@@ -15,6 +15,7 @@ export {
 export * from './queries/audit';
 export * from './queries/jobs';
 export * from './queries/sessions';
+export * from './queries/stats';
 export * from './queries/submissions';
 export * from './queries/tasks';
 export * from './queries/tokens';

@@ -258,6 +258,17 @@ export type HubSettingsTable = {
   updated_at: ColumnType<Date, never, RawBuilder<Date>>;
 };
 
+/** `version_stats`: a registered version's summary for the dashboard (migration 16). */
+export type VersionStatsTable = {
+  submission_id: number;
+  version: number;
+  os: string;
+  step_count: number;
+  action_counts: ColumnType<Record<string, number>, string, never>;
+  video_ms: number;
+  keyframe_count: number;
+};
+
 /** Every hub table, for Kysely. */
 export type HubTables = {
   hub_schema: HubSchemaTable;
@@ -276,6 +287,7 @@ export type HubTables = {
   task_claims: TaskClaimsTable;
   task_reports: TaskReportsTable;
   hub_settings: HubSettingsTable;
+  version_stats: VersionStatsTable;
 };
 
 /** The hub database handle itself (transactions start here). */

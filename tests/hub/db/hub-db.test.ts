@@ -39,7 +39,7 @@ import { startPostgres, type Postgres } from '../../helpers/postgres';
 
 const LATEST = HUB_MIGRATIONS.at(-1)!.version;
 // every table of every migration (10 accounts, 11 submissions and reviews, 12 sessions, 13 tasks,
-// 14 intake and dataset builds)
+// 14 intake and dataset builds, 16 version stats)
 const HUB_TABLES = [
   'api_tokens',
   'audit_log',
@@ -57,6 +57,7 @@ const HUB_TABLES = [
   'user_roles',
   'users',
   'verdicts',
+  'version_stats',
 ];
 const by = localActor('cli');
 

@@ -6,6 +6,7 @@ import { migrate0011 } from './0011-submissions';
 import { migrate0012 } from './0012-sessions';
 import { migrate0013 } from './0013-tasks';
 import { migrate0014 } from './0014-intake-builds';
+import { migrate0016 } from './0016-version-stats';
 
 /** One schema step. */
 export type HubMigration = {
@@ -22,4 +23,5 @@ export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 12, name: 'sessions', migrate: migrate0012 },
   { version: 13, name: 'tasks', migrate: migrate0013 },
   { version: 14, name: 'intake and dataset builds', migrate: migrate0014 },
+  { version: 16, name: 'version stats', migrate: migrate0016 },
 ];
