@@ -8,6 +8,7 @@
 // round trip does; the hub's intake job checks it) with its status,
 // then, after the reviewer's verdict, its grade and feedback. The reviewer's queue shows waiting,
 // mine (with the lease's expiry) and done. A rate-limited sign-in shows its wait.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli';
 import { copyExampleLibrary } from '../helpers/example-library';
+import { testBundle } from '../helpers/hub-bundle';
 import { cookieOf, request, type Reply } from '../hub/http/hub-fixture';
 import { addHubUser, runCliWithInput, startHubProcess, type HubProcess } from '../hub/hub-process';
 import { launchChromium } from './chromium';
@@ -74,7 +76,8 @@ const text = async (page: Page, testId: string) =>
   (await page.getByTestId(testId).first().textContent())?.trim() ?? '';
 
 beforeAll(async () => {
-  builtRenderer = await rendererHolding('hub-signin-submit');
+  // a build holding the newest of these pages' features (out/renderer may be older)
+  builtRenderer = await rendererHolding('hub-submission-intake');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pages-e2e-'));
   const data = path.join(work, 'hub');
   aliceLibrary = path.join(work, 'alice-library');
@@ -326,6 +329,58 @@ describe('the hub’s web pages (Chromium + cua-annotator hub --data)', () => {
         ['submission.verdict', 'submission.lease', 'submission.submit'].includes(a),
       ),
     ).toEqual(['submission.verdict', 'submission.lease', 'submission.submit']);
+  });
+
+  it('a version the hub’s checks refuse shows on My submissions with the reasons and fixes', async () => {
+    // a bundle made by hand (random bytes for a video, no library tables): the API takes it,
+    // the hub's intake job refuses it before any reviewer sees it
+    const as = await apiSession('alice', NEW_PASSWORD.alice);
+    const b = testBundle({
+      recordingId: 'rec-by-hand',
+      annotator: 'alice',
+      files: {
+        'video/screen.mp4': randomBytes(20_000),
+        'steps/steps.json': Buffer.from('[{"step":1}]\n'),
+      },
+    });
+    const plan = await as('submissions:plan-upload', { manifest: b.text });
+    expect(plan.status).toBe(200);
+    for (const u of plan.body.value.uploads as {
+      path: string;
+      request: { url: string; headers: Record<string, string> };
+    }[]) {
+      const put = await fetch(u.request.url, {
+        method: 'PUT',
+        headers: u.request.headers,
+        body: b.files[u.path],
+      });
+      expect(put.status, u.path).toBe(200);
+    }
+    const registered = await as('submissions:register', {
+      recording: 'rec-by-hand',
+      manifestSha256: plan.body.value.manifestSha256,
+    });
+    expect(registered.status).toBe(200);
+    const row = annotator.getByTestId('hub-submission-rec-by-hand');
+    await expect
+      .poll(
+        async () => {
+          await annotator.getByRole('button', { name: 'Refresh' }).click();
+          return (await row.count())
+            ? await row.getByTestId('hub-submission-status').textContent()
+            : null;
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe('Failed the hub’s checks');
+    const reasons = await row.getByTestId('hub-submission-intake').locator('li').allTextContents();
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const r of reasons) {
+      expect(r).toMatch(/^[A-Z_]+ .+ Fix: .+/);
+    }
+    // it never reached the reviewers
+    await reviewer.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => text(reviewer, 'hub-review-waiting-count')).toBe('0');
   });
 
   it('a rate-limited sign-in shows its wait; signing out ends the session', async () => {

@@ -70,7 +70,18 @@ export function MySubmissionsPage() {
                     ? s.verdictVersion !== null && s.verdictVersion !== s.version
                       ? `(on version ${s.verdictVersion}) ${s.feedback}`
                       : s.feedback
-                    : '—'}
+                    : s.intake?.status === 'failed'
+                      ? null
+                      : '—'}
+                  {s.intake?.status === 'failed' && (
+                    <ul className="hub-intake-reasons" data-testid="hub-submission-intake">
+                      {s.intake.reasons.map((r, i) => (
+                        <li key={i}>
+                          <code>{r.code}</code> {r.message} <strong>Fix:</strong> {r.fix}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
                 </td>
                 <td data-testid="hub-submission-reviewer">{s.reviewer ?? '—'}</td>
                 <td>{formatDateTime(s.updatedAtMs)}</td>
@@ -78,6 +89,12 @@ export function MySubmissionsPage() {
             ))}
           </tbody>
         </table>
+      )}
+      {rows.some((s) => s.intake?.status === 'failed') && (
+        <p className="muted">
+          “Failed the hub’s checks”: the hub checked the version before any reviewer saw it and
+          refused it for the reasons shown; fix them in your library and submit again.
+        </p>
       )}
       {rows.some((s) => s.status === 'changes') && (
         <p className="muted">
