@@ -42,7 +42,7 @@ beforeAll(async () => {
     }
     return await Promise.resolve('ok');
   };
-  await engine.work({ [QUEUE.name]: handler as JobHandler<never, unknown> });
+  await engine.work({ [QUEUE.name]: handler });
 }, 120_000);
 afterAll(async () => {
   await engine?.stop({ timeoutMs: 1000 });
@@ -71,7 +71,7 @@ describe('jobs:* on the hub', () => {
       const r = await fixture.call('jobs:dead', {}, { token });
       expect(r.status).toBe(200);
       const jobs = (r.body.value as { jobs: { id: string }[] }).jobs;
-      return jobs.length ? (jobs as Record<string, unknown>[]) : null;
+      return jobs.length ? jobs : null;
     });
     expect(dead).toEqual([
       {
