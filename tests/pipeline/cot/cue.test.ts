@@ -33,7 +33,10 @@ function compareWithPillow(cases: { image: RgbImage; code: string }[]): number {
     const out = path.join(dir, `case-${Date.now()}-${i}`);
     fs.mkdirSync(out);
     const image = path.join(out, 'in.png');
-    fs.writeFileSync(image, encodePngRgb(c.image.rgb, c.image.width, c.image.height));
+    fs.writeFileSync(
+      image,
+      encodePngRgb(c.image.rgb, c.image.width, c.image.height, { compressionLevel: 1 }),
+    );
     return { image, code: c.code, out };
   });
   const patches = upstreamCue(items);

@@ -101,7 +101,10 @@ describe('CoT on the example recording', () => {
         const out = path.join(tmp, `cue-${s.index}`);
         fs.mkdirSync(out);
         const img = await inputs.image(s.index);
-        fs.writeFileSync(path.join(out, 'in.png'), encodePngRgb(img.rgb, img.width, img.height));
+        fs.writeFileSync(
+          path.join(out, 'in.png'),
+          encodePngRgb(img.rgb, img.width, img.height, { compressionLevel: 1 }),
+        );
         return { image: path.join(out, 'in.png'), code: s.code, out, img };
       }),
     );
