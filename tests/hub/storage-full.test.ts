@@ -152,9 +152,12 @@ describe.skipIf(!isRoot)('submit to a hub whose storage is full', () => {
     expect(sent, done.stdout).not.toBeNull();
     expect(Number(sent![1])).toBe(manifest.files.length + 1 - stored);
     const synced = await runCli(['sync', '--library', library, '--json']);
-    expect(
-      (JSON.parse(synced.stdout) as { submissions: { version: number; status: string }[] })
-        .submissions,
-    ).toMatchObject([{ version: 1, status: 'submitted' }]);
+    const [only, ...more] = (
+      JSON.parse(synced.stdout) as { submissions: { version: number; status: string }[] }
+    ).submissions;
+    expect(more).toEqual([]);
+    expect(only?.version).toBe(1);
+    // registered: in the hub's intake check, or past it and waiting for review
+    expect(['intake', 'submitted']).toContain(only?.status);
   }, 240_000);
 });
