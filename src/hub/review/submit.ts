@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
-import type { HubRootDb } from '../db';
+import { insertVersionStats, type HubRootDb } from '../db';
 import {
   checkObjectKey,
   verifyBundle,
@@ -14,6 +14,7 @@ import {
   type PresignedRequest,
 } from '../storage';
 import { registerVersion, type QueueActor, type RegisteredVersion } from './queue';
+import { summarizeBundle } from './version-summary';
 
 /** Where a bundle's files live: one folder per (annotator, recording, manifest), so the same
  * bytes sent again land on the same keys and every version keeps its own files. */
@@ -103,7 +104,7 @@ export async function registerUploaded(
       'Submit the recording again: its manifest was changed on the way.',
     );
   }
-  return await registerVersion(db, {
+  const registered = await registerVersion(db, {
     annotator: input.annotator,
     recordingId: input.recordingId,
     task: bundle.manifest.task,
@@ -113,4 +114,13 @@ export async function registerUploaded(
     piiSummary: input.piiSummary ?? (bundle.manifest.pii ? { allowed: bundle.manifest.pii } : {}),
     ...(input.awaitIntake ? { awaitIntake: true } : {}),
   });
+  // the dashboard's summary of this version (migration 16); written once, also on a retry that
+  // finds the version registered without it
+  await insertVersionStats(
+    db,
+    registered.submissionId,
+    registered.version,
+    await summarizeBundle(store, prefix, bundle.manifest),
+  );
+  return registered;
 }
