@@ -5,7 +5,7 @@ import path from 'node:path';
 import { countActiveAdmins, openHubDb, type HubDatabase } from '../../hub/db';
 import { openJobEngine, type JobEngine, type JobEvent } from '../../hub/jobs/engine';
 import { createHandlers } from '../../hub/jobs/handlers';
-import { startJobRunner } from '../../hub/jobs/worker';
+import { enqueuePendingIntakes, startJobRunner } from '../../hub/jobs/worker';
 import { createHubServer } from '../../hub/http';
 import { openHubStorage, type HubObjectStore } from '../../hub/storage';
 import { isLoopbackHost } from '../../infra/http/guards';
@@ -196,6 +196,23 @@ async function runHubServer(argv: string[]): Promise<number> {
 const HUB_JOBS_STOP_MS = 10_000;
 
 async function startHubJobs(
+  hub: HubDatabase,
+  store: HubObjectStore | null,
+): Promise<{ engine: JobEngine; stop: () => Promise<void> }> {
+  const jobs = await openHubJobs(hub, store);
+  try {
+    const lost = await enqueuePendingIntakes(hub.db, jobs.engine);
+    if (lost) {
+      errLine(`jobs: ${lost} submission version(s) waiting for their intake were queued again`);
+    }
+  } catch (e) {
+    await jobs.stop();
+    throw e;
+  }
+  return jobs;
+}
+
+async function openHubJobs(
   hub: HubDatabase,
   store: HubObjectStore | null,
 ): Promise<{ engine: JobEngine; stop: () => Promise<void> }> {

@@ -2,9 +2,9 @@
 // embedded hub does in its own process (docs/jobs.md §4). The handlers come from the caller
 // (src/hub/jobs/handlers for the real ones), so tests run the same loop with handlers of their
 // own.
-import type { HubDatabase } from '../db';
+import { pendingIntakes, type HubDatabase, type HubDb } from '../db';
 import { openJobEngine, type JobEngine, type JobEvent, type JobTiming } from './engine';
-import type { JobQueueSpec } from './queues';
+import { jobKeys, type JobQueueSpec } from './queues';
 import type { JobHandler } from './types';
 
 /** Options of {@link startJobRunner}. */
@@ -42,4 +42,19 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     throw e;
   }
   return { engine, stop: async (o) => await engine.stop(o) };
+}
+
+/** Enqueues the intake of every version still waiting for one (a version whose enqueue was lost
+ * when the hub stopped between its registration and the enqueue); keys already enqueued are
+ * left alone. Returns how many were new. */
+export async function enqueuePendingIntakes(
+  db: HubDb,
+  engine: Pick<JobEngine, 'enqueue'>,
+): Promise<number> {
+  let added = 0;
+  for (const v of await pendingIntakes(db)) {
+    const r = await engine.enqueue('intake', v, { key: jobKeys.intake(v.submissionId, v.version) });
+    added += r.isNew ? 1 : 0;
+  }
+  return added;
 }

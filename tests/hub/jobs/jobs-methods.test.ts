@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openJobEngine, type JobEngine } from '../../../src/hub/jobs/engine';
 import type { JobQueueSpec } from '../../../src/hub/jobs/queues';
 import type { JobHandler } from '../../../src/hub/jobs/types';
+import { enqueuePendingIntakes } from '../../../src/hub/jobs/worker';
+import { findUserByName } from '../../../src/hub/db';
+import { registerVersion } from '../../../src/hub/review/queue';
 import { startHubFixture, type HubFixture } from '../http/hub-fixture';
 
 const QUEUE: JobQueueSpec = {
@@ -118,4 +121,30 @@ describe('jobs:* on the hub', () => {
       target: 'job:api-test:7',
     });
   }, 90_000);
+
+  it('queues the intake of a version registered while the enqueue was lost, once', async () => {
+    const ann = (await findUserByName(fixture.hub.db, 'ann'))!;
+    // registered for an intake, and the hub stopped before it enqueued it
+    const r = await registerVersion(fixture.hub.db, {
+      annotator: { userId: ann.id, name: ann.name, client: 'test' },
+      recordingId: 'rec-lost-enqueue',
+      task: 'a task',
+      manifestSha256: 'a'.repeat(64),
+      objectPrefix: 'ann/rec-lost-enqueue/aaaa',
+      awaitIntake: true,
+    });
+    expect(r.status).toBe('intake');
+    const intakes = await openJobEngine({ database: fixture.hub });
+    try {
+      expect(await enqueuePendingIntakes(fixture.hub.db, intakes)).toBe(1);
+      expect(await intakes.find(`intake:${r.submissionId}@${r.version}`)).toMatchObject({
+        queue: 'intake',
+        state: 'created',
+      });
+      // the next start finds it queued already
+      expect(await enqueuePendingIntakes(fixture.hub.db, intakes)).toBe(0);
+    } finally {
+      await intakes.stop({ timeoutMs: 1000 });
+    }
+  });
 });

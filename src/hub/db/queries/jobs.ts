@@ -409,3 +409,21 @@ export async function submissionsWithTaskTags(
     WHERE s.id = ANY(${[...ids]}::bigint[]) AND t.tags ?| ${[...tags]}::text[]`.execute(db);
   return new Set(rows.rows.map((r) => r.id));
 }
+
+/** Versions registered for an intake that has not recorded its outcome (oldest first): the hub
+ * enqueues their intake again at start, so a version whose enqueue was lost (the hub stopped
+ * between the registration and the enqueue) is still taken in (docs/jobs.md §4). */
+export async function pendingIntakes(
+  db: HubDb,
+  limit = 10_000,
+): Promise<{ submissionId: number; version: number }[]> {
+  const rows = await db
+    .selectFrom('submission_versions')
+    .select(['submission_id', 'version'])
+    .where('intake_status', '=', 'pending')
+    .orderBy('submitted_at')
+    .orderBy('submission_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ submissionId: r.submission_id, version: r.version }));
+}
