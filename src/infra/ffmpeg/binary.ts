@@ -3,12 +3,14 @@
 // (docs/platform-linux.md §5, §10). ffmpeg-static is an optionalDependency whose install script
 // downloads from GitHub, so on offline build machines it is usually absent: never assume it.
 import { constants as fsConstants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, realpath, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
+import { userCacheDir } from '../cache-dir';
 import { tailLines } from '../lines';
 import { runCommand } from '../run-command';
+import { readCachedCapabilities, writeCachedCapabilities } from './capability-cache';
 
 /** Where the ffmpeg binary came from. */
 export type FfmpegSource = 'env' | 'ffmpeg-static' | 'path';
@@ -46,6 +48,9 @@ export type ResolveFfmpegOptions = {
   locateStaticBinary?: () => string | null;
   /** Platform whose conventions (`.exe`, install hints) apply; default `process.platform`. */
   platform?: NodeJS.Platform;
+  /** Folder of the capability cache (capability-cache.ts); null: none; default the user's cache
+   * folder of `env` (src/infra/cache-dir.ts). */
+  cacheDir?: string | null;
 };
 
 /** Environment variable naming an explicit ffmpeg executable. */
@@ -55,10 +60,14 @@ const QUERY_TIMEOUT_MS = 15_000;
 /** Output cap of a capability query, in bytes (the encoder list is ~30 KB). */
 const QUERY_MAX_BUFFER_BYTES = 4 * 1024 * 1024;
 
-type Capabilities = Pick<FfmpegBinary, 'version' | 'hasX11grab' | 'hasLibx264' | 'captureDevices'>;
+/** What the capability queries tell about a build (cached per binary, capability-cache.ts). */
+export type FfmpegCapabilities = Pick<
+  FfmpegBinary,
+  'version' | 'hasX11grab' | 'hasLibx264' | 'captureDevices'
+>;
 
 /** Capability probes per binary identity (path + mtime + size), shared by concurrent callers. */
-const capabilityCache = new Map<string, Promise<Capabilities>>();
+const capabilityCache = new Map<string, Promise<FfmpegCapabilities>>();
 
 // Finds and verifies ffmpeg (CUA_FFMPEG → ffmpeg-static → PATH); throws FFMPEG_NOT_FOUND.
 export async function resolveFfmpeg(
@@ -67,11 +76,14 @@ export async function resolveFfmpeg(
 ): Promise<FfmpegBinary> {
   const platform = options.platform ?? process.platform;
   const tried: string[] = [];
+  // the cache folder of the machine this runs on (`platform` may be another OS's conventions)
+  const cacheDir = options.cacheDir === undefined ? userCacheDir(env) : options.cacheDir;
+  const probe: Probe = { env, platform, cacheDir };
 
   const envPath = env[FFMPEG_ENV_VAR];
   if (envPath !== undefined && envPath.trim() !== '') {
     // an explicit setting that is wrong is a configuration error, not a reason to fall through
-    return await resolveFromEnv(envPath.trim(), env, platform);
+    return await resolveFromEnv(envPath.trim(), probe);
   }
   tried.push(`${FFMPEG_ENV_VAR}: not set`);
 
@@ -79,7 +91,7 @@ export async function resolveFfmpeg(
   if (staticPath === null) {
     tried.push('ffmpeg-static: package not installed (its install needs GitHub access)');
   } else {
-    const found = await tryCandidate(staticPath, 'ffmpeg-static', env, platform, tried);
+    const found = await tryCandidate(staticPath, 'ffmpeg-static', probe, tried);
     if (found) {
       return found;
     }
@@ -94,7 +106,7 @@ export async function resolveFfmpeg(
         : `PATH: no executable 'ffmpeg' in ${pathDirs.join(path.delimiter)}`,
     );
   } else {
-    const found = await tryCandidate(onPath, 'path', env, platform, tried);
+    const found = await tryCandidate(onPath, 'path', probe, tried);
     if (found) {
       return found;
     }
@@ -107,7 +119,8 @@ export async function resolveFfmpeg(
   );
 }
 
-// Forgets cached capability probes (e.g. after the user installs or replaces ffmpeg).
+// Forgets the capability probes held in this process's memory (the cache file needs no clearing:
+// an entry counts only while the binary keeps its size and mtime).
 export function clearFfmpegBinaryCache(): void {
   capabilityCache.clear();
 }
@@ -229,11 +242,11 @@ export function hasEncoder(encodersOutput: string, name: string): boolean {
     .some((line) => /^\s*[VAS][.A-Z]{5}\s+(\S+)/.exec(line)?.[1] === name);
 }
 
-async function resolveFromEnv(
-  envPath: string,
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
-): Promise<FfmpegBinary> {
+/** How one resolution probes its candidates. */
+type Probe = { env: NodeJS.ProcessEnv; platform: NodeJS.Platform; cacheDir: string | null };
+
+async function resolveFromEnv(envPath: string, probe: Probe): Promise<FfmpegBinary> {
+  const { platform } = probe;
   const absolute = path.resolve(envPath);
   const problem = await executableProblem(absolute);
   const unsetHint = `Point ${FFMPEG_ENV_VAR} at an ffmpeg executable, or unset it to use ffmpeg from PATH. ${installHint(platform)}`;
@@ -245,7 +258,7 @@ async function resolveFromEnv(
     );
   }
   try {
-    return await describeBinary(absolute, 'env', env, platform);
+    return await describeBinary(absolute, 'env', probe);
   } catch (error) {
     throw new AppError(
       'FFMPEG_NOT_FOUND',
@@ -258,8 +271,7 @@ async function resolveFromEnv(
 async function tryCandidate(
   candidate: string,
   source: FfmpegSource,
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
+  probe: Probe,
   tried: string[],
 ): Promise<FfmpegBinary | null> {
   const problem = await executableProblem(candidate);
@@ -268,7 +280,7 @@ async function tryCandidate(
     return null;
   }
   try {
-    return await describeBinary(candidate, source, env, platform);
+    return await describeBinary(candidate, source, probe);
   } catch (error) {
     tried.push(`${source}: '${candidate}' did not run as ffmpeg (${errorMessage(error)})`);
     return null;
@@ -278,24 +290,39 @@ async function tryCandidate(
 async function describeBinary(
   binaryPath: string,
   source: FfmpegSource,
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
+  probe: Probe,
 ): Promise<FfmpegBinary> {
-  const capabilities = await cachedCapabilities(binaryPath);
+  const capabilities = await cachedCapabilities(binaryPath, probe.cacheDir);
   return {
     path: binaryPath,
     source,
     ...capabilities,
-    ffprobePath: await findFfprobe(binaryPath, env, platform),
+    ffprobePath: await findFfprobe(binaryPath, probe.env, probe.platform),
   };
 }
 
-async function cachedCapabilities(binaryPath: string): Promise<Capabilities> {
+// The capabilities of the binary: from this process's memory, else the cache file, else queried
+// (and then written to the cache file).
+async function cachedCapabilities(
+  binaryPath: string,
+  cacheDir: string | null,
+): Promise<FfmpegCapabilities> {
   const info = await stat(binaryPath);
-  const key = `${binaryPath}\0${info.mtimeMs}\0${info.size}`;
+  const id = { realPath: await realpath(binaryPath), size: info.size, mtimeMs: info.mtimeMs };
+  const key = `${id.realPath}\0${id.mtimeMs}\0${id.size}\0${cacheDir}`;
   let pending = capabilityCache.get(key);
   if (!pending) {
-    pending = queryCapabilities(binaryPath);
+    pending = (async () => {
+      const cached = cacheDir === null ? null : await readCachedCapabilities(cacheDir, id);
+      if (cached) {
+        return cached;
+      }
+      const queried = await queryCapabilities(binaryPath);
+      if (cacheDir !== null) {
+        await writeCachedCapabilities(cacheDir, id, queried);
+      }
+      return queried;
+    })();
     capabilityCache.set(key, pending);
   }
   try {
@@ -306,7 +333,7 @@ async function cachedCapabilities(binaryPath: string): Promise<Capabilities> {
   }
 }
 
-async function queryCapabilities(binaryPath: string): Promise<Capabilities> {
+async function queryCapabilities(binaryPath: string): Promise<FfmpegCapabilities> {
   const [versionOutput, devicesOutput, encodersOutput, filtersOutput] = await Promise.all([
     runQuery(binaryPath, ['-version']),
     runQuery(binaryPath, ['-hide_banner', '-devices']),

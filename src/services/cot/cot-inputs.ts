@@ -8,7 +8,7 @@ import type { RgbImage } from '../../pipeline/cot/cue';
 import type { CotStepInput } from '../../pipeline/cot/run';
 import { decodePng } from '../../pipeline/media/png';
 import type { Library } from '../library/library';
-import { resolveDecodeBinaries } from '../review/keyframe-extraction';
+import { lazyDecodeBinaries } from '../review/keyframe-extraction';
 import { exportKeyframeImages, requireImage } from '../export/export-keyframes';
 import { loadForExport, type Loaded } from '../export/export-load';
 
@@ -86,7 +86,7 @@ export async function readCotInputs(
   const images = await exportKeyframeImages(
     lib,
     loaded,
-    await resolveDecodeBinaries({ ffmpegPath: options.ffmpegPath }),
+    lazyDecodeBinaries({ ffmpegPath: options.ffmpegPath }),
     options.workDir,
   );
   const pngs = trajectory.map((t) => requireImage(images, loaded, t.imageIndex));

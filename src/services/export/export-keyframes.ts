@@ -6,7 +6,7 @@ import path from 'node:path';
 import { AppError } from '../../shared/errors';
 import { encodePngRgb } from '../../pipeline/media/png';
 import type { Library } from '../library/library';
-import { extractStepKeyframes, type DecodeBinaries } from '../review/keyframe-extraction';
+import { extractStepKeyframes, type LazyDecodeBinaries } from '../review/keyframe-extraction';
 import { storedExportKeyframes } from '../review/keyframes';
 import { cutKeptVideo, keptRangeOf, type Loaded } from './export-load';
 import { pixelRedactions, redactRgbFrame } from './redact-media';
@@ -25,7 +25,7 @@ export type ExportImages = {
 export async function exportKeyframeImages(
   lib: Library,
   l: Loaded,
-  binaries: DecodeBinaries,
+  binaries: LazyDecodeBinaries,
   workDir: string,
 ): Promise<ExportImages> {
   const source = l.rec.videos[0]!;
@@ -57,10 +57,11 @@ export async function exportKeyframeImages(
     };
   }
   const videoPath = kept ? path.join(workDir, `.cut-${l.rec.id}.mp4`) : l.videoPath;
+  const decoders = await binaries();
   if (kept) {
-    await cutKeptVideo(l, kept, videoPath, binaries.ffmpegPath);
+    await cutKeptVideo(l, kept, videoPath, decoders.ffmpegPath);
   }
-  const extraction = await extractStepKeyframes(videoPath, video, l.steps, binaries).finally(() =>
+  const extraction = await extractStepKeyframes(videoPath, video, l.steps, decoders).finally(() =>
     kept ? fs.rm(videoPath, { force: true }) : undefined,
   );
   extraction.steps.forEach((k, i) => {

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { Library } from '../library/library';
-import { resolveDecodeBinaries, type DecodeBinaries } from '../review/keyframe-extraction';
+import { lazyDecodeBinaries, type LazyDecodeBinaries } from '../review/keyframe-extraction';
 import { acquireExportLock } from './export-lock';
 import type { ExportFormat } from '../../shared/domain';
 import { exportKeyframeImages } from './export-keyframes';
@@ -239,11 +239,8 @@ async function writeStage(
   const results: ExportedRecording[] = [];
   const allWritten: string[] = [];
   const total = loaded.length;
-  // agentnet-raw decodes nothing
-  const binaries: DecodeBinaries =
-    options.format === 'agentnet-raw'
-      ? { ffmpegPath: '', ffprobePath: null }
-      : await resolveDecodeBinaries(options);
+  // agentnet-raw decodes nothing, nor do the others when every keyframe is stored
+  const binaries = lazyDecodeBinaries(options);
   const jsonlLines: string[] = [];
   if (!options.overwrite) {
     // refuse before any decoding when a main output already exists
@@ -298,7 +295,7 @@ async function writeRecording(
   l: Loaded,
   stage: string,
   options: ExportOptions,
-  binaries: DecodeBinaries,
+  binaries: LazyDecodeBinaries,
   written: string[],
   jsonlLines: string[],
   tick: (phase: string) => void,

@@ -86,6 +86,19 @@ export async function resolveDecodeBinaries(options: {
   return { ffmpegPath: binary.path, ffprobePath: binary.ffprobePath };
 }
 
+/** The binaries of {@link resolveDecodeBinaries}, resolved when first asked for: a run that finds
+ * every keyframe stored starts no ffmpeg (issue 31). */
+export type LazyDecodeBinaries = () => Promise<DecodeBinaries>;
+
+/** {@link resolveDecodeBinaries} on the first call, the same answer after. */
+export function lazyDecodeBinaries(options: {
+  ffmpegPath?: string;
+  ffprobePath?: string | null;
+}): LazyDecodeBinaries {
+  let resolved: Promise<DecodeBinaries> | null = null;
+  return () => (resolved ??= resolveDecodeBinaries(options));
+}
+
 /** The keyframes of `steps` in a recording's video (frame count and rate must be known): the
  * one place the services decode a video for keyframes. */
 export async function extractStepKeyframes(

@@ -37,7 +37,7 @@ import { dumpRowRedactor, redactingWriter, textRedactorOf } from '../privacy/tex
 import { rawFilesOf, readRawText } from '../privacy/raw-files';
 import { readPrivacySettings } from '../settings/settings-service';
 import { exclusionDumpFilter } from '../recording/exclusion-marks';
-import { resolveDecodeBinaries } from '../review/keyframe-extraction';
+import { lazyDecodeBinaries } from '../review/keyframe-extraction';
 import type { Library } from '../library/library';
 import { effectiveSteps } from '../steps';
 import type { FileRole } from './manifest';
@@ -336,12 +336,7 @@ export async function buildBundle(
     },
   );
   if (options.includeKeyframes ?? true) {
-    const images = await exportKeyframeImages(
-      lib,
-      loaded,
-      await resolveDecodeBinaries(options),
-      stageDir,
-    );
+    const images = await exportKeyframeImages(lib, loaded, lazyDecodeBinaries(options), stageDir);
     const line = await writeAgentNetJsonl(
       lib,
       loaded,
