@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHubDb } from '../../../src/hub/db';
 import { openJobEngine } from '../../../src/hub/jobs/engine';
+import { HUB_JOB_QUEUES } from '../../../src/hub/jobs/queues';
 import { runCli } from '../../helpers/cli';
 import { REPO_ROOT } from '../../helpers/paths';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
@@ -58,12 +59,9 @@ describe('cua-annotator worker and hub status', () => {
     const before = await runCli(['hub', 'status', '--database', url, '--json']);
     expect(before.code, before.stderr).toBe(0);
     const empty = JSON.parse(before.stdout) as { queues: { name: string }[] };
-    expect(empty.queues.map((q) => q.name)).toEqual([
-      'intake',
-      'keyframes',
-      'build-item',
-      'build-merge',
-    ]);
+    const names = HUB_JOB_QUEUES.map((q) => q.name);
+    expect(empty.queues.map((q) => q.name)).toEqual(names);
+    expect(names.slice(0, 4)).toEqual(['intake', 'keyframes', 'build-item', 'build-merge']);
     // a job for a submission that does not exist: queued, and nobody runs it here
     const hub = await openHubDb({ url });
     const engine = await openJobEngine({ database: hub });
@@ -72,12 +70,13 @@ describe('cua-annotator worker and hub status', () => {
     await hub.close();
     const after = await runCli(['hub', 'status', '--database', url, '--json']);
     expect(JSON.parse(after.stdout)).toEqual({
-      queues: [
-        { name: 'intake', waiting: 0, active: 0, done: 0, failed: 0 },
-        { name: 'keyframes', waiting: 0, active: 0, done: 0, failed: 0 },
-        { name: 'build-item', waiting: 0, active: 0, done: 0, failed: 0 },
-        { name: 'build-merge', waiting: 1, active: 0, done: 0, failed: 0 },
-      ],
+      queues: names.map((name) => ({
+        name,
+        waiting: name === 'build-merge' ? 1 : 0,
+        active: 0,
+        done: 0,
+        failed: 0,
+      })),
     });
 
     // the worker's lifecycle: only the intake queue (the queued merge stays queued)
@@ -124,8 +123,9 @@ describe('cua-annotator worker and hub status', () => {
     expect(events[0]).toMatchObject({ event: 'ready', queues: ['intake'], concurrency: 2 });
     expect(events.at(-1)).toEqual({ event: 'stopped', signal: 'SIGTERM' });
     const still = await runCli(['hub', 'status', '--database', url, '--json']);
-    expect((JSON.parse(still.stdout) as { queues: { waiting: number }[] }).queues[3]!.waiting).toBe(
-      1,
-    );
+    const stillQueues = (
+      JSON.parse(still.stdout) as { queues: { name: string; waiting: number }[] }
+    ).queues;
+    expect(stillQueues.find((q) => q.name === 'build-merge')?.waiting).toBe(1);
   }, 120_000);
 });
