@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_VERSION } from '../../../src/cli/version';
 import {
@@ -78,7 +79,7 @@ afterAll(async () => {
 async function build(format: 'agentnet-jsonl' | 'standardized' | 'agentnet-raw') {
   const queue: { name: HubJobQueue; payload: unknown; key: string }[] = [];
   const keys = new Set<string>();
-  const enqueue = (name: HubJobQueue | string, payload: unknown, { key }: { key: string }) => {
+  const enqueue = (name: string, payload: unknown, { key }: { key: string }) => {
     if (!keys.has(key)) {
       keys.add(key);
       queue.push({ name: name as HubJobQueue, payload, key });
@@ -200,4 +201,56 @@ describe('dataset build', () => {
     );
     expect(again.manifestSha256).toBe(b1!.manifestSha256);
   }, 600_000);
+
+  it('selects by status, date, OS and task tag; nothing selected → an empty dataset with a manifest', async () => {
+    // three submissions recorded for a task tagged "display" (migration 13's tasks)
+    const task = await sql<{ id: number }>`
+      INSERT INTO tasks (instruction, instruction_key, platform, target, tags)
+      VALUES ('Change the display settings', 'change the display settings', 'win', 10,
+              '["display","settings"]'::jsonb)
+      RETURNING id`.execute(hub.db);
+    const tagged = submitted.slice(0, 3).map((s) => s.submissionId);
+    await sql`UPDATE submissions SET task_id = ${task.rows[0]!.id}
+              WHERE id = ANY(${tagged}::bigint[])`.execute(hub.db);
+    const chosen = async (filters: Parameters<typeof startDatasetBuild>[1]['filters']) => {
+      const queued: number[] = [];
+      const b = await startDatasetBuild(
+        {
+          db: hub.db,
+          store,
+          enqueue: (name, payload) => {
+            if (name === 'build-item') {
+              queued.push((payload as { submissionId: number }).submissionId);
+            }
+            return Promise.resolve();
+          },
+        },
+        { format: 'agentnet-jsonl', filters, createdBy: null },
+      );
+      expect(b.total).toBe(queued.length);
+      return queued;
+    };
+    const all = submitted.map((s) => s.submissionId);
+    expect(await chosen({ statuses: ['accepted'], tags: ['display'] })).toEqual(tagged);
+    expect(await chosen({ statuses: ['accepted'], tags: ['nothing-has-it'] })).toEqual([]);
+    expect(await chosen({ statuses: ['accepted'], os: ['windows'] })).toEqual(all);
+    expect(await chosen({ statuses: ['accepted'], os: ['mac', 'ubuntu'] })).toEqual([]);
+    expect(await chosen({ statuses: ['submitted'] })).toEqual([]);
+    expect(await chosen({ statuses: ['accepted'], sinceMs: Date.now() + 3_600_000 })).toEqual([]);
+    expect(await chosen({ statuses: ['accepted'], untilMs: Date.now() + 3_600_000 })).toEqual(all);
+    await expect(chosen({ statuses: ['accepted'], os: ['beos'] })).rejects.toMatchObject({
+      code: 'INVALID_PAYLOAD',
+    });
+    // an empty build merges at once into a dataset with no trajectory
+    const empty = await chosen({ statuses: ['rejected'] });
+    expect(empty).toEqual([]);
+    const merge = createBuildMergeHandler({ db: hub.db, store });
+    const builds = await hub.db
+      .selectFrom('dataset_builds')
+      .select('id')
+      .orderBy('id', 'desc')
+      .execute();
+    const r = await merge({ buildId: builds[0]!.id }, testContext('merge-empty'));
+    expect(r).toMatchObject({ submissions: 0, files: 1 });
+  }, 120_000);
 });
