@@ -141,6 +141,20 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
         intake: { status: 'passed', reasons: [] },
       });
     }
+    // what the annotator's `sync` prints: the refused one with its reason and fix
+    const annLib = path.join(dir, 'ann-library');
+    await saveCredentials(annLib, {
+      url: server.url,
+      user: 'ann',
+      tokenId: 0,
+      token: tokens.ann!,
+      createdAtMs: Date.now(),
+    });
+    const synced = await runCli(['sync', '--library', annLib]);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stdout).toMatch(
+      new RegExp(`${String(poisoned.id)} \\S+ v1 intake-failed\\n {4}PULL_INVALID: .+ — Submit`),
+    );
     // the reviewer gets the two good ones, never the poisoned one, and accepts them
     const leased: number[] = [];
     for (;;) {
