@@ -167,7 +167,15 @@ describe('hub store', () => {
   it('the pages a person’s roles open, and the one a hash shows', () => {
     const session = { phase: 'signed-in', user: 'x', roles: ['admin', 'annotator'] } as const;
     const s = { session: { ...session, roles: [...session.roles] } };
-    expect(hubSelectors.pages(s).map((p) => p.page)).toEqual(['submissions', 'team']);
+    expect(hubSelectors.pages(s).map((p) => p.page)).toEqual(['submissions', 'team', 'tasks']);
+    // Tasks opens for annotators and admins alike, once
+    for (const roles of [['annotator'], ['admin']] as const) {
+      const one = { session: { ...session, roles: [...roles] } };
+      expect(hubSelectors.pages(one).filter((p) => p.page === 'tasks')).toHaveLength(1);
+    }
+    expect(
+      hubSelectors.pages({ session: { ...session, roles: ['reviewer'] } }).map((p) => p.page),
+    ).toEqual(['review']);
     expect(hubSelectors.pageOf(s, '#/team')).toBe('team');
     // a page the roles do not open falls back to the first one they do
     expect(hubSelectors.pageOf(s, '#/review')).toBe('submissions');

@@ -7,7 +7,13 @@ export const HUB_PAGES = [
   { page: 'submissions', label: 'My submissions', role: 'annotator' },
   { page: 'review', label: 'Review queue', role: 'reviewer' },
   { page: 'team', label: 'Team', role: 'admin' },
-] as const satisfies readonly { page: string; label: string; role: HubRole }[];
+  { page: 'tasks', label: 'Tasks', role: ['annotator', 'admin'] },
+] as const satisfies readonly {
+  page: string;
+  label: string;
+  /** the role that opens the page, or any of several */
+  role: HubRole | readonly HubRole[];
+}[];
 
 /** One of the hub's pages. */
 export type HubPage = (typeof HUB_PAGES)[number]['page'];
@@ -31,7 +37,9 @@ export const hubSelectors = {
     s.session.phase === 'signed-in' ? s.session.roles : [],
   /** The pages the signed-in person may open, in nav order. */
   pages: (s: Pick<HubState, 'session'>) =>
-    HUB_PAGES.filter((p) => hubSelectors.roles(s).includes(p.role)),
+    HUB_PAGES.filter((p) =>
+      ([] as readonly HubRole[]).concat(p.role).some((r) => hubSelectors.roles(s).includes(r)),
+    ),
   /** The page a hash shows: the one named if the roles open it, else the first they open. */
   pageOf: (s: Pick<HubState, 'session'>, hash: string): HubPage | null => {
     const pages = hubSelectors.pages(s);

@@ -2,10 +2,13 @@
 // My submissions (annotator), Review queue (reviewer), Team (admin); a person may hold several —
 // and sign-out. src/renderer/main.tsx mounts this instead of the app when the hub marked the page.
 import { useEffect, useSyncExternalStore } from 'react';
+import type { HubRole } from '../../../../shared/contract/hub';
+import { getHubClient } from '../../../api/hub-client';
 import { hubSelectors, useHubStore, type HubPage } from '../../../store/hub';
 import { MySubmissionsPage } from './MySubmissionsPage';
 import { ReviewQueuePage } from './ReviewQueuePage';
 import { ChangePasswordPage, SignInPage } from './SignInPage';
+import { TasksPage } from './TasksPage';
 import { TeamPage } from './TeamPage';
 import './hub-pages.css';
 
@@ -14,7 +17,7 @@ function subscribeHash(onChange: () => void): () => void {
   return () => window.removeEventListener('hashchange', onChange);
 }
 
-function PageOf({ page, me }: { page: HubPage; me: string }) {
+function PageOf({ page, me, roles }: { page: HubPage; me: string; roles: readonly HubRole[] }) {
   switch (page) {
     case 'submissions':
       return <MySubmissionsPage />;
@@ -22,6 +25,8 @@ function PageOf({ page, me }: { page: HubPage; me: string }) {
       return <ReviewQueuePage />;
     case 'team':
       return <TeamPage me={me} />;
+    case 'tasks':
+      return <TasksPage call={getHubClient().call} roles={roles} />;
   }
 }
 
@@ -94,7 +99,7 @@ export function HubApp() {
       {session.phase === 'must-change' && <ChangePasswordPage user={session.user} />}
       {session.phase === 'signed-in' &&
         (page ? (
-          <PageOf key={page} page={page} me={session.user} />
+          <PageOf key={page} page={page} me={session.user} roles={session.roles} />
         ) : (
           <main className="page" data-testid="hub-no-roles">
             <p>

@@ -31,6 +31,7 @@ export type TasksPageProps = {
 };
 
 type StatusFilter = 'open' | 'closed' | 'infeasible' | 'all';
+type TaskAction = 'claim' | 'release' | 'infeasible' | 'close' | 'reopen';
 
 function shown(e: unknown): ShownError {
   if (e instanceof ApiError) {
@@ -200,9 +201,11 @@ function TaskRow({
   task: HubTask;
   canClaim: boolean;
   isAdmin: boolean;
-  onAction: (action: 'claim' | 'release' | 'infeasible' | 'close' | 'reopen', t: HubTask) => void;
+  onAction: (action: TaskAction, t: HubTask, reason?: string) => void;
 }) {
   const mine = task.myClaimExpiresAtMs !== null;
+  // the "can't be done" report being written (null: not open)
+  const [reason, setReason] = useState<string | null>(null);
   return (
     <tr data-testid={`task-${task.id}`}>
       <td className="mono">{task.id}</td>
@@ -241,30 +244,72 @@ function TaskRow({
           </button>
         )}
         {canClaim && mine && (
-          <button type="button" className="btn btn-small" onClick={() => onAction('release', task)}>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => onAction('release', task)}
+            data-testid="task-release"
+          >
             Release
           </button>
         )}
-        {canClaim && task.status === 'open' && (
+        {canClaim && task.status === 'open' && reason === null && (
           <button
             type="button"
             className="btn btn-small btn-ghost"
-            onClick={() => onAction('infeasible', task)}
+            onClick={() => setReason('')}
+            data-testid="task-infeasible"
           >
             Can’t be done
           </button>
+        )}
+        {reason !== null && (
+          <form
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              onAction('infeasible', task, reason.trim());
+              setReason(null);
+            }}
+          >
+            <input
+              type="text"
+              value={reason}
+              required
+              aria-label={`Why task ${task.id} cannot be done`}
+              placeholder="Why can it not be done?"
+              onChange={(ev) => setReason(ev.currentTarget.value)}
+              data-testid="task-infeasible-reason"
+            />{' '}
+            <button
+              type="submit"
+              className="btn btn-small"
+              disabled={reason.trim() === ''}
+              data-testid="task-infeasible-send"
+            >
+              Report
+            </button>{' '}
+            <button type="button" className="btn btn-small" onClick={() => setReason(null)}>
+              Cancel
+            </button>
+          </form>
         )}
         {isAdmin && task.status === 'open' && (
           <button
             type="button"
             className="btn btn-small btn-ghost"
             onClick={() => onAction('close', task)}
+            data-testid="task-close"
           >
             Close
           </button>
         )}
         {isAdmin && task.status !== 'open' && (
-          <button type="button" className="btn btn-small" onClick={() => onAction('reopen', task)}>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => onAction('reopen', task)}
+            data-testid="task-reopen"
+          >
             Reopen
           </button>
         )}
@@ -310,10 +355,7 @@ export function TasksPage({ call, roles }: TasksPageProps) {
     };
   }, [call, platform, status, reloads]);
 
-  const act = async (
-    action: 'claim' | 'release' | 'infeasible' | 'close' | 'reopen',
-    t: HubTask,
-  ) => {
+  const act = async (action: TaskAction, t: HubTask, reason = '') => {
     setNote(null);
     try {
       if (action === 'claim') {
@@ -326,10 +368,6 @@ export function TasksPage({ call, roles }: TasksPageProps) {
       } else if (action === 'release') {
         await call('tasks:release', { id: t.id });
       } else if (action === 'infeasible') {
-        const reason = globalThis.prompt?.(`Why can task ${t.id} not be done?`)?.trim();
-        if (!reason) {
-          return;
-        }
         const r = await call('tasks:infeasible', { id: t.id, reason });
         setNote(
           r.setAside
@@ -423,7 +461,7 @@ export function TasksPage({ call, roles }: TasksPageProps) {
                 task={t}
                 canClaim={canClaim}
                 isAdmin={isAdmin}
-                onAction={(a, task) => void act(a, task)}
+                onAction={(a, task, reason) => void act(a, task, reason)}
               />
             ))}
           </tbody>
