@@ -17,3 +17,26 @@ export async function until(
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Polls the async `probe` every 100 ms until it answers a value (not null, undefined or false)
+ * and resolves with it; after `timeoutMs` throws "timed out waiting for <what>". For state kept
+ * in a database (a job's state, a queue's counts).
+ */
+export async function untilValue<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await probe();
+    if (got !== null && got !== undefined && got !== false) {
+      return got;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

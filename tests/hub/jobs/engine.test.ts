@@ -13,6 +13,7 @@ import { jobIdOfKey, openJobEngine, type JobEngine } from '../../../src/hub/jobs
 import type { JobQueueSpec } from '../../../src/hub/jobs/queues';
 import { JobHandedBack, type JobHandler } from '../../../src/hub/jobs/types';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
+import { untilValue } from '../../helpers/wait';
 
 let pgServer: Postgres;
 let pgliteDir: string;
@@ -67,24 +68,6 @@ function queues(...names: string[]): JobQueueSpec[] {
   }));
 }
 
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | null | undefined | false>,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const got = await fn();
-    if (got) {
-      return got;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function withEngine(
   backend: Backend,
   specs: JobQueueSpec[],
@@ -114,7 +97,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         return await Promise.resolve({ twice: p.n * 2 });
       };
       await engine.work({ [q!.name]: handler });
-      const done = await until('k:1 completed', async () => {
+      const done = await untilValue('k:1 completed', async () => {
         const j = await engine.find('k:1');
         return j?.state === 'completed' ? j : null;
       });
@@ -163,7 +146,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         await engine.enqueue(q!.name, { n }, { key: `good:${n}` });
       }
       await engine.work({ [q!.name]: handler }, { concurrency: 2 });
-      const dead = await until('the poisoned job in the dead-letter list', async () => {
+      const dead = await untilValue('the poisoned job in the dead-letter list', async () => {
         const list = await engine.dead();
         return list.length ? list : null;
       });
@@ -182,7 +165,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
       expect(tries.map((a) => a.attempt)).toEqual([1, 2, 3]);
       expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(400);
       // the queue kept moving
-      await until('the 5 good jobs done', async () => {
+      await untilValue('the 5 good jobs done', async () => {
         const [c] = await engine.counts();
         return c!.done === 5 ? c : null;
       });
@@ -196,7 +179,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         queue: q!.name,
         key: 'poison',
       });
-      const after = await until('the retried job done', async () => {
+      const after = await untilValue('the retried job done', async () => {
         const j = await engine.find('poison');
         return j?.state === 'completed' ? j : null;
       });
@@ -221,7 +204,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         return 'finished';
       };
       await engine.work({ [q!.name]: handler });
-      const running = await until('progress stored', async () => {
+      const running = await untilValue('progress stored', async () => {
         const j = await engine.find('slow');
         return j?.progress ? j : null;
       });
@@ -266,7 +249,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         throw new JobHandedBack(ctx.key);
       };
       await first.work({ [q!.name]: stubborn });
-      await until('the first worker holds it', () => Promise.resolve(started));
+      await untilValue('the first worker holds it', () => Promise.resolve(started));
       await first.stop({ timeoutMs: 1000 });
       second = await openJobEngine({ database: hub, queues: [q!], timing: FAST });
       const quick: JobHandler<{ n: number }, string> = async (_p, ctx) => {
@@ -274,7 +257,7 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         return await Promise.resolve('second worker');
       };
       await second.work({ [q!.name]: quick });
-      const done = await until('finished by the second worker', async () => {
+      const done = await untilValue('finished by the second worker', async () => {
         const j = await second!.find('long');
         return j?.state === 'completed' ? j : null;
       });

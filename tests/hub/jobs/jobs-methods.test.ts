@@ -11,6 +11,7 @@ import { enqueuePendingIntakes } from '../../../src/hub/jobs/worker';
 import { findUserByName } from '../../../src/hub/db';
 import { registerVersion } from '../../../src/hub/review/queue';
 import { startHubFixture, type HubFixture } from '../http/hub-fixture';
+import { untilValue } from '../../helpers/wait';
 
 const QUEUE: JobQueueSpec = {
   name: 'api-test',
@@ -52,25 +53,11 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-async function until<T>(what: string, fn: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const got = await fn();
-    if (got) {
-      return got;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('jobs:* on the hub', () => {
   it('shows the counts and the dead-letter list with the error; retry runs the job again, audited', async () => {
     const token = await fixture.token('admin');
     await engine!.enqueue(QUEUE.name, { n: 7 }, { key: 'api-test:7' });
-    const dead = await until('the job dead-lettered', async () => {
+    const dead = await untilValue('the job dead-lettered', async () => {
       const r = await fixture.call('jobs:dead', {}, { token });
       expect(r.status).toBe(200);
       const jobs = (r.body.value as { jobs: { id: string }[] }).jobs;
@@ -106,7 +93,7 @@ describe('jobs:* on the hub', () => {
     fixed = true;
     const retried = await fixture.call('jobs:retry', { id: dead[0]!.id }, { token });
     expect(retried.body.value).toEqual({ id: dead[0]!.id, queue: QUEUE.name, key: 'api-test:7' });
-    await until('the retried job done', async () => {
+    await untilValue('the retried job done', async () => {
       const r = await fixture.call('jobs:status', {}, { token });
       const [q] = (r.body.value as { queues: { done: number }[] }).queues;
       return q!.done === 1 ? q : null;
