@@ -1,9 +1,11 @@
 // Benchmark: the whole AgentNet-JSONL export of the example recording as ONE process from a cold
 // start (a fresh temp library: import, then `export --all --format agentnet-jsonl`, nothing stored
 // beforehand; the OS file cache warm from a discarded first run), against OpenCUA's own
-// `data/data-process/src/extract_raw.py` on the same episode folder. Each run is measured by
-// /usr/bin/time -v: wall time, CPU time (user + sys of the process and its children, e.g.
-// ffmpeg) and peak RSS (of the largest single process of the tree, as GNU time reports it).
+// `data/data-process/src/extract_raw.py` on the same episode folder and against one full ffmpeg
+// decode of the video to RGB (the floor any whole-video reader pays). Each run is measured from
+// /proc (proc-tree.ts): wall time, CPU time (user + sys of the process and its children, e.g.
+// ffmpeg) and the peak of the whole process tree's summed resident memory (sampled every 10 ms;
+// the largest single process, what GNU time reports, is shown beside it).
 //   npx tsx bench/export-cold.ts
 //   OPENCUA_DATA_PROCESS=/path/to/OpenCUA/data/data-process npx tsx bench/export-cold.ts
 // Env: BENCH_RUNS (default 3), OPENCUA_PYTHON (default /usr/bin/python3; needs cv2, numpy, PIL,
@@ -15,51 +17,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FIXTURE_DIR, REPO_ROOT } from '../tests/helpers/paths';
+import { resolveFfmpeg } from '../src/infra/ffmpeg/binary';
+import { measureTree, type TreeMeasure } from './proc-tree';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const OPENCUA = process.env.OPENCUA_DATA_PROCESS ?? process.argv[2];
 const PYTHON = process.env.OPENCUA_PYTHON ?? '/usr/bin/python3';
-const TIME = '/usr/bin/time';
 const BIN = path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-export-cold-'));
 
-type Measure = { wallS: number; cpuS: number; userS: number; sysS: number; peakMiB: number };
+type Measure = TreeMeasure;
 
-/** Runs `argv` under GNU time -v; fails loudly on a non-zero exit. */
-function timed(argv: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Measure {
-  const report = path.join(work, 'time.txt');
-  const r = spawnSync(TIME, ['-v', '-o', report, ...argv], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0) {
-    throw new Error(`${argv.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  }
-  const text = fs.readFileSync(report, 'utf8');
-  const num = (label: string): number => {
-    const m = new RegExp(`${label}: (.+)`).exec(text);
-    if (!m?.[1]) {
-      throw new Error(`no "${label}" in the time report:\n${text}`);
-    }
-    return m[1].includes(':')
-      ? m[1]
-          .trim()
-          .split(':')
-          .reduce((acc, part) => acc * 60 + Number(part), 0)
-      : Number(m[1]);
-  };
-  const userS = num('User time \\(seconds\\)');
-  const sysS = num('System time \\(seconds\\)');
-  return {
-    wallS: num('Elapsed \\(wall clock\\) time \\(h:mm:ss or m:ss\\)'),
-    cpuS: userS + sysS,
-    userS,
-    sysS,
-    peakMiB: num('Maximum resident set size \\(kbytes\\)') / 1024,
-  };
-}
+/** Runs `argv` to the end, measuring its whole process tree; fails loudly on a non-zero exit. */
+const timed = (argv: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) =>
+  measureTree(argv, options);
 
 /** Reads every file of a folder once (warms the OS file cache). */
 function warmFiles(dir: string): void {
@@ -106,11 +77,11 @@ fs.writeFileSync(
 process.on('exit', () => fs.rmSync(DRIVER, { force: true }));
 
 let runNo = 0;
-function ours(): Measure {
+async function ours(): Promise<Measure> {
   runNo += 1;
   const library = path.join(work, `lib-${runNo}`);
   const out = path.join(work, `out-${runNo}`);
-  const m = timed([process.execPath, DRIVER, library, FIXTURE_DIR, out], { cwd: REPO_ROOT });
+  const m = await timed([process.execPath, DRIVER, library, FIXTURE_DIR, out], { cwd: REPO_ROOT });
   const jsonl = fs.readFileSync(path.join(out, 'agentnet.jsonl'), 'utf8').trim().split('\n');
   const images = fs.readdirSync(path.join(out, 'images')).length;
   if (jsonl.length !== 1 || images === 0) {
@@ -122,7 +93,7 @@ function ours(): Measure {
 }
 
 /** Sets up OpenCUA's script on a raw folder holding only the example episode. */
-function openCuaRunner(dataProcess: string): { run: () => Measure; note: string } {
+function openCuaRunner(dataProcess: string): { run: () => Promise<Measure>; note: string } {
   const script = path.join(dataProcess, 'src', 'extract_raw.py');
   if (!fs.existsSync(script)) {
     throw new Error(`no ${script}`);
@@ -142,9 +113,9 @@ function openCuaRunner(dataProcess: string): { run: () => Measure; note: string 
   const env = { ...process.env, PYTHONPATH: pythonPath.join(path.delimiter) };
   return {
     note,
-    run: () => {
+    run: async () => {
       const outFile = path.join(work, 'opencua-out.json');
-      const m = timed([PYTHON, '-m', 'src.extract_raw', outFile, '--raw_dir', rawDir], {
+      const m = await timed([PYTHON, '-m', 'src.extract_raw', outFile, '--raw_dir', rawDir], {
         cwd: dataProcess,
         env,
       });
@@ -173,12 +144,14 @@ function summarise(runs: Measure[]): Measure {
     userS: median(runs.map((r) => r.userS)),
     sysS: median(runs.map((r) => r.sysS)),
     peakMiB: median(runs.map((r) => r.peakMiB)),
+    peakProcessMiB: median(runs.map((r) => r.peakProcessMiB)),
   };
 }
 
 const row = (name: string, m: Measure) =>
   `  ${name.padEnd(34)} ${m.wallS.toFixed(2).padStart(6)} s  ${m.cpuS.toFixed(2).padStart(6)} s` +
-  ` (${m.userS.toFixed(2)} user + ${m.sysS.toFixed(2)} sys)  ${m.peakMiB.toFixed(0).padStart(4)} MiB`;
+  ` (${m.userS.toFixed(2)} user + ${m.sysS.toFixed(2)} sys)  ${m.peakMiB.toFixed(0).padStart(4)} MiB` +
+  ` (largest process ${m.peakProcessMiB.toFixed(0)})`;
 
 console.log(
   `cold export of ${path.basename(FIXTURE_DIR)} (one process: import into a fresh library, then ` +
@@ -193,14 +166,44 @@ console.log(
   `  ${''.padEnd(34)} ${'wall'.padStart(8)}  ${'CPU'.padStart(8)}${''.padEnd(25)}  peak RSS`,
 );
 warmFiles(FIXTURE_DIR);
-ours();
-const oursRuns = Array.from({ length: RUNS }, ours);
+/** The warm-up run, then RUNS measured runs of `run`. */
+async function repeat(run: () => Promise<Measure>): Promise<Measure[]> {
+  await run();
+  const list: Measure[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    list.push(await run());
+  }
+  return list;
+}
+const oursRuns = await repeat(ours);
 runs('cua-annotator (import + export)', oursRuns);
 const oursMedian = summarise(oursRuns);
+// the floor: one full decode of the video to RGB pixels (as every whole-video reader needs),
+// thrown away
+const videoName = fs.readdirSync(FIXTURE_DIR).find((name) => name.endsWith('.mp4'));
+if (!videoName) {
+  throw new Error(`no .mp4 in ${FIXTURE_DIR}`);
+}
+// the ffmpeg the CLI would use
+const ffmpegBinary = await resolveFfmpeg();
+const decodeRuns = await repeat(() =>
+  timed(
+    [
+      ...[ffmpegBinary.path, '-v', 'error', '-nostdin', '-i', path.join(FIXTURE_DIR, videoName)],
+      ...['-map', '0:v:0', '-pix_fmt', 'rgb24', '-f', 'null', '-'],
+    ],
+    { cwd: work },
+  ),
+);
+runs('full ffmpeg decode to RGB', decodeRuns);
+const decode = summarise(decodeRuns);
+console.log(
+  `  ours / full decode: ${(oursMedian.wallS / decode.wallS).toFixed(2)}x wall, ` +
+    `${(oursMedian.cpuS / decode.cpuS).toFixed(2)}x CPU (aim: <= 0.5x wall)`,
+);
 if (OPENCUA) {
   const opencua = openCuaRunner(path.resolve(OPENCUA));
-  opencua.run();
-  const openRuns = Array.from({ length: RUNS }, opencua.run);
+  const openRuns = await repeat(opencua.run);
   runs(`OpenCUA extract_raw.py${opencua.note ? ' *' : ''}`, openRuns);
   const o = summarise(openRuns);
   console.log(

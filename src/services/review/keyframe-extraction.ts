@@ -99,6 +99,15 @@ export function lazyDecodeBinaries(options: {
   return () => (resolved ??= resolveDecodeBinaries(options));
 }
 
+/** How the services decode for keyframes (issue 31, measured with bench/export-cold.ts): one
+ * decoder at a time (a second ffmpeg is 75–85 MiB more and buys little on two cores) and a small
+ * budget for buffered frames (a backward search larger than it decodes its reference first and
+ * compares on the fly instead of holding its probes' RGB). Same frames and pixels either way. */
+export const SERVICE_DECODE_LIMITS = {
+  concurrency: 1,
+  bufferBytes: 64 * 1024 * 1024,
+} as const;
+
 /** The keyframes of `steps` in a recording's video (frame count and rate must be known): the
  * one place the services decode a video for keyframes. */
 export async function extractStepKeyframes(
@@ -119,6 +128,7 @@ export async function extractStepKeyframes(
     width: video.width,
     height: video.height,
     steps: steps.map(keyframeInputOf),
+    ...SERVICE_DECODE_LIMITS,
     ...(signal ? { signal } : {}),
   });
 }
