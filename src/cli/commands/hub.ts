@@ -16,6 +16,7 @@ import { untilSignal } from '../signals';
 import { APP_VERSION } from '../version';
 import { errLine, out } from '../output';
 import { HUB_DATABASE_ENV, HUB_USER_HELP, runHubUser, targetOf } from './hub-user';
+import { runHubStats } from './hub-stats';
 
 /** The hub's default port. */
 export const HUB_DEFAULT_PORT = 8470;
@@ -25,6 +26,7 @@ const HELP = `Usage: cua-annotator hub (--data DIR | --database URL) [--host 127
                          [--tls-cert FILE --tls-key FILE] [--trust-proxy] [--renderer DIR] [--json]
        cua-annotator hub user add|roles|password|remove|list … (--data DIR | --database URL)
        cua-annotator hub status (--data DIR | --database URL) [--json]
+       cua-annotator hub stats (--data DIR | --database URL) [filters] [--svg DIR] [--json]
 
 The team hub: accounts and roles for annotators, reviewers and admins on several machines
 (docs/team-mode.md). Its data lives in a folder (--data DIR: an embedded PostgreSQL, no other
@@ -52,6 +54,7 @@ Options:
 Commands:
   hub user …         manage accounts, whether the hub runs or not (hub user --help)
   hub status         the job queues: waiting, running, done, failed (hub status --help)
+  hub stats          the admin dashboard's figures, as text, JSON or SVG (hub stats --help)
 
 Jobs (docs/jobs.md): with --data the hub runs the intake, keyframe and dataset-build jobs in
 its own process; with --database it queues them for \`cua-annotator worker\` processes.
@@ -308,6 +311,9 @@ export const hubCommand: Command = {
     }
     if (sub === 'status') {
       return await runHubStatus(rest);
+    }
+    if (sub === 'stats') {
+      return await runHubStats(rest);
     }
     if (sub === 'help') {
       out(HELP);

@@ -22,6 +22,7 @@ import {
 } from '../db';
 import { listForAnnotator, leaseNext, reassign, recordVerdict } from '../review/queue';
 import { planUpload, registerUploaded } from '../review/submit';
+import { statsGetMethod } from './stats-methods';
 import {
   afterVerdict,
   claimTask,
@@ -474,6 +475,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       dryRun: input.dryRun ?? false,
       confirm: input.confirm ?? false,
     }),
+  'stats:get': statsGetMethod,
   'tasks:list': async (ctx, input) => {
     const status = input.status ?? 'open';
     const platforms = platformsFor(input.platform);

@@ -3,6 +3,7 @@
 // and (later) the pages.
 import * as v from 'valibot';
 import { boolField, got, idField, integer, obj, oneOf, text } from './fields';
+import { HubStatsSchema, StatsFilterSchema } from './hub-stats';
 import {
   TASK_DESCRIPTION_MAX,
   TASK_FILE_FORMATS,
@@ -533,6 +534,8 @@ export const HUB_METHOD_SCHEMAS = {
     input: obj({ limit: v.optional(integer(1, 1000)) }),
     output: v.strictObject({ builds: v.array(HubDatasetBuildSchema) }),
   },
+  // the admin dashboard's figures (docs/team-mode.md §18)
+  'stats:get': { input: StatsFilterSchema, output: HubStatsSchema },
   'tasks:import': {
     input: obj({
       text: text(HUB_TASKS_IMPORT_MAX_BYTES),
@@ -666,6 +669,7 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'dataset:build': ['admin'],
   'dataset:status': ['admin'],
   'dataset:list': ['admin'],
+  'stats:get': ['admin'],
   'tasks:import': ['admin'],
   'tasks:list': 'any-signed-in',
   'tasks:get': 'any-signed-in',

@@ -3,81 +3,19 @@
 // its date is when it was first registered (submissions.created_at). The version summaries
 // (OS, steps, action kinds, video, keyframes) are the version_stats rows of migration 16.
 import { sql, type RawBuilder } from 'kysely';
+import {
+  AGENTNET_MEAN_STEPS,
+  STEP_BIN,
+  STEP_BIN_LAST,
+  type HubStats,
+  type StatsFilter,
+} from '../../../shared/contract/hub-stats';
 import type { HubDb } from '../schema';
 
-/** What the figures are restricted to; every field optional. */
-export type StatsFilter = {
-  /** Registered at or after (epoch ms). */
-  fromMs?: number;
-  /** Registered before (epoch ms). */
-  toMs?: number;
-  /** version_stats.os (`linux`, `win32`, `darwin`). */
-  os?: string;
-  /** The annotator's account name. */
-  annotator?: string;
-  /** A tag of the submission's task. */
-  tag?: string;
-};
-
-/** The steps histogram's bin width and its last (open) bin's start. */
-export const STEP_BIN = 5;
-export const STEP_BIN_LAST = 60;
-/** AgentNet's mean trajectory length (steps), shown beside ours. */
-export const AGENTNET_MEAN_STEPS = 18.6;
+export { AGENTNET_MEAN_STEPS, STEP_BIN, STEP_BIN_LAST, type HubStats, type StatsFilter };
 
 /** One labelled count. */
 export type Count = { key: string; count: number };
-
-/** Every figure of the dashboard. */
-export type HubStats = {
-  filter: StatsFilter;
-  accepted: {
-    total: number;
-    byOs: Record<string, number>;
-    byDomain: Count[];
-    byApp: Count[];
-    byTask: { taskId: number; instruction: string; count: number }[];
-  };
-  steps: {
-    mean: number | null;
-    agentnetMean: number;
-    /** Bins [from, from+5); the last bin is `from` and above. */
-    histogram: { from: number; to: number | null; count: number }[];
-  };
-  actions: {
-    /** Steps by kind over accepted trajectories. */
-    counts: Record<string, number>;
-    /** Mean over accepted trajectories of the Shannon entropy (bits) of their action kinds. */
-    meanEntropyBits: number | null;
-  };
-  video: { hours: number };
-  keyframes: { count: number };
-  team: {
-    annotators: {
-      user: string;
-      submitted: number;
-      accepted: number;
-      rejected: number;
-      changes: number;
-      /** accepted / (accepted + rejected), null before any final verdict. */
-      acceptanceRate: number | null;
-    }[];
-    perDay: { user: string; day: string; submitted: number }[];
-    perWeek: { user: string; week: string; submitted: number }[];
-    grades: Record<string, number>;
-    /** Seconds from a version's registration to its verdict. */
-    turnaround: { count: number; meanSeconds: number | null; medianSeconds: number | null };
-    /** Reject/changes feedback grouped by verdict and its first line (lower-cased). */
-    reasons: { verdict: string; reason: string; count: number }[];
-    reviewers: {
-      reviewer: string;
-      verdicts: number;
-      accept: number;
-      reject: number;
-      changes: number;
-    }[];
-  };
-};
 
 // the filtered submissions with their current version's summary: the base of every figure
 function filtered(f: StatsFilter): RawBuilder<unknown> {
