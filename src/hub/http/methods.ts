@@ -42,6 +42,7 @@ import type { HubObjectStore } from '../storage';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
 import type { LoginLimiter } from './rate-limit';
 import { DATASET_HANDLERS } from './dataset-methods';
+import { cotSettingsMethod, enqueueCotOnAccept } from './cot-methods';
 import { jobKeys } from '../jobs/queues';
 import type { JobEngine } from '../jobs/engine';
 import { reviewerQueue } from '../db/queries/review-queue';
@@ -433,6 +434,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       // the task it was recorded for closes itself at its target
       await afterVerdict(ctx.db, queueActor(ctx), r.submissionId);
     }
+    await enqueueCotOnAccept(ctx, r);
     return { id: r.submissionId, version: r.version, status: r.status };
   },
   'review:reassign': async (ctx, input) => {
@@ -514,4 +516,5 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       ? await writeTaskSettings(ctx.db, queueActor(ctx), input)
       : await readTaskSettings(ctx.db),
   ...DATASET_HANDLERS,
+  'cot:settings': cotSettingsMethod,
 };

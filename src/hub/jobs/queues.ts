@@ -51,6 +51,12 @@ export const HUB_JOB_QUEUES = [
     schema: BuildMergePayloadSchema,
     policy: { ...DEFAULT_POLICY, expireInSeconds: 2 * 60 * 60 },
   },
+  // CoT of an accepted version (docs/cot.md "In team mode"): many model calls, an hour at most
+  {
+    name: 'cot',
+    schema: SubmissionVersionPayloadSchema,
+    policy: { ...DEFAULT_POLICY, expireInSeconds: 60 * 60 },
+  },
 ] as const satisfies readonly JobQueueSpec[];
 
 /** A hub queue's name. */
@@ -64,4 +70,5 @@ export const jobKeys = {
   buildItem: (buildId: number, submissionId: number): string =>
     `build-item:${buildId}:${submissionId}`,
   buildMerge: (buildId: number): string => `build-merge:${buildId}`,
+  cot: (submissionId: number, version: number): string => `cot:${submissionId}@${version}`,
 };

@@ -615,6 +615,31 @@ export const HUB_METHOD_SCHEMAS = {
     }),
     output: taskSettingsSchema,
   },
+  // the hub's CoT job on accepted submissions (docs/cot.md "In team mode"); no API key here:
+  // the workers read it from their environment
+  'cot:settings': {
+    input: obj({
+      enabled: v.optional(v.boolean()),
+      baseUrl: v.optional(v.pipe(v.string(), v.url(), v.maxLength(2000))),
+      model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+      maxCostPerTrajectory: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0)))),
+      pricePerMillion: v.optional(
+        v.nullable(
+          v.strictObject({
+            input: v.pipe(v.number(), v.minValue(0)),
+            output: v.pipe(v.number(), v.minValue(0)),
+          }),
+        ),
+      ),
+    }),
+    output: v.strictObject({
+      enabled: v.boolean(),
+      baseUrl: v.string(),
+      model: v.string(),
+      maxCostPerTrajectory: v.nullable(v.number()),
+      pricePerMillion: v.nullable(v.strictObject({ input: v.number(), output: v.number() })),
+    }),
+  },
 } as const;
 
 /** A hub method name (`domain:verb`). */
@@ -680,6 +705,7 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'tasks:close': ['admin'],
   'tasks:reopen': ['admin'],
   'tasks:settings': ['admin'],
+  'cot:settings': ['admin'],
 };
 
 /** The methods a session signed in with a one-time password may call before changing it. */

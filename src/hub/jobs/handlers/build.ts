@@ -26,6 +26,8 @@ import {
 import type { HubObjectStore } from '../../storage';
 import { JobHandedBack, type JobHandler } from '../types';
 import { readObject, reasonOf, withBundleLibrary } from './bundle-library';
+import { restoreDerivedCot } from './cot';
+import { applyReviewerEdits } from './reviewer-edits';
 import type { HandlerDeps } from './index';
 import {
   BuildItemPayloadSchema,
@@ -168,6 +170,10 @@ export function createBuildItemHandler(
             throw new JobHandedBack(ctx.key);
           }
           await ctx.progress(0, 2, `exporting ${b.recordingId}`);
+          // the version as its reviewer accepted it, with the hub's CoT of it when its cot
+          // job stored one (docs/cot.md "In team mode")
+          await applyReviewerEdits(deps.db, b.lib, b.recordingId, p);
+          await restoreDerivedCot(deps.store, version.objectPrefix, b.lib, b.recordingId);
           const outDir = path.join(b.dir, 'export');
           const run = await runExport(b.lib, [b.recordingId], {
             format: build.format,

@@ -3,6 +3,7 @@
 import type { HubJobQueue } from '../queues';
 import type { JobDeps, JobHandler } from '../types';
 import { createBuildItemHandler, createBuildMergeHandler } from './build';
+import { createCotHandler } from './cot';
 import { createIntakeHandler } from './intake';
 import { createKeyframesHandler } from './keyframes';
 
@@ -17,6 +18,13 @@ export {
   type BuildMergeResult,
   type DatasetManifest,
 } from './build';
+export {
+  createCotHandler,
+  readCotSettings,
+  writeCotSettings,
+  type CotJobResult,
+  type CotJobSettings,
+} from './cot';
 export { createIntakeHandler, type IntakeReason, type IntakeResult } from './intake';
 export { createKeyframesHandler, type KeyframesResult } from './keyframes';
 export * from './payloads';
@@ -34,5 +42,6 @@ export function createHandlers(
     keyframes: createKeyframesHandler(deps),
     'build-item': createBuildItemHandler(deps),
     'build-merge': createBuildMergeHandler(deps),
+    cot: createCotHandler(deps),
   };
 }
