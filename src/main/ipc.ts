@@ -64,6 +64,8 @@ export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
   'team:submissions': 'cua:team:submissions',
   'team:review-next': 'cua:team:review-next',
   'team:verdict': 'cua:team:verdict',
+  'team:tasks': 'cua:team:tasks',
+  'team:claim-task': 'cua:team:claim-task',
   'cot:get': 'cua:cot:get',
   'cot:edit-step': 'cua:cot:edit-step',
   'cot:edit-summary': 'cua:cot:edit-summary',

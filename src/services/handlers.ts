@@ -243,6 +243,8 @@ export const handlers = {
   }),
   'team:submissions': (_input, ctx) => ctx.team.submissions(),
   'team:review-next': async (_input, ctx) => ({ submission: await ctx.team.reviewNext() }),
+  'team:tasks': (_input, ctx) => ctx.team.tasks(),
+  'team:claim-task': (input, ctx) => ctx.team.claimTask(input.id),
   'team:verdict': (input, ctx) =>
     ctx.team.verdict(exact(ctx, input.recordingId), {
       verdict: input.verdict,

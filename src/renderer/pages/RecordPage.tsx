@@ -14,6 +14,7 @@ import {
   recorderSelectors,
   useRecorderStore,
 } from '../store/recorder';
+import { TeamTasksPanel } from './TeamTasksPanel';
 import './recorder-pages.css';
 
 // The record page.
@@ -148,6 +149,8 @@ export function RecordPage() {
           )}
         </form>
       )}
+
+      {!isActive && <TeamTasksPanel disabled={s.countdownLeft !== null || s.busy === 'start'} />}
 
       {isActive && status && (
         <section

@@ -33,7 +33,14 @@ export type RecorderServiceOptions = {
 };
 
 /** Input of {@link RecorderService.start}. */
-export type RecorderStartInput = { task: string; fps?: number; display?: string; a11y?: boolean };
+export type RecorderStartInput = {
+  task: string;
+  fps?: number;
+  display?: string;
+  a11y?: boolean;
+  /** The team hub task recorded (docs/team-mode.md §16). */
+  teamTaskId?: number;
+};
 
 type Current = {
   task: string;
@@ -123,6 +130,7 @@ export class RecorderService {
     const display = input.display ?? defaults.display ?? undefined;
     const run = this.options.record({
       task: input.task,
+      ...(input.teamTaskId !== undefined ? { teamTaskId: input.teamTaskId } : {}),
       fps: input.fps ?? defaults.fps,
       ...(display ? { display } : {}),
       noA11y: !a11y,

@@ -17,6 +17,7 @@ import { loginToHub, logoutFromHub, whoAmI } from './login';
 import { readPending, writePending, type PendingSubmit } from './pending';
 import { listHeldReviews, reviewNext, sendVerdict, type VerdictInput } from './review';
 import { submitToHub, syncFromHub } from './submit';
+import { hostTaskPlatform, listHubTasks, taskToRecord } from './tasks';
 
 /** Codes that mean "the hub (or its database or store) cannot be reached now": kept, retried. */
 const WAIT_FOR_HUB_CODES: ReadonlySet<string> = new Set([
@@ -384,6 +385,30 @@ export class TeamService {
             version: s.version,
           }
         : null;
+    } catch (e) {
+      throw this.explain(e);
+    }
+  }
+
+  /** The hub's open tasks for this OS; an unreachable hub is reported, not thrown. */
+  async tasks() {
+    const platform = hostTaskPlatform();
+    try {
+      const { tasks } = await listHubTasks(
+        this.lib,
+        { platform, status: 'open' },
+        this.options.credentials,
+      );
+      return { platform, tasks, hubError: null };
+    } catch (e) {
+      return { platform, tasks: [], hubError: errorDto(this.explain(e)) };
+    }
+  }
+
+  /** Claims a task to record it: its instruction and the claim's end. */
+  async claimTask(id: number) {
+    try {
+      return await taskToRecord(this.lib, id, this.options.credentials);
     } catch (e) {
       throw this.explain(e);
     }

@@ -57,6 +57,9 @@ export const RecorderStartSchema = obj({
   ),
   /** Capture accessibility; default the settings' choice. */
   a11y: v.optional(boolField),
+  /** The team hub task this recording is made for (claimed first with `team:claim-task`); it
+   * goes with the recording into its submission and exports (docs/team-mode.md §16). */
+  teamTaskId: v.optional(integer(1)),
 });
 
 /** One check of `system:health` (the doctor's checks). */

@@ -3,8 +3,15 @@
 // recordings. The handlers run the team services (src/services/team), which speak the hub's own
 // API (hub.ts) over HTTP; the hub's token never crosses this contract.
 import * as v from 'valibot';
-import { HUB_FEEDBACK_MAX, HUB_GRADES, HUB_VERDICTS, HubMySubmissionSchema } from './hub';
-import { idField, idList, obj, oneOf, text } from './fields';
+import {
+  HUB_FEEDBACK_MAX,
+  HUB_GRADES,
+  HUB_VERDICTS,
+  HubMySubmissionSchema,
+  HubTaskSchema,
+} from './hub';
+import { TASK_PLATFORMS } from '../tasks-file';
+import { idField, idList, integer, obj, oneOf, text } from './fields';
 
 /** Most recordings one `team:submit` takes. */
 const MAX_TEAM_SUBMIT_IDS = 100;
@@ -165,6 +172,27 @@ export const TEAM_METHOD_SCHEMAS = {
       edits: v.number(),
     }),
   },
+  /** The hub's open tasks for this machine's OS (and those for any), fewest recordings first
+   * (docs/team-mode.md §16); the hub's error (not a throw) when it cannot be reached. */
+  'team:tasks': {
+    input: obj({}),
+    output: v.strictObject({
+      platform: v.picklist(TASK_PLATFORMS),
+      tasks: v.array(HubTaskSchema),
+      hubError: v.nullable(errorDto),
+    }),
+  },
+  /** Claims a hub task to record it (or renews this account's claim): its instruction, and
+   * until when it is held; a task others hold is refused. */
+  'team:claim-task': {
+    input: obj({ id: integer(1) }),
+    output: v.strictObject({
+      id: v.number(),
+      instruction: v.string(),
+      description: v.string(),
+      expiresAtMs: v.number(),
+    }),
+  },
 } satisfies Record<string, { input: v.GenericSchema; output: v.GenericSchema }>;
 
 /** The names of the team methods, for the contract's runtime list. */
@@ -178,6 +206,8 @@ export const TEAM_METHODS = [
   'team:submissions',
   'team:review-next',
   'team:verdict',
+  'team:tasks',
+  'team:claim-task',
 ] as const satisfies readonly (keyof typeof TEAM_METHOD_SCHEMAS)[];
 
 /** The `team:changed` event: a pending submit went through or failed, a sign-in changed. */

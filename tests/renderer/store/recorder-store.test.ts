@@ -202,6 +202,26 @@ describe('recorder store', () => {
     expect(state().notice).toMatch(/discarded/);
   });
 
+  it('a claimed team task fills the task and starts with its id; "not for a task" drops the id', async () => {
+    const api = installFakeApi();
+    fakeRecorder(api);
+    await state().load();
+    state().setTeamTask({ id: 7, instruction: 'Empty the trash', expiresAtMs: 1_000 });
+    expect(state().task).toBe('Empty the trash');
+    await state().start();
+    expect(api.calls.find((c) => c.method === 'recorder:start')?.payload).toEqual({
+      task: 'Empty the trash',
+      teamTaskId: 7,
+    });
+    await state().stop();
+    state().setTeamTask(null);
+    expect(state().task).toBe('Empty the trash');
+    await state().start();
+    expect(api.calls.filter((c) => c.method === 'recorder:start').at(-1)?.payload).toEqual({
+      task: 'Empty the trash',
+    });
+  });
+
   it('a refused start shows the error and leaves the recorder idle', async () => {
     const api = installFakeApi();
     fakeRecorder(api);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServices, type Services } from '../../../src/services/create-services';
+import { recordingTaskId } from '../../../src/services/team/tasks';
 import type { RecorderStatusDto } from '../../../src/shared/contract';
 import { listMarks, readEvents, resolveRecordingSeq } from '../../../src/store';
 import { launchGtkForm, type GtkForm } from '../../fixtures/apps/gtk-form';
@@ -76,6 +77,8 @@ describe('recorder:* through the services (Xvfb + AT-SPI + GTK form)', { timeout
     const started = await call<RecorderStatusDto>('recorder:start', {
       task: 'Press the button, then type in the entry',
       fps: 10,
+      // a team hub task (claimed on the Record page): its id goes into the recording
+      teamTaskId: 42,
     });
     expect(started.state).toBe('recording');
     expect(started.recordingId).toMatch(/^[0-9a-f-]{36}$/);
@@ -118,6 +121,7 @@ describe('recorder:* through the services (Xvfb + AT-SPI + GTK form)', { timeout
     const id = stopped.lastRecordingId!;
     const view = services.showRecording(id);
     expect(view.status).toBe('complete');
+    expect(recordingTaskId(t.lib, id)).toBe(42);
     // the button click, then the entry click with the typing; not the list click made while
     // paused, not the clicks on the password field that stood for "Pause" and "Stop"
     const codes = view.steps.map((s) => s.code);

@@ -14,6 +14,8 @@ export type RecorderActions = {
   /** Re-reads the status (a failure keeps what is shown: the next event or load tells). */
   refresh: () => Promise<void>;
   setTask: (task: string) => void;
+  /** Records for a claimed team task (its instruction becomes the task), or for none. */
+  setTeamTask: (task: { id: number; instruction: string; expiresAtMs: number } | null) => void;
   /** Starts a recording of the typed task, after the countdown when one is set. */
   start: () => Promise<void>;
   /** Stops the countdown before the recording starts. */
@@ -80,7 +82,10 @@ export const createRecorderActions: StateCreator<RecorderStore, [], [], Recorder
     try {
       const status =
         which === 'start'
-          ? await getApiClient().call(CALL_METHODS.start, { task: get().task.trim() })
+          ? await getApiClient().call(CALL_METHODS.start, {
+              task: get().task.trim(),
+              ...(get().teamTask ? { teamTaskId: get().teamTask!.id } : {}),
+            })
           : await getApiClient().call(CALL_METHODS[which], {});
       take(status);
       return true;
@@ -132,6 +137,12 @@ export const createRecorderActions: StateCreator<RecorderStore, [], [], Recorder
       }
     },
     setTask: (task) => set({ task }),
+    setTeamTask: (t) =>
+      set(
+        t
+          ? { task: t.instruction, teamTask: { id: t.id, expiresAtMs: t.expiresAtMs } }
+          : { teamTask: null },
+      ),
     start: async () => {
       const s = get();
       if (

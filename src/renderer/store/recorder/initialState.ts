@@ -17,6 +17,9 @@ export type RecorderViewState = {
   loadStatus: 'idle' | 'loading' | 'ready' | 'error';
   /** The task instruction typed on the Record page. */
   task: string;
+  /** The team hub task claimed on the Record page, recorded with the next start (its id goes
+   * into the recording), else null. */
+  teamTask: { id: number; expiresAtMs: number } | null;
   /** Seconds of countdown before a start (the settings' countdownS; 0 = none). */
   countdownS: number;
   /** Seconds left in the running countdown, else null. */
@@ -41,6 +44,7 @@ export function initialRecorderState(): RecorderViewState {
     statusAtMs: 0,
     loadStatus: 'idle',
     task: '',
+    teamTask: null,
     countdownS: 0,
     countdownLeft: null,
     busy: null,
