@@ -142,6 +142,8 @@ export function jobIdOfKey(key: string): string {
 type Envelope = { key: string; payload: unknown };
 
 const SCHEMA = 'pgboss';
+// what pg-boss stores on the jobs it fails back to the queue when a graceful stop times out
+const SHUTDOWN_OUTPUT = 'pg-boss shut down while active';
 
 function checkPayload(spec: JobQueueSpec, payload: unknown): unknown {
   const r = v.safeParse(spec.schema, payload);
@@ -235,6 +237,20 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
   }
   const sqlDb = boss.getDb();
   const queueNames = specs.map((s) => s.name);
+
+  // a job handed back at a stop was failed by pg-boss ("shut down while active"), using an
+  // attempt; on its last attempt that dead-lettered it. A hand-back is no failure: such jobs get
+  // their attempt back here, at the next start of any hub or worker
+  if (supervise) {
+    const res = await sqlDb.executeSql(
+      `SELECT name, id::text AS id FROM ${SCHEMA}.job WHERE name = ANY($1::text[])
+        AND state = 'failed' AND output->>'value' = $2`,
+      [queueNames, SHUTDOWN_OUTPUT],
+    );
+    for (const row of res.rows as { name: string; id: string }[]) {
+      await boss.retry(row.name, row.id);
+    }
+  }
 
   const specOf = (queue: string): JobQueueSpec => {
     const spec = byName.get(queue);

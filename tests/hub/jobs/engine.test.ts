@@ -233,14 +233,15 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
     }
   });
 
-  it('hands a job back when it outlasts the stop timeout: its signal aborts and another worker finishes it', async () => {
-    const [q] = queues('handback');
+  it('hands a job back when it outlasts the stop timeout: its signal aborts and another worker finishes it, even on its last attempt', async () => {
+    // no retries: the hand-back must not dead-letter it
+    const q = { ...queues('handback')[0]!, policy: { ...POLICY, retryLimit: 0 } };
     const hub = await backend.open();
-    const first = await openJobEngine({ database: hub, queues: [q!], timing: FAST });
+    const first = await openJobEngine({ database: hub, queues: [q], timing: FAST });
     const events: string[] = [];
     let second: JobEngine | null = null;
     try {
-      await first.enqueue(q!.name, { n: 1 }, { key: 'long' });
+      await first.enqueue(q.name, { n: 1 }, { key: 'long' });
       let started = false;
       const stubborn: JobHandler<{ n: number }, string> = async (_p, ctx) => {
         started = true;
@@ -248,21 +249,22 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
         events.push(`aborted attempt ${ctx.attempt}`);
         throw new JobHandedBack(ctx.key);
       };
-      await first.work({ [q!.name]: stubborn });
+      await first.work({ [q.name]: stubborn });
       await untilValue('the first worker holds it', () => Promise.resolve(started));
       await first.stop({ timeoutMs: 1000 });
-      second = await openJobEngine({ database: hub, queues: [q!], timing: FAST });
+      second = await openJobEngine({ database: hub, queues: [q], timing: FAST });
       const quick: JobHandler<{ n: number }, string> = async (_p, ctx) => {
         events.push(`ran attempt ${ctx.attempt}`);
         return await Promise.resolve('second worker');
       };
-      await second.work({ [q!.name]: quick });
+      await second.work({ [q.name]: quick });
       const done = await untilValue('finished by the second worker', async () => {
         const j = await second!.find('long');
         return j?.state === 'completed' ? j : null;
       });
       expect(done.output).toBe('second worker');
       expect(events).toEqual(['aborted attempt 1', 'ran attempt 2']);
+      expect(await second.dead()).toEqual([]);
     } finally {
       await first.stop();
       await second?.stop();
