@@ -79,7 +79,9 @@ function screenshot(width: number, height: number): RgbImage {
 
 function jpegDataUrl({ width, height, rgb }: RgbImage): string {
   const data = Buffer.alloc(width * height * 4, 255);
-  for (let p = 0; p < width * height; p += 1) {data.set(rgb.subarray(p * 3, p * 3 + 3), p * 4);}
+  for (let p = 0; p < width * height; p += 1) {
+    data.set(rgb.subarray(p * 3, p * 3 + 3), p * 4);
+  }
   return `data:image/jpeg;base64,${jpeg.encode({ data, width, height }, 75).data.toString('base64')}`;
 }
 
