@@ -167,7 +167,18 @@ describe('hub store', () => {
   it('the pages a person’s roles open, and the one a hash shows', () => {
     const session = { phase: 'signed-in', user: 'x', roles: ['admin', 'annotator'] } as const;
     const s = { session: { ...session, roles: [...session.roles] } };
-    expect(hubSelectors.pages(s).map((p) => p.page)).toEqual(['submissions', 'team', 'tasks']);
+    expect(hubSelectors.pages(s).map((p) => p.page)).toEqual([
+      'submissions',
+      'team',
+      'tasks',
+      'dashboard',
+    ]);
+    // the Dashboard is the admins' alone
+    expect(
+      hubSelectors
+        .pages({ session: { ...session, roles: ['annotator'] } })
+        .some((p) => p.page === 'dashboard'),
+    ).toBe(false);
     // Tasks opens for annotators and admins alike, once
     for (const roles of [['annotator'], ['admin']] as const) {
       const one = { session: { ...session, roles: [...roles] } };

@@ -8,6 +8,7 @@ export const HUB_PAGES = [
   { page: 'review', label: 'Review queue', role: 'reviewer' },
   { page: 'team', label: 'Team', role: 'admin' },
   { page: 'tasks', label: 'Tasks', role: ['annotator', 'admin'] },
+  { page: 'dashboard', label: 'Dashboard', role: 'admin' },
 ] as const satisfies readonly {
   page: string;
   label: string;

@@ -5,6 +5,7 @@ import { useEffect, useSyncExternalStore } from 'react';
 import type { HubRole } from '../../../../shared/contract/hub';
 import { getHubClient } from '../../../api/hub-client';
 import { hubSelectors, useHubStore, type HubPage } from '../../../store/hub';
+import { DashboardPage } from './DashboardPage';
 import { MySubmissionsPage } from './MySubmissionsPage';
 import { ReviewQueuePage } from './ReviewQueuePage';
 import { ChangePasswordPage, SignInPage } from './SignInPage';
@@ -27,6 +28,8 @@ function PageOf({ page, me, roles }: { page: HubPage; me: string; roles: readonl
       return <TeamPage me={me} />;
     case 'tasks':
       return <TasksPage call={getHubClient().call} roles={roles} />;
+    case 'dashboard':
+      return <DashboardPage call={getHubClient().call} />;
   }
 }
 

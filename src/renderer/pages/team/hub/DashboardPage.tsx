@@ -1,0 +1,253 @@
+// Dashboard (admins, docs/team-mode.md §18): the dataset and the team in figures — accepted
+// trajectories by OS, steps per trajectory beside AgentNet's 18.6, action types, video hours,
+// keyframes, per-annotator counts, turnaround, reasons, reviewer workload — filtered by date,
+// OS, annotator and task tag. Each figure is a Vega-Lite chart (vega-embed, SVG), a table and
+// a CSV download; the specs come from src/shared/dashboard-charts.ts like `hub stats --svg`.
+import { useEffect, useRef, useState } from 'react';
+import type { HubStats, StatsFilter } from '../../../../shared/contract/hub-stats';
+import {
+  dashboardFigures,
+  figureCsv,
+  type DashboardFigure,
+} from '../../../../shared/dashboard-charts';
+import { ApiError } from '../../../api/api-error';
+import { ErrorNotice, type ShownError } from '../../../components/ErrorNotice';
+import type { HubCall } from './TasksPage';
+
+/** Props of {@link DashboardPage}. */
+export type DashboardPageProps = { call: HubCall };
+
+type Form = { from: string; to: string; os: string; annotator: string; tag: string };
+const EMPTY: Form = { from: '', to: '', os: '', annotator: '', tag: '' };
+
+function filterOf(f: Form): StatsFilter {
+  const filter: StatsFilter = {};
+  if (f.from) {
+    filter.fromMs = Date.parse(`${f.from}T00:00:00Z`);
+  }
+  // the "to" day is included: before the next day's midnight (UTC)
+  if (f.to) {
+    filter.toMs = Date.parse(`${f.to}T00:00:00Z`) + 86_400_000;
+  }
+  if (f.os) {
+    filter.os = f.os;
+  }
+  if (f.annotator.trim()) {
+    filter.annotator = f.annotator.trim();
+  }
+  if (f.tag.trim()) {
+    filter.tag = f.tag.trim();
+  }
+  return filter;
+}
+
+function shown(e: unknown): ShownError {
+  if (e instanceof ApiError) {
+    return { code: e.code, message: e.message, fix: e.fix ?? null };
+  }
+  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
+}
+
+function Chart({ spec, title }: { spec: Record<string, unknown>; title: string }) {
+  const el = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    let finalize: (() => void) | undefined;
+    let cancelled = false;
+    const draw = async () => {
+      const [{ default: embed }, { expressionInterpreter }] = await Promise.all([
+        import('vega-embed'),
+        import('vega-interpreter'),
+      ]);
+      if (cancelled || !el.current) {
+        return;
+      }
+      // The pages' Content-Security-Policy allows no eval: Vega's expressions are interpreted
+      // from their syntax tree (vega-interpreter) instead of compiled with new Function.
+      const result = await embed(el.current, spec, {
+        renderer: 'svg',
+        actions: false,
+        ast: true,
+        expr: expressionInterpreter,
+      });
+      finalize = () => result.finalize();
+      if (cancelled) {
+        finalize();
+      }
+    };
+    draw().catch((e: unknown) => {
+      // the table and CSV below still hold the figure; say why the chart is missing
+      if (!cancelled && el.current) {
+        el.current.textContent = `The chart could not be drawn (${e instanceof Error ? e.message : String(e)}); the table below has its numbers.`;
+      }
+    });
+    return () => {
+      cancelled = true;
+      finalize?.();
+    };
+  }, [spec]);
+  return <div ref={el} className="hub-chart" role="img" aria-label={title} />;
+}
+
+function Figure({ f }: { f: DashboardFigure }) {
+  const href = `data:text/csv;charset=utf-8,${encodeURIComponent(figureCsv(f))}`;
+  return (
+    <section
+      className="hub-section"
+      aria-labelledby={`fig-${f.name}`}
+      data-testid={`hub-fig-${f.name}`}
+    >
+      <h2 id={`fig-${f.name}`}>{f.title}</h2>
+      {f.rows.length > 0 && <Chart spec={f.spec} title={f.title} />}
+      {f.rows.length === 0 ? (
+        <p className="muted">Nothing yet.</p>
+      ) : (
+        // open by default: the numbers are read (and copied) as often as the chart is looked at
+        <details open>
+          <summary>Table</summary>
+          <table className="hub-table" aria-label={f.title}>
+            <thead>
+              <tr>
+                {f.columns.map((c) => (
+                  <th key={c} scope="col">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {f.rows.map((r, i) => (
+                <tr key={i}>
+                  {r.map((v, j) => (
+                    <td key={j}>{v ?? '–'}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
+      <a className="btn btn-small" href={href} download={`${f.name}.csv`}>
+        Download CSV
+      </a>
+    </section>
+  );
+}
+
+function Kpi({ label, value, id }: { label: string; value: string; id: string }) {
+  return (
+    <div className="hub-kpi">
+      <div className="muted">{label}</div>
+      <strong data-testid={`hub-dash-${id}`}>{value}</strong>
+    </div>
+  );
+}
+
+// The page.
+export function DashboardPage({ call }: DashboardPageProps) {
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [stats, setStats] = useState<HubStats | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
+  // a new filter or Refresh loads again; an answer to an older request is dropped
+  const [nonce, setNonce] = useState(0);
+  useEffect(() => {
+    let live = true;
+    const run = async () => {
+      try {
+        const got = await call('stats:get', filterOf(form));
+        if (live) {
+          setStats(got);
+          setError(null);
+        }
+      } catch (e) {
+        if (live) {
+          setError(shown(e));
+        }
+      }
+    };
+    void run();
+    return () => {
+      live = false;
+    };
+  }, [form, call, nonce]);
+  const set = (k: keyof Form) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [k]: e.target.value }));
+  const fmt = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
+
+  return (
+    <main className="page hub-page" data-testid="hub-dashboard">
+      <header className="page-head">
+        <div>
+          <h1>Dashboard</h1>
+          <p className="muted">The dataset and the team, from the hub’s database.</p>
+        </div>
+        <button type="button" className="btn" onClick={() => setNonce((n) => n + 1)}>
+          Refresh
+        </button>
+      </header>
+      <form className="hub-filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          From{' '}
+          <input type="date" value={form.from} onChange={set('from')} data-testid="hub-dash-from" />
+        </label>
+        <label>
+          To <input type="date" value={form.to} onChange={set('to')} data-testid="hub-dash-to" />
+        </label>
+        <label>
+          OS{' '}
+          <select value={form.os} onChange={set('os')} data-testid="hub-dash-os">
+            <option value="">any</option>
+            <option value="linux">Linux</option>
+            <option value="win32">Windows</option>
+            <option value="darwin">macOS</option>
+          </select>
+        </label>
+        <label>
+          Annotator{' '}
+          <input
+            value={form.annotator}
+            onChange={set('annotator')}
+            data-testid="hub-dash-annotator"
+          />
+        </label>
+        <label>
+          Task tag <input value={form.tag} onChange={set('tag')} data-testid="hub-dash-tag" />
+        </label>
+        <button type="button" className="btn btn-small" onClick={() => setForm(EMPTY)}>
+          Clear
+        </button>
+      </form>
+      {error && <ErrorNotice error={error} testId="hub-dash-error" />}
+      {stats && (
+        <>
+          <section className="hub-section hub-kpis" aria-label="Totals">
+            <Kpi label="Accepted trajectories" value={String(stats.accepted.total)} id="accepted" />
+            <Kpi
+              label={`Mean steps (AgentNet ${stats.steps.agentnetMean})`}
+              value={fmt(stats.steps.mean)}
+              id="mean-steps"
+            />
+            <Kpi
+              label="Action entropy (bits)"
+              value={fmt(stats.actions.meanEntropyBits, 2)}
+              id="entropy"
+            />
+            <Kpi label="Video hours" value={stats.video.hours.toFixed(2)} id="video-hours" />
+            <Kpi label="Keyframes" value={String(stats.keyframes.count)} id="keyframes" />
+            <Kpi
+              label="Median review turnaround (h)"
+              value={fmt(
+                stats.team.turnaround.medianSeconds === null
+                  ? null
+                  : stats.team.turnaround.medianSeconds / 3600,
+              )}
+              id="turnaround"
+            />
+          </section>
+          {dashboardFigures(stats).map((f) => (
+            <Figure key={f.name} f={f} />
+          ))}
+        </>
+      )}
+    </main>
+  );
+}
