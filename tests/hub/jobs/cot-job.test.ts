@@ -309,4 +309,47 @@ describe('the cot job', () => {
       expect((await fs.readFile(f)).includes(KEY), f).toBe(false);
     }
   }, 300_000);
+
+  it('a model error fails the attempt with its code; the next attempt asks only for the rest', async () => {
+    const adm = await fixture.token('admin');
+    await fixture.call('cot:settings', { enabled: false }, { token: adm });
+    const c = await submitAndLease();
+    await fixture.call(
+      'review:verdict',
+      { id: c.id, version: 1, verdict: 'accept' },
+      { token: c.rev },
+    );
+    expect(await engine!.find(jobKeys.cot(c.id, 1))).toBeNull();
+    await fixture.call('cot:settings', { enabled: true }, { token: adm });
+
+    const run = createCotHandler(handlerDeps());
+    const p = { submissionId: c.id, version: 1 };
+    const before = stub.requests.length;
+    // the 6th request (step 2's reflector) is refused
+    stub.when(
+      (q) => q.index === before + 5,
+      { status: 401, body: { error: { message: 'Incorrect API key', code: 'invalid_api_key' } } },
+      1,
+    );
+    const failed = await run(p, testContext(jobKeys.cot(c.id, 1))).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'MODEL_AUTH' });
+    expect(String((failed as Error).message)).not.toContain(KEY);
+    expect(stub.requests.length - before).toBe(6);
+    expect(await store.stat(`${c.prefix}/${DERIVED_COT}`)).toBeNull();
+    const partial = JSON.parse(
+      await fs.readFile(
+        path.join(dir, 'objects', ...`${c.prefix}/derived/cot.partial.json`.split('/')),
+        'utf8',
+      ),
+    ) as DerivedCot;
+    expect(partial.steps.map((s) => s.index)).toEqual([0, 1]);
+
+    const mid = stub.requests.length;
+    const done = await run(p, testContext(jobKeys.cot(c.id, 1)));
+    expect(done).toMatchObject({ outcome: 'stored' });
+    // steps 0 and 1 are not asked again
+    expect(stub.requests.length - mid).toBe(2 * done.steps - 4);
+    expect(done.calls).toBe(2 * done.steps - 4);
+    expect(await store.stat(`${c.prefix}/derived/cot.partial.json`)).toBeNull();
+  }, 300_000);
 });
