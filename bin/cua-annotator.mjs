@@ -4,6 +4,9 @@
 // instead: for development and the test suite, which must exercise the code as it is now, not the
 // last build. tsx is a development dependency, so an install never depends on it.
 import { existsSync } from 'node:fs';
+import module from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BUILT_CLI = fileURLToPath(new URL('../out/node/cli.js', import.meta.url));
@@ -18,6 +21,22 @@ if (major < 22 || (major === 22 && minor < 12)) {
   );
   process.exit(2);
 }
+
+// Node's module compile cache (issue 31 item 4): the bundle's modules are compiled once and read
+// back from the user's cache folder (the one of src/infra/cache-dir.ts) by later runs.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; a folder that cannot be written only costs the cache.
+function userCacheDir() {
+  const home = os.homedir();
+  if (process.platform === 'darwin') {
+    return path.join(home, 'Library', 'Caches', 'cua-annotator');
+  }
+  if (process.platform === 'win32') {
+    const local = process.env.LOCALAPPDATA || path.join(home, 'AppData', 'Local');
+    return path.join(local, 'cua-annotator', 'Cache');
+  }
+  return path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'cua-annotator');
+}
+module.enableCompileCache?.(path.join(userCacheDir(), 'node-compile-cache'));
 
 if (process.env.CUA_ANNOTATOR_FROM_SOURCE === '1') {
   let register;
