@@ -22,7 +22,8 @@
 import jpeg from 'jpeg-js';
 import { createOpenAiChatClient } from '../src/infra/openai/chat-client';
 import { createRequestGate } from '../src/infra/openai/gate';
-import type { ChatClient, ChatContentPart } from '../src/infra/openai/types';
+import type { ChatContentPart } from '../src/shared/chat';
+import type { ChatClient } from '../src/pipeline/cot/types';
 import {
   COT_GENERATOR_PROMPT_FOR_KEYBOARD_ACTION,
   COT_GENERATOR_PROMPT_FOR_MOUSE_ACTION,

@@ -12,7 +12,7 @@ import {
 } from './backoff';
 import { createCostMeter, type CostMeter, type TokenPrices, type UsageTotals } from './cost';
 import { abortedError, sharedRequestGate, type RequestGate } from './gate';
-import type { ChatClient, ChatRequest, ChatResult, ChatUsage } from './types';
+import type { ChatRequest, ChatResult, ChatUsage } from '../../shared/chat';
 
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -60,7 +60,10 @@ export interface ClientStats extends UsageTotals {
   retries: number;
 }
 
-export interface OpenAiChatClient extends ChatClient {
+/** The client: the CoT pipeline's `ChatClient` port (src/pipeline/cot/types.ts), met
+ * structurally, with its counts. */
+export interface OpenAiChatClient {
+  complete(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
   stats(): ClientStats;
   readonly endpoint: string;
   readonly model: string;

@@ -2,7 +2,7 @@
 // estimate from prices per million tokens, and a stop once the estimate reaches `maxCost`.
 
 import { AppError } from '../../shared/errors';
-import type { ChatUsage } from './types';
+import type { ChatUsage } from '../../shared/chat';
 
 /** Prices per million tokens, in the currency `maxCost` is in. */
 export interface TokenPrices {

@@ -23,7 +23,7 @@ import {
 } from './prompts';
 import { pyFormat } from './py-format';
 import type { GeneratorSections } from './parse';
-import type { ChatContentPart, ChatMessage } from './types';
+import type { ChatContentPart, ChatMessage } from '../../shared/chat';
 
 /** JPEG quality of the images sent (Pillow's default, which upstream's image.save uses). */
 export const JPEG_QUALITY = 75;

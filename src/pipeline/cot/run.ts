@@ -22,7 +22,8 @@ import {
   parseSummaryAnswer,
   type GeneratorSections,
 } from './parse';
-import type { ChatClient, ChatMessage, ChatUsage } from './types';
+import type { ChatMessage, ChatUsage } from '../../shared/chat';
+import type { ChatClient } from './types';
 
 /** A reviewer's mark on a step (the local library's step marks). */
 export type ReviewerMark = 'correct' | 'incorrect' | 'redundant';

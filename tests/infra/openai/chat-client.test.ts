@@ -11,8 +11,8 @@ import {
   type RetryInfo,
 } from '../../../src/infra/openai/chat-client';
 import { createRequestGate } from '../../../src/infra/openai/gate';
-import type { ChatRequest } from '../../../src/infra/openai/types';
-import type { ChatClient as PipelineChatClient } from '../../../src/pipeline/cot/types';
+import type { ChatRequest } from '../../../src/shared/chat';
+import type { ChatClient } from '../../../src/pipeline/cot/types';
 import { AppError } from '../../../src/shared/errors';
 import {
   fence,
@@ -77,7 +77,7 @@ const shown = (e: AppError): string =>
 
 describe('OpenAI-compatible client against the stub', () => {
   it('fits the CoT pipeline’s ChatClient port (src/pipeline/cot/types.ts)', () => {
-    const port: PipelineChatClient = client();
+    const port: ChatClient = client();
     expect(typeof port.complete).toBe('function');
   });
 

@@ -14,7 +14,7 @@ import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiChatClient } from '../../../src/infra/openai/chat-client';
 import { createRequestGate } from '../../../src/infra/openai/gate';
-import type { ChatRequest } from '../../../src/infra/openai/types';
+import type { ChatRequest } from '../../../src/shared/chat';
 import type { RgbImage } from '../../../src/pipeline/cot/cue';
 import { runCot, type CotStepResult, type CotSummaryResult } from '../../../src/pipeline/cot/run';
 import {

@@ -12,7 +12,8 @@ import {
   type CotStepResult,
   type CotSummaryResult,
 } from '../../../src/pipeline/cot/run';
-import type { ChatClient, ChatRequest } from '../../../src/pipeline/cot/types';
+import type { ChatRequest } from '../../../src/shared/chat';
+import type { ChatClient } from '../../../src/pipeline/cot/types';
 
 const image = (index: number): Promise<RgbImage> =>
   Promise.resolve({ width: 64, height: 48, rgb: new Uint8Array(64 * 48 * 3).fill(index * 20) });
