@@ -47,12 +47,12 @@ export default tseslint.config(
   },
   {
     // CLI output and bench reports are console output by design
-    files: ['src/cli/output.ts', 'bench/**/*.ts', 'tests/**/*.ts'],
+    files: ['src/cli/output.ts', 'bench/**/*.ts', 'tests/**/*.{ts,tsx}'],
     rules: { 'no-console': 'off' },
   },
   {
     // tests poke at loosely typed JSON and use throwaway promises in helpers
-    files: ['tests/**/*.ts', 'bench/**/*.ts'],
+    files: ['tests/**/*.{ts,tsx}', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

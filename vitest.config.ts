@@ -3,7 +3,9 @@ import { SOLO_TESTS } from './tests/solo/vitest.config';
 
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
+    // .tsx: the renderer's component and page tests (tests/renderer/{components,pages}), each
+    // choosing happy-dom with a `// @vitest-environment happy-dom` docblock; the rest run in Node
+    include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
     // tests/e2e, tests/hub and the tests that need the machine to themselves (tests/solo) have
     // configs of their own, run after this one (`npm test`)
     exclude: ['tests/e2e/**', 'tests/hub/**', ...SOLO_TESTS, 'node_modules/**'],
