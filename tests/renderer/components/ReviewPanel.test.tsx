@@ -223,6 +223,23 @@ describe('ReviewPanel', () => {
     ]);
   });
 
+  // Catches: a second press of Accept while the checks of the first still run sending a second
+  // verdict (two history entries, two "accepted" events for the team hub).
+  it('sends one verdict for two presses made while the checks run', async () => {
+    const user = userEvent.setup();
+    const service = await openPanel(makeRecording(2, { reviewStatus: 'submitted' }));
+    service.api.hold();
+    await user.click(button('Accept'));
+    await user.click(button('Accept'));
+    await act(async () => {
+      await service.api.release();
+    });
+    await settle();
+    expect(service.checks()).toBe(2);
+    expect(service.sent()).toEqual([{ id: 'rec-1', status: 'accepted' }]);
+    expect(panel().getAllByRole('listitem')).toHaveLength(1);
+  });
+
   // Catches: verdict buttons left pressable while a move is being saved (a double click sends
   // two verdicts), and a refused move that says nothing and leaves the panel stuck.
   it('disables the moves while one is saved and shows why the service refused it', async () => {
