@@ -278,6 +278,29 @@ describe('runCot', () => {
     expect(third.requests).toHaveLength(0);
   });
 
+  it('stopped while the summary is asked: the next run asks only for the summary (upstream never does)', async () => {
+    const controller = new AbortController();
+    const first = scripted({
+      override: (_n, req) => {
+        if (kindOf(req) === 'summarizer') {
+          controller.abort();
+          return new Error('aborted');
+        }
+        return undefined;
+      },
+    });
+    const store = memoryStore();
+    await expect(run(first.client, store, stepsOf(), controller.signal)).rejects.toThrow();
+    expect([...store.steps.keys()]).toEqual([0, 1, 2, 3, 4]);
+    expect(store.summary).toBeNull();
+
+    const second = scripted();
+    const outcome = await run(second.client, store, stepsOf());
+    expect(second.requests.map(kindOf)).toEqual(['summarizer']);
+    expect(outcome).toMatchObject({ generatedSteps: 0, reusedSteps: 5, isSummaryGenerated: true });
+    expect(store.summary?.fields).toMatchObject({ alignment_score: 8 });
+  });
+
   it('a changed step (a new mark) is generated again with every step after it, and the summary', async () => {
     const store = memoryStore();
     await run(scripted().client, store, stepsOf());
