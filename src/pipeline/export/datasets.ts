@@ -79,6 +79,20 @@ function withSummary(labels: TaskLabels, summary: Record<string, unknown> | null
   return out;
 }
 
+// The record's own keys: a summary key among them is not copied over them.
+const RECORD_KEYS = new Set<string>([
+  'task_id',
+  'instruction',
+  'traj',
+  ...Object.values(SUMMARY_KEYS),
+]);
+
+// Every other key of the summarizer's object: upstream's merge (meta.update(eval_result), then
+// merge_json.py) writes the object whole, so a key the model adds is in the record too.
+function otherSummaryFields(summary: Record<string, unknown> | null): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(summary ?? {}).filter(([k]) => !RECORD_KEYS.has(k)));
+}
+
 /** Builds one AgentNet dataset record line (JSON, raw UTF-8, newline-terminated). */
 export function buildAgentNetRecordLine(input: {
   taskId: string;
@@ -101,6 +115,7 @@ export function buildAgentNetRecordLine(input: {
     reason: l.reason,
     natural_language_task: l.naturalLanguageTask,
     actual_task: l.actualTask,
+    ...otherSummaryFields(input.cot?.summary ?? null),
     traj: input.steps.map((s, i) => {
       const m = input.marks?.(i) ?? { lastStepCorrect: null, lastStepRedundant: null };
       const cot = input.cot?.steps[i];

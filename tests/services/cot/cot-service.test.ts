@@ -74,6 +74,8 @@ function scripted(onRequest?: (n: number, req: ChatRequest) => void) {
                   actual_task: 'Change the display settings',
                   natural_language_task: 'Could you change my display settings?',
                   task_difficulty: 5,
+                  // a key the prompt does not ask for: upstream's merge keeps it too
+                  evidence_steps: [1, 3],
                 });
       answers.push(text);
       return Promise.resolve({ text, usage: { promptTokens: 1000, completionTokens: 100 } });
@@ -179,7 +181,7 @@ describe('CoT on the example recording', () => {
     const record = JSON.parse(
       fs.readFileSync(path.join(out, 'agentnet.jsonl'), 'utf8').split('\n')[0]!,
     ) as {
-      traj: { value: Record<string, unknown> }[];
+      traj: { image: string; value: Record<string, unknown> }[];
       [k: string]: unknown;
     };
     expect(record).toMatchObject({
@@ -206,6 +208,33 @@ describe('CoT on the example recording', () => {
     expect(record.traj.map((s) => s.value.reflection)).toEqual(rows.map((r) => r.reflection));
     expect(record.traj[3]!.value.last_step_correct).toBe(false);
     expect(record.traj.every((s) => typeof s.value.observation === 'string')).toBe(true);
+    // the whole record is what upstream's merge_json.py writes for this run: meta.json (the
+    // cot-input line without its traj, updated with the summarizer's JSON) plus `traj`, the step
+    // files in order, each {index, image, value: {code, observation, thought, action,
+    // last_step_correct, last_step_redundant, reflection}} (image: the release's file name)
+    const [inputFile] = fs.readdirSync(path.join(out, 'cot-input'));
+    const { traj: inputTraj, ...meta } = JSON.parse(
+      fs.readFileSync(path.join(out, 'cot-input', inputFile!), 'utf8'),
+    ) as { traj: { index: number; value: { code: string } }[]; [k: string]: unknown };
+    const upstreamMerged = {
+      ...meta,
+      ...(JSON.parse(model.answers.at(-1)!) as Record<string, unknown>),
+      traj: inputTraj.map((step, i) => ({
+        index: step.index,
+        image: record.traj[i]!.image,
+        value: {
+          code: step.value.code,
+          observation: rows[i]!.observation,
+          thought: rows[i]!.thought,
+          action: rows[i]!.action,
+          last_step_correct: rows[i]!.lastStepCorrect,
+          last_step_redundant: rows[i]!.lastStepRedundant,
+          reflection: rows[i]!.reflection,
+        },
+      })),
+    };
+    expect(record).toStrictEqual(upstreamMerged);
+    expect(Object.keys(record).sort()).toEqual(Object.keys(upstreamMerged).sort());
 
     // a new mark on step 5 makes steps 5… stale: the export leaves them out until a new run
     const id5 = effectiveSteps(t.lib, seq)[traj[5]!.imageIndex]!.id;
