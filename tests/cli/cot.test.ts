@@ -149,6 +149,60 @@ describe('cot (CLI)', () => {
     expect(record.traj.slice(0, -1).every((s) => s.value.reflection === 'It worked.')).toBe(true);
   }, 240_000);
 
+  it('--max-cost: MODEL_COST_LIMIT before the call that would go over; finished steps kept, the next run pays only for the rest', async () => {
+    const dir3 = path.join(root, 'lib3');
+    const id3 = await copyExampleLibrary(dir3);
+    const args = ['cot', id3, '--model', 'stub-model', '--base-url', stub.baseUrl];
+    const env = { OPENAI_API_KEY: KEY, CUA_COT_API_KEY: '' };
+    // every answer reports 1,000 prompt tokens: at 1 per million tokens, 0.001 a call
+    stub.fallback((req) => ({
+      ...answer(req),
+      usage: { prompt_tokens: 1000, completion_tokens: 0 },
+    }));
+    try {
+      const before = stub.requests.length;
+      const capped = await runCli(
+        [...args, '--library', dir3, '--json', '--max-cost', '0.0045'].concat([
+          '--price-in',
+          '1',
+          '--price-out',
+          '1',
+        ]),
+        env,
+      );
+      expect(capped.code).toBe(1);
+      // 4 calls cost 0.004 (< 0.0045, so a 5th is sent); 5 cost 0.005, so the 6th is refused:
+      // steps 0 and 1 whole, step 2's generator answered but not its reflector
+      expect(stub.requests.length - before).toBe(5);
+      const result = JSON.parse(capped.stdout) as { cost: number };
+      expect(result).toMatchObject({
+        calls: 5,
+        promptTokens: 5000,
+        completionTokens: 0,
+        recordings: [{ ok: false, code: 'MODEL_COST_LIMIT' }],
+      });
+      expect(result.cost).toBeCloseTo(0.005, 9);
+
+      const rest = await runCli([...args, '--library', dir3, '--json'], env);
+      expect(rest.code, rest.stderr).toBe(0);
+      const done = JSON.parse(rest.stdout) as {
+        calls: number;
+        recordings: { totalSteps: number }[];
+      };
+      const total = done.recordings[0]!.totalSteps;
+      expect(done.recordings[0]).toMatchObject({
+        ok: true,
+        reusedSteps: 2,
+        generatedSteps: total - 2,
+        isSummaryGenerated: true,
+      });
+      // 2 calls per step, none to reflect on the last, 1 summary: 2·total in all, 4 paid before
+      expect(done.calls).toBe(2 * total - 4);
+    } finally {
+      stub.fallback(answer);
+    }
+  }, 240_000);
+
   it('killed (SIGKILL) while step 7 is asked: the next run asks from step 7, none of 0–6 again', async () => {
     const dir2 = path.join(root, 'lib2');
     const id2 = await copyExampleLibrary(dir2);
