@@ -63,7 +63,7 @@ function describe(e: JobEvent): string {
     case 'completed':
       return `${e.key}: done in ${(e.ms / 1000).toFixed(1)} s`;
     case 'failed':
-      return `${e.key}: failed (attempt ${e.attempt}): ${e.error}${e.final ? ' — no attempts left: in the dead-letter list (jobs:dead)' : ' — will retry'}`;
+      return `${e.key}: failed (attempt ${e.attempt}): ${e.error}${e.refused ? ' — refused: in the dead-letter list (jobs:dead), not retried' : e.final ? ' — no attempts left: in the dead-letter list (jobs:dead)' : ' — will retry'}`;
     case 'handed-back':
       return `${e.key}: handed back to the queue (stopping)`;
     case 'log':

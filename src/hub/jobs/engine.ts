@@ -6,14 +6,21 @@
 // What it adds to pg-boss: payload schemas checked on enqueue and on run; one job per
 // idempotency key, ever (the job id is a UUID derived from the key, and completed jobs are kept);
 // handlers as plain functions with a JobContext (types.ts); progress rows for the UI; the counts,
-// the dead-letter list (jobs failed for good, with their error) and its retry action.
+// the dead-letter list (jobs failed for good, with their error; jobs a handler refused, at once and
+// with its reasons) and its retry action.
 import { createHash } from 'node:crypto';
-import { fromPglite, PgBoss, type ConstructorOptions, type JobWithMetadata } from 'pg-boss';
+import {
+  fromPglite,
+  PgBoss,
+  type ConstructorOptions,
+  type JobResult,
+  type JobWithMetadata,
+} from 'pg-boss';
 import * as v from 'valibot';
 import { AppError } from '../../shared/errors';
 import type { HubDatabase } from '../db';
 import { HUB_JOB_QUEUES, type JobQueueSpec } from './queues';
-import { JobHandedBack, type JobContext, type JobHandler } from './types';
+import { JobHandedBack, JobRefused, type JobContext, type JobHandler } from './types';
 
 /** How quickly a dead worker's job comes back and how often idle workers look for work. */
 export type JobTiming = {
@@ -47,6 +54,8 @@ export type JobEvent =
       error: string;
       /** No attempts left: the job is in the dead-letter list. */
       final: boolean;
+      /** The handler refused the job (JobRefused): dead-lettered at once, no retries. */
+      refused?: boolean;
     }
   | { event: 'handed-back'; queue: string; key: string; id: string; attempt: number }
   | { event: 'log'; queue: string; key: string; message: string }
@@ -73,6 +82,9 @@ export type DeadJob = {
   /** The last attempt's error. */
   error: string;
   code: string | null;
+  /** Why a refused job (JobRefused) was refused, e.g. a failed intake's reasons; empty for a job
+   * that failed by throwing. */
+  reasons: { code: string; message: string }[];
   attempts: number;
   failedAtMs: number;
 };
@@ -158,13 +170,23 @@ function checkPayload(spec: JobQueueSpec, payload: unknown): unknown {
   return r.output;
 }
 
-function errorText(output: unknown): { error: string; code: string | null } {
+function errorText(output: unknown): {
+  error: string;
+  code: string | null;
+  reasons: DeadJob['reasons'];
+} {
   if (output && typeof output === 'object') {
-    const o = output as { message?: unknown; code?: unknown; value?: unknown };
+    const o = output as { message?: unknown; code?: unknown; reasons?: unknown };
     const message = typeof o.message === 'string' ? o.message : JSON.stringify(output);
-    return { error: message, code: typeof o.code === 'string' ? o.code : null };
+    const reasons = Array.isArray(o.reasons)
+      ? (o.reasons as { code?: unknown; message?: unknown }[]).map((r) => ({
+          code: typeof r?.code === 'string' ? r.code : '',
+          message: typeof r?.message === 'string' ? r.message : '',
+        }))
+      : [];
+    return { error: message, code: typeof o.code === 'string' ? o.code : null, reasons };
   }
-  return { error: String(output), code: null };
+  return { error: String(output), code: null, reasons: [] };
 }
 
 /** Opens the job layer on the hub database's connection and creates its queues. */
@@ -265,11 +287,14 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
     return spec;
   };
 
+  // settles one job: completed with the handler's result, or dead-lettered at once when the
+  // handler refused it (JobRefused: pg-boss's `deadletter` disposition skips the retries left);
+  // any other error is thrown, and pg-boss fails the attempt (retried, then dead-lettered)
   const runOne = async (
     spec: JobQueueSpec,
     handler: JobHandler<never, unknown>,
     job: JobWithMetadata<Envelope>,
-  ): Promise<unknown> => {
+  ): Promise<JobResult> => {
     const { key } = job.data;
     const attempt = job.retryCount + 1;
     const started = Date.now();
@@ -311,8 +336,26 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
         ms: Date.now() - started,
       });
       // pg-boss keeps an object as the job's output: the result travels wrapped
-      return { result: result ?? null };
+      return { id: job.id, status: 'completed', output: { result: result ?? null } };
     } catch (e) {
+      if (e instanceof JobRefused && !job.signal.aborted) {
+        emit({
+          event: 'failed',
+          queue: spec.name,
+          key,
+          id: job.id,
+          attempt,
+          ms: Date.now() - started,
+          error: e.message,
+          final: true,
+          refused: true,
+        });
+        return {
+          id: job.id,
+          status: 'deadletter',
+          output: { message: e.message, code: e.code, fix: e.fix, ...e.details },
+        };
+      }
       if (e instanceof JobHandedBack || job.signal.aborted) {
         emit({ event: 'handed-back', queue: spec.name, key, id: job.id, attempt });
       } else {
@@ -364,13 +407,14 @@ export async function openJobEngine(options: JobEngineOptions): Promise<JobEngin
             {
               batchSize: 1,
               includeMetadata: true,
+              perJobResults: true,
               pollingIntervalSeconds: timing.pollSeconds,
               // retries come due without a NOTIFY: poll at the same pace
               notifyPollingIntervalSeconds: timing.pollSeconds,
             },
             async ([job]) => {
               try {
-                return job ? await runOne(spec, handler, job as JobWithMetadata<Envelope>) : null;
+                return job ? [await runOne(spec, handler, job as JobWithMetadata<Envelope>)] : [];
               } finally {
                 boss.notifyWorker(workerId);
               }

@@ -42,3 +42,20 @@ export class JobHandedBack extends Error {
     this.name = 'JobHandedBack';
   }
 }
+
+/** Thrown by a handler whose work is done and whose outcome is a refusal (an intake that found
+ * the bundle lying): the job goes to the dead-letter list at once — no retry would find anything
+ * else — with this error's code, message and details (the reasons). Its effect (the refusal
+ * recorded) must already be stored: the engine only settles the job. */
+export class JobRefused extends Error {
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+  readonly fix: string;
+  constructor(code: string, message: string, details: Record<string, unknown>, fix: string) {
+    super(message);
+    this.name = 'JobRefused';
+    this.code = code;
+    this.details = details;
+    this.fix = fix;
+  }
+}

@@ -332,6 +332,8 @@ export const HubDeadJobSchema = v.strictObject({
   payload: v.unknown(),
   error: v.string(),
   code: v.nullable(v.string()),
+  /** A refused job's reasons (a failed intake's codes and messages); empty otherwise. */
+  reasons: v.array(v.strictObject({ code: v.string(), message: v.string() })),
   attempts: v.number(),
   failedAtMs: msField,
 });

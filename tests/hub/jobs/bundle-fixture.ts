@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { registerVersion, type RegisteredVersion } from '../../../src/hub/review/queue';
 import { bundlePrefix } from '../../../src/hub/review/submit';
 import type { HubRootDb } from '../../../src/hub/db';
@@ -24,7 +24,9 @@ import {
   manifestText,
   type SubmissionManifest,
 } from '../../../src/services/upload/manifest';
+import { makeCheckRecording } from '../../helpers/check-recording';
 import { exampleLibrary } from '../../helpers/example-library';
+import { tempLibrary } from '../../helpers/library';
 
 /** One file of a template bundle: its bytes, or the path of a large binary (the video). */
 type TemplateFile = {
@@ -50,7 +52,28 @@ const TEXT_RE = /\.(json|jsonl|txt|csv|md)$/;
 export async function bundleTemplate(
   options: { relabel?: string; keyframes?: boolean } = {},
 ): Promise<BundleTemplate> {
-  const ex = await exampleLibrary({ keyframes: options.keyframes ?? true });
+  return await templateOf(await exampleLibrary({ keyframes: options.keyframes ?? true }), options);
+}
+
+/** A small bundle that passes the intake: a recording of three steps and terminate reduced from
+ * a short input script (tests/helpers/check-recording.ts), fresh keyframe rows, and a stand-in
+ * video of `videoBytes` random bytes (nothing decodes it: the intake hashes it, `check` reads its
+ * row). For benches of many submissions (bench/jobs-team-sim.ts). */
+export async function smallBundleTemplate(videoBytes = 64 * 1024): Promise<BundleTemplate> {
+  const t = tempLibrary();
+  const { id } = makeCheckRecording(t.lib);
+  const rec = getRecording(t.lib.db, id);
+  for (const v of rec.videos) {
+    await fs.mkdir(path.dirname(t.lib.resolve(v.path)), { recursive: true });
+    await fs.writeFile(t.lib.resolve(v.path), randomBytes(videoBytes));
+  }
+  return await templateOf({ lib: t.lib, id, cleanup: t.cleanup }, {});
+}
+
+async function templateOf(
+  ex: { lib: Awaited<ReturnType<typeof exampleLibrary>>['lib']; id: string; cleanup: () => void },
+  options: { relabel?: string },
+): Promise<BundleTemplate> {
   if (options.relabel !== undefined) {
     const first = showRecording(ex.lib, ex.id).steps[0]!;
     applyEdit(

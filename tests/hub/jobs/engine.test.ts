@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHubDb, type HubDatabase } from '../../../src/hub/db';
 import { jobIdOfKey, openJobEngine, type JobEngine } from '../../../src/hub/jobs/engine';
 import type { JobQueueSpec } from '../../../src/hub/jobs/queues';
-import { JobHandedBack, type JobHandler } from '../../../src/hub/jobs/types';
+import { JobHandedBack, JobRefused, type JobHandler } from '../../../src/hub/jobs/types';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
 import { untilValue } from '../../helpers/wait';
 
@@ -187,6 +187,73 @@ describe.each(BACKENDS)('job engine on $name', (backend) => {
       expect(await engine.dead()).toEqual([]);
       await expect(engine.retry(dead[0]!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
+  });
+
+  it('dead-letters a refused job at once (no retries) with its code and reasons; a retry of it is one more attempt', async () => {
+    const [q] = queues('refuse');
+    const attempts: { key: string; attempt: number }[] = [];
+    const events: { event: string; refused?: boolean; final?: boolean }[] = [];
+    const hub = await backend.open();
+    const engine = await openJobEngine({
+      database: hub,
+      queues: [q!],
+      timing: FAST,
+      onEvent: (e) => events.push(e),
+    });
+    try {
+      const handler: JobHandler<{ n: number }, string> = async (p, ctx) => {
+        attempts.push({ key: ctx.key, attempt: ctx.attempt });
+        if (p.n === 0) {
+          throw new JobRefused(
+            'INTAKE_FAILED',
+            'refused: PULL_INVALID',
+            { reasons: [{ code: 'PULL_INVALID', message: 'rows of another recording', fix: 'f' }] },
+            'send a new version',
+          );
+        }
+        return await Promise.resolve(`ok ${p.n}`);
+      };
+      await engine.enqueue(q!.name, { n: 0 }, { key: 'refused' });
+      await engine.enqueue(q!.name, { n: 1 }, { key: 'next' });
+      await engine.work({ [q!.name]: handler });
+      const dead = await untilValue('the refused job in the dead-letter list', async () => {
+        const list = await engine.dead();
+        return list.length ? list : null;
+      });
+      expect(dead).toEqual([
+        expect.objectContaining({
+          id: jobIdOfKey('refused'),
+          key: 'refused',
+          error: 'refused: PULL_INVALID',
+          code: 'INTAKE_FAILED',
+          reasons: [{ code: 'PULL_INVALID', message: 'rows of another recording' }],
+          attempts: 1,
+        }),
+      ]);
+      expect(events).toContainEqual(
+        expect.objectContaining({ event: 'failed', final: true, refused: true }),
+      );
+      // the queue moves on; the refused job ran once although its queue allows 2 retries
+      await untilValue('the next job done', async () => {
+        const j = await engine.find('next');
+        return j?.state === 'completed' ? j : null;
+      });
+      expect(attempts.filter((a) => a.key === 'refused').map((a) => a.attempt)).toEqual([1]);
+      expect(await engine.counts()).toEqual([
+        { name: q!.name, waiting: 0, active: 0, done: 1, failed: 1 },
+      ]);
+      // retried: one more attempt, refused again, back in the list at once
+      await engine.retry(dead[0]!.id);
+      const back = await untilValue('the retried refusal back in the list', async () => {
+        const list = await engine.dead();
+        return list[0]?.attempts === 2 ? list[0] : null;
+      });
+      expect(back).toMatchObject({ code: 'INTAKE_FAILED', key: 'refused' });
+      expect(attempts.filter((a) => a.key === 'refused').map((a) => a.attempt)).toEqual([1, 2]);
+    } finally {
+      await engine.stop({ timeoutMs: 1000 });
+      await backend.done(hub);
+    }
   });
 
   it('stores a running job’s progress and lets the job in hand finish on a graceful stop', async () => {

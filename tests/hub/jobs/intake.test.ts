@@ -2,7 +2,8 @@
 // example recording's bundle passes and joins the review queue; a manifest that lies (a file's
 // bytes changed after registration), a bundle with an unresolved secret and one whose rows do
 // not restore fail with their reasons, go back to the annotator (status intake-failed, shown in
-// the annotator's list) and are never leased; a second run of the same key changes nothing.
+// the annotator's list) and are never leased; their jobs are refused (JobRefused: the engine
+// dead-letters them at once, jobs-e2e.test.ts); a second run of the same key changes nothing.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,7 +17,12 @@ import {
   setUserRoles,
   type HubDatabase,
 } from '../../../src/hub/db';
-import { createIntakeHandler } from '../../../src/hub/jobs/handlers';
+import {
+  createIntakeHandler,
+  INTAKE_REFUSED,
+  type IntakeResult,
+} from '../../../src/hub/jobs/handlers';
+import { JobRefused } from '../../../src/hub/jobs/types';
 import { leaseNext, listForAnnotator } from '../../../src/hub/review/queue';
 import { FolderObjectStore } from '../../../src/hub/storage';
 import {
@@ -95,7 +101,7 @@ describe('intake', () => {
     expect(leased?.submissionId).toBe(r.submissionId);
   });
 
-  it('a poisoned submission (a manifest that lies) fails with the reason, goes back to the annotator, and the queue moves on', async () => {
+  it('a poisoned submission (a manifest that lies) fails with the reason, is refused (dead letter), goes back to the annotator, and the queue moves on', async () => {
     const intake = createIntakeHandler({ db: hub.db, store });
     const liar = await makeBundle(template, { annotator: annotator.name });
     const bad = await submitBundle(hub.db, store, liar, annotator, { awaitIntake: true });
@@ -119,12 +125,34 @@ describe('intake', () => {
       annotator,
       { awaitIntake: true },
     );
-    const run = (s: { submissionId: number; version: number }) =>
-      intake(
-        { submissionId: s.submissionId, version: s.version },
-        testContext(`intake:${s.submissionId}@${s.version}`),
-      );
+    // a failed intake is recorded, then its job refused: the refusal carries the outcome
+    const run = async (s: { submissionId: number; version: number }): Promise<IntakeResult> => {
+      try {
+        return await intake(
+          { submissionId: s.submissionId, version: s.version },
+          testContext(`intake:${s.submissionId}@${s.version}`),
+        );
+      } catch (e) {
+        expect(e).toBeInstanceOf(JobRefused);
+        const refused = e as JobRefused;
+        expect(refused.code).toBe(INTAKE_REFUSED);
+        const result = refused.details.intake as IntakeResult;
+        expect(refused.details.reasons).toEqual(result.reasons);
+        expect(refused.message).toContain(result.reasons[0]!.code);
+        return result;
+      }
+    };
     const [r1, r2, r3] = [await run(bad), await run(leaky), await run(good)];
+    // the same key again (a rerun, an admin's retry): refused again with the stored reasons,
+    // nothing re-checked, no second audit row
+    const r1again = await run(bad);
+    expect(r1again).toMatchObject({ status: 'failed', decided: false, ms: 0 });
+    expect(r1again.reasons).toEqual(r1.reasons);
+    expect(
+      (await listAudit(hub.db, { limit: 100 })).filter(
+        (a) => a.action === 'submission.intake' && a.target === `submission:${bad.submissionId}`,
+      ),
+    ).toHaveLength(1);
     expect(r1.status).toBe('failed');
     expect(r1.reasons[0]).toMatchObject({ code: 'INTEGRITY_FAILED' });
     expect(r1.reasons[0]!.message).toContain('steps/steps.json (size)');

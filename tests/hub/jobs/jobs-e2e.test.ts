@@ -2,7 +2,9 @@
 // behind the hub's HTTP API: submissions registered over HTTP are taken in by the intake job
 // before any reviewer sees them; a poisoned one (its manifest lies about the recording it
 // carries) comes back to its annotator as intake-failed with the reason in submissions:mine
-// (what `sync` prints) while the good ones move on through the queue; an admin's dataset:build
+// (what `sync` prints) and its job is in the admin's dead-letter list (jobs:dead) with the
+// reason after one attempt, while the good ones — and one sent after it — move on through the
+// queue; the admin's retry of it re-checks nothing and it comes back; an admin's dataset:build
 // runs one build-item job per accepted submission and the merge, and dataset:status hands out
 // the finished dataset's files, each matching the manifest.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -101,7 +103,7 @@ async function register(b: Awaited<ReturnType<typeof makeBundle>>) {
 }
 
 describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
-  it('intake before review: a poisoned submission goes back to its annotator with the reason, the good ones move on; a dataset build of the accepted ones', async () => {
+  it('intake before review: a poisoned submission goes back to its annotator with the reason and into the dead-letter list, the good ones move on; a dataset build of the accepted ones', async () => {
     const good = [
       await makeBundle(template, { annotator: 'ann' }),
       await makeBundle(template, { annotator: 'ann' }),
@@ -141,6 +143,59 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
         intake: { status: 'passed', reasons: [] },
       });
     }
+    // the admin's dead-letter list: the poisoned intake, with its reason, after one attempt (a
+    // refusal wastes no retries); nothing else in it
+    type Dead = {
+      id: string;
+      queue: string;
+      key: string;
+      code: string | null;
+      error: string;
+      reasons: { code: string; message: string }[];
+      attempts: number;
+    };
+    const deadList = async () => ((await call('boss', 'jobs:dead')) as { jobs: Dead[] }).jobs;
+    const dead = await deadList();
+    expect(dead).toEqual([
+      expect.objectContaining({
+        queue: 'intake',
+        key: `intake:${String(poisoned.id)}@1`,
+        code: 'INTAKE_FAILED',
+        error: expect.stringContaining('PULL_INVALID') as string,
+        reasons: [expect.objectContaining({ code: 'PULL_INVALID' })],
+        attempts: 1,
+      }),
+    ]);
+    // the queue keeps moving: a submission sent after the refusal is taken in
+    const after = await register(await makeBundle(template, { annotator: 'ann' }));
+    registered.push(after);
+    await until('the intake after the dead letter', async () => {
+      const { submissions } = (await call('ann', 'submissions:mine')) as {
+        submissions: { id: number; status: string }[];
+      };
+      return submissions.find((s) => s.id === after.id && s.status === 'submitted') ?? null;
+    });
+    const { queues } = (await call('boss', 'jobs:status')) as {
+      queues: { name: string; done: number; failed: number }[];
+    };
+    expect(queues.find((q) => q.name === 'intake')).toMatchObject({ done: 3, failed: 1 });
+    // the admin's retry: one more attempt that re-checks nothing (the version's intake is
+    // decided) and refuses again with the same reason; the annotator's view is unchanged
+    expect(await call('boss', 'jobs:retry', { id: dead[0]!.id })).toMatchObject({
+      key: `intake:${String(poisoned.id)}@1`,
+    });
+    const back = await until('the retried refusal back in the list', async () => {
+      const d = await deadList();
+      return d.length === 1 && d[0]!.attempts === 2 ? d[0]! : null;
+    });
+    expect(back).toMatchObject({ code: 'INTAKE_FAILED', reasons: dead[0]!.reasons });
+    const { submissions: mineAgain } = (await call('ann', 'submissions:mine')) as {
+      submissions: { id: number; status: string; intake: { reasons: unknown[] } }[];
+    };
+    expect(mineAgain.find((s) => s.id === poisoned.id)).toMatchObject({
+      status: 'intake-failed',
+      intake: { reasons: byId.get(poisoned.id as number)!.intake!.reasons },
+    });
     // what the annotator's `sync` prints: the refused one with its reason and fix
     const annLib = path.join(dir, 'ann-library');
     await saveCredentials(annLib, {
@@ -175,14 +230,14 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
 
     // a dataset of the accepted ones, built by the jobs
     const started = await call('boss', 'dataset:build', { format: 'agentnet-jsonl' });
-    expect(started).toMatchObject({ submissions: 2, format: 'agentnet-jsonl' });
+    expect(started).toMatchObject({ submissions: 3, format: 'agentnet-jsonl' });
     const done = await until('the build', async () => {
       const { build } = (await call('boss', 'dataset:status', { id: started.build })) as {
         build: { status: string; manifest: string | null; done: number };
       };
       return build.status === 'done' || build.status === 'failed' ? build : null;
     });
-    expect(done).toMatchObject({ status: 'done', done: 2 });
+    expect(done).toMatchObject({ status: 'done', done: 3 });
     const { files } = (await call('boss', 'dataset:status', {
       id: started.build,
       files: true,
@@ -244,7 +299,7 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
     ]);
     expect(cli.code, cli.stderr).toBe(0);
     const printed = JSON.parse(cli.stdout) as Record<string, unknown>;
-    expect(printed).toMatchObject({ status: 'done', submissions: 2, manifest: done.manifest });
+    expect(printed).toMatchObject({ status: 'done', submissions: 3, manifest: done.manifest });
     expect(printed.build).not.toBe(started.build);
     const local = await readFile(path.join(outDir, 'manifest.json'));
     expect(local.equals(manifestBytes)).toBe(true);
@@ -255,6 +310,6 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
     const listed = await runCli(['dataset', 'list', '--json', '--library', libDir]);
     expect((JSON.parse(listed.stdout) as { builds: unknown[] }).builds).toHaveLength(2);
     const status = await runCli(['dataset', 'status', String(started.build), '--library', libDir]);
-    expect(status.stdout).toContain(`build ${String(started.build)} done: 2/2 exported`);
+    expect(status.stdout).toContain(`build ${String(started.build)} done: 3/3 exported`);
   }, 300_000);
 });

@@ -71,6 +71,8 @@ describe('jobs:* on the hub', () => {
         payload: { n: 7 },
         error: 'job 7: steps.jsonl does not match the manifest',
         code: 'INTEGRITY_FAILED',
+        // a job that threw has no reasons (a refused one's: jobs-e2e.test.ts)
+        reasons: [],
         attempts: 2,
         failedAtMs: expect.any(Number) as number,
       },

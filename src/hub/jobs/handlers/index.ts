@@ -25,7 +25,12 @@ export {
   type CotJobResult,
   type CotJobSettings,
 } from './cot';
-export { createIntakeHandler, type IntakeReason, type IntakeResult } from './intake';
+export {
+  createIntakeHandler,
+  INTAKE_REFUSED,
+  type IntakeReason,
+  type IntakeResult,
+} from './intake';
 export { createKeyframesHandler, type KeyframesResult } from './keyframes';
 export * from './payloads';
 

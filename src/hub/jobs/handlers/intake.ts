@@ -3,8 +3,9 @@
 // library where the PII scan (every text the bundle carries, an import's raw files included) and
 // `check` run, and its outcome is stored on the version. A passing version joins the review
 // queue; a failing one goes back to the annotator with the reasons (status `intake-failed`,
-// shown by `sync`), never to a reviewer. Idempotent: a version whose intake is decided is not
-// run again (key `intake:<id>@<version>`).
+// shown by `sync`), never to a reviewer — and its job goes to the admins' dead-letter list with the
+// reasons (JobRefused: at once, no retries). Idempotent: a version whose intake is decided is not
+// run again (key `intake:<id>@<version>`); a rerun returns, or refuses with, the stored outcome.
 import type { CheckProblem } from '../../../shared/domain';
 import { BLOCKING_PII_KINDS } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
@@ -12,7 +13,13 @@ import { checkRecordingInLibrary } from '../../../services/quality/check-service
 import { scanWithResolutions } from '../../../services/privacy/policy';
 import { findJobVersion, recordIntake, writeAudit, type HubDb } from '../../db';
 import { verifyBundle, type ObjectProblem } from '../../storage';
-import { JobHandedBack, type JobContext, type JobDeps, type JobHandler } from '../types';
+import {
+  JobHandedBack,
+  JobRefused,
+  type JobContext,
+  type JobDeps,
+  type JobHandler,
+} from '../types';
 import { reasonOf, withBundleLibrary } from './bundle-library';
 import {
   jobKeys,
@@ -73,6 +80,30 @@ function handedBack(ctx: JobContext): void {
   if (ctx.signal.aborted) {
     throw new JobHandedBack(ctx.key);
   }
+}
+
+/** The error code of a refused intake's job in the dead-letter list. */
+export const INTAKE_REFUSED = 'INTAKE_FAILED';
+
+/** The refusal of a failed intake: its job is dead-lettered with the reasons (the outcome itself
+ * is stored on the version before this is thrown; `intake` carries it for direct callers). */
+export function intakeRefusal(result: IntakeResult): JobRefused {
+  const shown = result.reasons.slice(0, 3).map((r) => `${r.code}: ${r.message}`);
+  const more = result.reasons.length - shown.length;
+  return new JobRefused(
+    INTAKE_REFUSED,
+    `intake of submission ${result.submissionId} version ${result.version} failed: ` +
+      shown.join('; ') +
+      (more > 0 ? `; and ${more} more` : ''),
+    {
+      submissionId: result.submissionId,
+      version: result.version,
+      reasons: result.reasons,
+      intake: result,
+    },
+    'The annotator sees these reasons (My submissions, `sync`) and sends a new version. A retry ' +
+      're-checks nothing (this version’s intake is decided): it comes back here at once.',
+  );
 }
 
 /** Runs `fn` in a transaction (or in the one `db` is). */
@@ -199,8 +230,9 @@ export function createIntakeHandler(deps: JobDeps): JobHandler<IntakePayload, In
       );
     }
     if (found.intakeStatus === 'passed' || found.intakeStatus === 'failed') {
-      // decided by an earlier run (this key ran before, or a retry after the effect)
-      return { ...(found.intakeResult as IntakeResult), ms: 0, decided: false };
+      // decided by an earlier run (this key ran before, a rerun after the effect, an admin's
+      // retry of the refusal): the stored outcome stands, a refusal is refused again
+      return settled({ ...(found.intakeResult as IntakeResult), ms: 0, decided: false });
     }
     const started = Date.now();
     const checks = await runChecks(deps, found.objectPrefix, found.manifestSha256, ctx);
@@ -240,7 +272,7 @@ export function createIntakeHandler(deps: JobDeps): JobHandler<IntakePayload, In
     if (!recorded.decided) {
       // another run decided it between our read and our write: its outcome stands
       const again = await findJobVersion(deps.db, p.submissionId, p.version);
-      return { ...(again?.intakeResult as IntakeResult), ms: 0, decided: false };
+      return settled({ ...(again?.intakeResult as IntakeResult), ms: 0, decided: false });
     }
     if (result.status === 'passed' && result.needsKeyframes) {
       await deps.enqueue?.('keyframes', p, { key: jobKeys.keyframes(p.submissionId, p.version) });
@@ -250,6 +282,14 @@ export function createIntakeHandler(deps: JobDeps): JobHandler<IntakePayload, In
         (result.reasons.length ? ` (${result.reasons.map((x) => x.code).join(', ')})` : '') +
         ` in ${result.ms} ms`,
     );
-    return result;
+    return settled(result);
   };
+}
+
+// a passed intake is the job's result; a failed one, recorded, refuses the job (dead letter)
+function settled(result: IntakeResult): IntakeResult {
+  if (result.status === 'failed') {
+    throw intakeRefusal(result);
+  }
+  return result;
 }
