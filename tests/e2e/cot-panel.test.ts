@@ -104,6 +104,37 @@ describe('Reasoning panel end to end (Chromium + cua-annotator serve)', () => {
     await expect.poll(() => panel.getByTestId('cot-verdict').textContent()).toContain('edited');
   }, 120_000);
 
+  it('the summary is editable like the step fields: a text, a score and "task completed" are saved', async () => {
+    const panel = page.getByTestId('cot-panel');
+    // each save answers a new view and the panel is drawn again: wait for that before the next
+    const saving = async (act: () => Promise<void>) => {
+      const old = await panel.getByTestId('cot-summary').elementHandle();
+      await act();
+      await page.waitForFunction((el) => !el?.isConnected, old, { timeout: 10_000 });
+    };
+    await saving(async () => {
+      await panel.getByTestId('cot-actualTask').fill('Turn the display brightness down');
+      await panel.getByTestId('cot-reason').focus(); // leaves the field: saved
+    });
+    await saving(async () => {
+      await panel.getByTestId('cot-efficiencyScore').fill('3');
+      await panel.getByTestId('cot-reason').focus();
+    });
+    await saving(async () => {
+      await panel.getByTestId('cot-task-completed').selectOption('false');
+    });
+    expect((await view()).summary).toMatchObject({
+      actualTask: 'Turn the display brightness down',
+      efficiencyScore: 3,
+      taskCompleted: false,
+      alignmentScore: 8,
+      isEdited: true,
+    });
+    expect(await panel.getByTestId('cot-summary').textContent()).toContain('edited');
+    expect(await panel.getByTestId('cot-efficiencyScore').inputValue()).toBe('3');
+    expect(await panel.getByTestId('cot-task-completed').inputValue()).toBe('false');
+  }, 60_000);
+
   it('a reviewer’s new mark makes that step and the later ones stale', async () => {
     const before = await view();
     expect(before.steps.every((s) => !s.isStale)).toBe(true);
@@ -116,6 +147,27 @@ describe('Reasoning panel end to end (Chromium + cua-annotator serve)', () => {
     const after = await view();
     expect(after.steps.map((s) => s.isStale)).toEqual(after.steps.map((s) => s.index >= 4));
     expect(after.summary?.isStale).toBe(true);
+  }, 60_000);
+
+  it('a changed action makes its step and the later ones stale; a new label does not (no CoT input)', async () => {
+    const before = await view();
+    const relabel = await callApi(served!, 'edits:apply', {
+      id,
+      edit: { op: 'relabel', stepId: before.steps[0]!.stepId!, label: 'Open the settings' },
+    });
+    expect(relabel.ok).toBe(true);
+    expect((await view()).steps[0]!.isStale).toBe(false);
+    const setAction = await callApi(served!, 'edits:apply', {
+      id,
+      edit: {
+        op: 'set-action',
+        stepId: before.steps[1]!.stepId!,
+        calls: [{ name: 'click', args: { x: { float: 0.25 }, y: { float: 0.75 } } }],
+      },
+    });
+    expect(setAction.ok).toBe(true);
+    const after = await view();
+    expect(after.steps.map((s) => s.isStale)).toEqual(after.steps.map((s) => s.index >= 1));
   }, 60_000);
 
   it('an accepted recording’s reasoning is locked: REVIEW_LOCKED, then with force it goes back to review', async () => {
