@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as prompts from '../../src/pipeline/cot/prompts';
 import { runCli } from '../helpers/cli';
+import { upstreamFlow } from '../helpers/cot-upstream';
 import { REPO_ROOT } from '../helpers/paths';
 import { copyExampleLibrary } from '../helpers/example-library';
 import { fence, startOpenAiStub, type OpenAiStub, type StubRequest } from '../helpers/openai-stub';
@@ -145,6 +147,24 @@ describe('cot (CLI)', () => {
       traj: { value: { observation: string; thought: string; reflection: string } }[];
     };
     expect(record.alignment_score).toBe(9);
+
+    // the texts that went over HTTP are upstream's, byte for byte: tests/helpers/cot-upstream.py
+    // runs gen_cot.py's flow in Python on the export's cot-input line with the same answers
+    const [inputFile] = fs.readdirSync(path.join(out, 'cot-input'));
+    const input = JSON.parse(fs.readFileSync(path.join(out, 'cot-input', inputFile!), 'utf8')) as {
+      instruction: string;
+      traj: { value: { code: string } }[];
+    };
+    const answered = sent.slice(1); // the first was answered 429 and sent again
+    const [expected] = upstreamFlow([
+      {
+        templates: { ...prompts },
+        goal: input.instruction,
+        steps: input.traj.map((t) => ({ code: t.value.code, judge: null })),
+        answers: answered.map((q) => answer(q).text),
+      },
+    ]);
+    expect(answered.map((q) => q.promptText)).toEqual(expected);
     expect(record.traj.every((s) => s.value.observation === 'A window.')).toBe(true);
     expect(record.traj.slice(0, -1).every((s) => s.value.reflection === 'It worked.')).toBe(true);
   }, 240_000);
