@@ -1,4 +1,4 @@
-// The admin dashboard's charts (docs/team-mode.md §18): one Vega-Lite spec per figure, built
+// The admin dashboard's charts (docs/team-mode.md §18, QA §19): one Vega-Lite spec per figure, built
 // from the `stats:get` answer by this one module for the Dashboard page (vega-embed) and for
 // `hub stats --svg` (vega in Node, no canvas), plus each figure as a table (rows) and as CSV.
 // Pure: plain data in, plain JSON out.
@@ -75,6 +75,15 @@ export function dashboardFigures(stats: HubStats): DashboardFigure[] {
     reviewer: r.reviewer,
     verdicts: r.verdicts,
   }));
+  const qa = [
+    { review: 'agreed', count: stats.qa.agreed },
+    { review: 'disagreed', count: stats.qa.reviewed - stats.qa.agreed },
+    { review: 'waiting', count: stats.qa.sampled - stats.qa.reviewed },
+  ];
+  const qaRate =
+    stats.qa.agreementRate === null
+      ? 'no second reviews yet'
+      : `agreement ${(stats.qa.agreementRate * 100).toFixed(1)}% of ${stats.qa.reviewed}`;
   const mean = stats.steps.mean === null ? 'no accepted trajectories' : stats.steps.mean.toFixed(1);
   const histSpec = bar(
     `Steps per accepted trajectory (mean ${mean}; AgentNet ${stats.steps.agentnetMean})`,
@@ -170,6 +179,13 @@ export function dashboardFigures(stats: HubStats): DashboardFigure[] {
         'count',
         { color: 'verdict', sort: true },
       ),
+    },
+    {
+      name: 'qa-agreement',
+      title: `QA second reviews (${qaRate}; ${stats.qa.unsettled} to settle)`,
+      columns: ['review', 'count'],
+      rows: qa.map((r) => [r.review, r.count]),
+      spec: bar('QA second reviews', qa, 'review', 'count'),
     },
   ];
 }

@@ -14,6 +14,7 @@ export {
 } from './open';
 export * from './queries/audit';
 export * from './queries/jobs';
+export * from './queries/qa';
 export * from './queries/sessions';
 export * from './queries/stats';
 export * from './queries/submissions';

@@ -190,6 +190,8 @@ export type ReviewLeasesTable = {
   expires_at: ColumnType<Date, RawBuilder<Date>, never>;
   ended_at: ColumnType<Date | null, never, Date | RawBuilder<Date>>;
   end_reason: ColumnType<LeaseEndReason | null, never, LeaseEndReason>;
+  /** A QA lease: the second review of an accepted submission (migration 17). */
+  qa: ColumnType<boolean, boolean | undefined, never>;
 };
 
 /** `verdicts`: a reviewer's decision on one version. */
@@ -269,6 +271,30 @@ export type VersionStatsTable = {
   keyframe_count: number;
 };
 
+/** `qa_reviews`: an accepted submission drawn for a second review (migration 17). */
+export type QaReviewsTable = {
+  id: Generated<number>;
+  submission_id: number;
+  version: number;
+  first_reviewer_id: number;
+  first_verdict: 'accept' | 'reject' | 'changes';
+  queued_at: CreatedAt;
+  lease_expires_at: ColumnType<Date | null, never, Date | RawBuilder<Date> | null>;
+  reviewer_id: ColumnType<number | null, never, number>;
+  verdict: ColumnType<
+    'accept' | 'reject' | 'changes' | null,
+    never,
+    'accept' | 'reject' | 'changes'
+  >;
+  grade: ColumnType<'excellent' | 'good' | 'ok' | null, never, 'excellent' | 'good' | 'ok' | null>;
+  feedback: ColumnType<string, never, string>;
+  at: ColumnType<Date | null, never, RawBuilder<Date>>;
+  settled_status: ColumnType<'accepted' | 'rejected' | null, never, 'accepted' | 'rejected'>;
+  settled_by: ColumnType<number | null, never, number>;
+  settled_at: ColumnType<Date | null, never, RawBuilder<Date>>;
+  note: ColumnType<string, never, string>;
+};
+
 /** Every hub table, for Kysely. */
 export type HubTables = {
   hub_schema: HubSchemaTable;
@@ -288,6 +314,7 @@ export type HubTables = {
   task_reports: TaskReportsTable;
   hub_settings: HubSettingsTable;
   version_stats: VersionStatsTable;
+  qa_reviews: QaReviewsTable;
 };
 
 /** The hub database handle itself (transactions start here). */

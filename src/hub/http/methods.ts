@@ -22,6 +22,7 @@ import {
 } from '../db';
 import { listForAnnotator, leaseNext, reassign, recordVerdict } from '../review/queue';
 import { planUpload, registerUploaded } from '../review/submit';
+import { readQaSettings, settleQa, writeQaSettings } from '../review/qa';
 import { statsGetMethod } from './stats-methods';
 import {
   afterVerdict,
@@ -416,6 +417,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
         manifestSha256: version.manifestSha256,
         leaseExpiresAtMs: leased.expiresAtMs,
         isResumed: leased.isResumed,
+        ...(leased.isQa ? { qa: true } : {}),
         files,
       },
     };
@@ -430,12 +432,21 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       feedback: input.feedback ?? '',
       editLog: input.editLog ?? [],
     });
+    if (r.qa) {
+      // a second review (QA): the first verdict already did what an accept does
+      return { id: r.submissionId, version: r.version, status: r.status, qa: true };
+    }
     if (r.status === 'accepted') {
       // the task it was recorded for closes itself at its target
       await afterVerdict(ctx.db, queueActor(ctx), r.submissionId);
     }
     await enqueueCotOnAccept(ctx, r);
-    return { id: r.submissionId, version: r.version, status: r.status };
+    return {
+      id: r.submissionId,
+      version: r.version,
+      status: r.status,
+      ...(r.sampled ? { sampled: true } : {}),
+    };
   },
   'review:reassign': async (ctx, input) => {
     const r = await reassign(ctx.db, {
@@ -517,4 +528,17 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       : await readTaskSettings(ctx.db),
   ...DATASET_HANDLERS,
   'cot:settings': cotSettingsMethod,
+  'qa:settings': async (ctx, input) =>
+    input.sampleShare === undefined
+      ? await readQaSettings(ctx.db)
+      : await writeQaSettings(ctx.db, queueActor(ctx), { sampleShare: input.sampleShare }),
+  'qa:settle': async (ctx, input) => {
+    const r = await settleQa(ctx.db, {
+      admin: queueActor(ctx),
+      submissionId: input.id,
+      status: input.status,
+      ...(input.note !== undefined ? { note: input.note } : {}),
+    });
+    return { id: r.submissionId, version: r.version, status: r.status };
+  },
 };

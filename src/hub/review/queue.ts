@@ -14,14 +14,18 @@ import {
   findVersionBySha,
   inTransaction,
   insertLease,
+  clearQaLease,
+  insertQaReview,
   insertVerdict,
   insertVersion,
+  leaseOldestQa,
   listSubmissionsOf,
   listUsersWithRoles,
   leaseOldestWaiting,
   lockReviewer,
   lockSubmission,
   reclaimExpiredLeases,
+  setQaVerdict,
   setSubmissionStatus,
   writeAudit,
   type AuditActor,
@@ -31,6 +35,7 @@ import {
   type SubmissionRecord,
   type VerdictRecord,
 } from '../db';
+import { isDrawn, readQaSettings } from './qa';
 
 /** The default review lease: a reviewer who abandons a submission loses it after this. */
 export const DEFAULT_LEASE_MS = 30 * 60_000;
@@ -61,6 +66,8 @@ export type LeasedSubmission = {
   expiresAtMs: number;
   /** True when the reviewer already held this lease (asking again after a crash). */
   isResumed: boolean;
+  /** A second review of an accepted submission drawn for QA (docs/team-mode.md §19). */
+  isQa: boolean;
 };
 
 /** The verdicts a reviewer may give. */
@@ -199,11 +206,13 @@ function leased(s: SubmissionRecord, lease: LeaseRecord, isResumed: boolean): Le
     leaseId: lease.id,
     expiresAtMs: lease.expiresAtMs,
     isResumed,
+    isQa: lease.isQa,
   };
 }
 
-/** Hands the oldest waiting submission (not the reviewer's own) to this reviewer for `leaseMs`,
- * or null when nothing waits. Concurrent callers each get a different one: the row is taken
+/** Hands the oldest waiting submission (not the reviewer's own) to this reviewer for `leaseMs`;
+ * when none waits, the oldest second review (QA, §19) the reviewer may give — never on a
+ * submission they gave the first verdict on; null when neither waits. Concurrent callers each get a different one: the row is taken
  * with FOR UPDATE SKIP LOCKED inside the transaction (PostgreSQL), and PGlite runs one
  * transaction at a time. Expired leases are taken back first. A reviewer who still holds a live
  * lease gets that one again (one submission at a time; one reviewer's calls are serialised by an
@@ -232,7 +241,17 @@ export async function leaseNext(
     // others' round trips (§11)
     const next = await leaseOldestWaiting(trx, { reviewerId: reviewer.userId, leaseMs });
     if (!next) {
-      return null;
+      const qa = await leaseOldestQa(trx, { reviewerId: reviewer.userId, leaseMs });
+      if (!qa) {
+        return null;
+      }
+      await writeAudit(trx, {
+        ...audit(reviewer),
+        action: 'submission.lease-qa',
+        target: `submission:${qa.submissionId}`,
+        details: { version: qa.version, leaseMs },
+      });
+      return leased(await mustFind(trx, qa.submissionId), qa, false);
     }
     await writeAudit(trx, {
       ...audit(reviewer),
@@ -259,7 +278,12 @@ export async function releaseLease(
       throw notHolder(reviewer, submissionId);
     }
     await endLease(trx, lease.id, 'released');
-    await setSubmissionStatus(trx, submissionId, 'submitted');
+    if (lease.isQa) {
+      // a second review goes back to the QA queue; the submission stays accepted
+      await clearQaLease(trx, submissionId, lease.version);
+    } else {
+      await setSubmissionStatus(trx, submissionId, 'submitted');
+    }
     await writeAudit(trx, {
       ...audit(reviewer),
       action: 'lease.release',
@@ -345,7 +369,9 @@ export async function reassign(
 /** Records the lease holder's verdict on the leased version: accept and reject are final,
  * changes sends it back to the annotator for a new version. Anyone else — another reviewer, the
  * holder after the lease expired or was reassigned, or on another version — is refused
- * (HUB_LEASE_NOT_HELD). */
+ * (HUB_LEASE_NOT_HELD). An accept draws the submission for a second review when the QA share
+ * says so (isDrawn). On a QA lease the verdict is the second review's: kept beside the first,
+ * the status unchanged (`qa` true in the answer). */
 export async function recordVerdict(
   db: HubRootDb,
   input: {
@@ -357,7 +383,15 @@ export async function recordVerdict(
     feedback?: string;
     editLog?: unknown[];
   },
-): Promise<{ submissionId: number; version: number; status: SubmissionRecord['status'] }> {
+): Promise<{
+  submissionId: number;
+  version: number;
+  status: SubmissionRecord['status'];
+  /** Present (true) when the verdict was a second review (QA): the status is unchanged. */
+  qa?: true;
+  /** Present (true) when an accept drew the submission for a second review. */
+  sampled?: true;
+}> {
   if (!VERDICTS.includes(input.verdict)) {
     throw new AppError(
       'INVALID_PAYLOAD',
@@ -388,6 +422,30 @@ export async function recordVerdict(
     ) {
       throw notHolder(input.reviewer, input.submissionId, input.version);
     }
+    if (lease.isQa) {
+      await setQaVerdict(trx, {
+        submissionId: input.submissionId,
+        version: input.version,
+        reviewerId: input.reviewer.userId,
+        verdict: input.verdict,
+        grade,
+        feedback: input.feedback ?? '',
+      });
+      await endLease(trx, lease.id, 'verdict');
+      await writeAudit(trx, {
+        ...audit(input.reviewer),
+        action: 'submission.qa-verdict',
+        target: `submission:${input.submissionId}`,
+        details: { version: input.version, verdict: input.verdict, grade },
+      });
+      const s = await mustFind(trx, input.submissionId);
+      return {
+        submissionId: input.submissionId,
+        version: input.version,
+        status: s.status,
+        qa: true,
+      };
+    }
     await insertVerdict(trx, {
       submissionId: input.submissionId,
       version: input.version,
@@ -401,13 +459,34 @@ export async function recordVerdict(
     const status =
       input.verdict === 'accept' ? 'accepted' : input.verdict === 'reject' ? 'rejected' : 'changes';
     await setSubmissionStatus(trx, input.submissionId, status);
+    const sampled =
+      input.verdict === 'accept' &&
+      isDrawn(input.submissionId, (await readQaSettings(trx)).sampleShare);
+    if (sampled) {
+      await insertQaReview(trx, {
+        submissionId: input.submissionId,
+        version: input.version,
+        firstReviewerId: input.reviewer.userId,
+        firstVerdict: input.verdict,
+      });
+    }
     await writeAudit(trx, {
       ...audit(input.reviewer),
       action: 'submission.verdict',
       target: `submission:${input.submissionId}`,
-      details: { version: input.version, verdict: input.verdict, grade },
+      details: {
+        version: input.version,
+        verdict: input.verdict,
+        grade,
+        ...(sampled ? { qa: true } : {}),
+      },
     });
-    return { submissionId: input.submissionId, version: input.version, status };
+    return {
+      submissionId: input.submissionId,
+      version: input.version,
+      status,
+      ...(sampled ? { sampled: true as const } : {}),
+    };
   });
 }
 

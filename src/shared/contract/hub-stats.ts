@@ -85,6 +85,37 @@ export const HubStatsSchema = v.strictObject({
       v.strictObject({ reviewer: s, verdicts: n, accept: n, reject: n, changes: n }),
     ),
   }),
+  /** QA sampling (docs/team-mode.md §19): accepted submissions reviewed a second time. */
+  qa: v.strictObject({
+    /** Drawn for a second review. */
+    sampled: n,
+    /** Of those, second reviews given. */
+    reviewed: n,
+    /** Of those, the second verdict equal to the first. */
+    agreed: n,
+    /** agreed / reviewed; null before any second review. */
+    agreementRate: nn,
+    /** Disagreements an admin has not settled. */
+    unsettled: n,
+    /** Every disagreement, newest first (at most 500). */
+    disagreements: v.array(
+      v.strictObject({
+        submissionId: n,
+        recording: s,
+        annotator: s,
+        version: n,
+        firstReviewer: s,
+        firstVerdict: s,
+        secondReviewer: s,
+        secondVerdict: s,
+        secondGrade: v.nullable(s),
+        secondFeedback: s,
+        atMs: n,
+        /** The admin's decision (`qa:settle`), or null while it waits. */
+        settledStatus: v.nullable(s),
+      }),
+    ),
+  }),
 });
 /** Every figure of the dashboard. */
 export type HubStats = v.InferOutput<typeof HubStatsSchema>;

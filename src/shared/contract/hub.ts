@@ -2,7 +2,7 @@
 // HTTP methods as valibot schemas and the one role table, for the hub, its CLI, the team client
 // and (later) the pages.
 import * as v from 'valibot';
-import { boolField, got, idField, integer, obj, oneOf, text } from './fields';
+import { boolField, finiteField, got, idField, integer, obj, oneOf, text } from './fields';
 import { HubStatsSchema, StatsFilterSchema } from './hub-stats';
 import {
   TASK_DESCRIPTION_MAX,
@@ -229,6 +229,9 @@ export const HubLeasedSchema = v.strictObject({
   leaseExpiresAtMs: msField,
   /** The reviewer already held it (asked again after a crash). */
   isResumed: v.boolean(),
+  /** True on a second review (QA sampling, docs/team-mode.md §19): the submission was accepted
+   * by another reviewer; this verdict is compared with theirs and changes no status. */
+  qa: v.optional(v.boolean()),
   /** manifest.json first, then every file it lists. */
   files: v.array(HubTransferSchema),
 });
@@ -486,7 +489,15 @@ export const HUB_METHOD_SCHEMAS = {
       feedback: v.optional(text(HUB_FEEDBACK_MAX)),
       editLog: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(10_000))),
     }),
-    output: v.strictObject({ id: v.number(), version: v.number(), status: statusField }),
+    output: v.strictObject({
+      id: v.number(),
+      version: v.number(),
+      status: statusField,
+      /** True when the verdict was a second review (QA): the status did not change. */
+      qa: v.optional(v.boolean()),
+      /** True when an accept drew the submission for a second review. */
+      sampled: v.optional(v.boolean()),
+    }),
   },
   'review:reassign': {
     input: obj({
@@ -642,6 +653,20 @@ export const HUB_METHOD_SCHEMAS = {
       pricePerMillion: v.nullable(v.strictObject({ input: v.number(), output: v.number() })),
     }),
   },
+  // QA sampling (docs/team-mode.md §19): the share of accepted submissions reviewed twice, and
+  // an admin's decision on a disagreement
+  'qa:settings': {
+    input: obj({ sampleShare: v.optional(v.pipe(finiteField, v.minValue(0), v.maxValue(1))) }),
+    output: v.strictObject({ sampleShare: v.number() }),
+  },
+  'qa:settle': {
+    input: obj({
+      id: integer(1),
+      status: oneOf(['accepted', 'rejected']),
+      note: v.optional(text(HUB_FEEDBACK_MAX)),
+    }),
+    output: v.strictObject({ id: v.number(), version: v.number(), status: statusField }),
+  },
 } as const;
 
 /** A hub method name (`domain:verb`). */
@@ -708,6 +733,8 @@ export const HUB_ROLE_TABLE: Readonly<Record<HubMethod, HubRule>> = {
   'tasks:reopen': ['admin'],
   'tasks:settings': ['admin'],
   'cot:settings': ['admin'],
+  'qa:settings': ['admin'],
+  'qa:settle': ['admin'],
 };
 
 /** The methods a session signed in with a one-time password may call before changing it. */

@@ -39,7 +39,7 @@ import { startPostgres, type Postgres } from '../../helpers/postgres';
 
 const LATEST = HUB_MIGRATIONS.at(-1)!.version;
 // every table of every migration (10 accounts, 11 submissions and reviews, 12 sessions, 13 tasks,
-// 14 intake and dataset builds, 16 version stats)
+// 14 intake and dataset builds, 16 version stats, 17 QA sampling)
 const HUB_TABLES = [
   'api_tokens',
   'audit_log',
@@ -48,6 +48,7 @@ const HUB_TABLES = [
   'hub_schema',
   'hub_sessions',
   'hub_settings',
+  'qa_reviews',
   'review_leases',
   'submission_versions',
   'submissions',

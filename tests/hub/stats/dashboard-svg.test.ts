@@ -2,7 +2,7 @@
 // answer equal their golden files (tests/hub/stats/golden/NAME.vl.json), each renders to SVG in
 // Node with one bar mark per row of its table, the CSV quotes what needs quoting; and
 // `hub stats --data DIR --json --svg OUT` on a folder of 200 synthetic submissions prints the
-// figures (the same as stats:get's SQL) and writes the SVG, CSV and spec files.
+// figures (the same as stats:get's SQL) and writes the SVG, CSV and spec files (QA's too).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,29 @@ const FIXED: HubStats = {
     reasons: [{ verdict: 'reject', reason: 'blurry, "video"', count: 1 }],
     reviewers: [{ reviewer: 'rev', verdicts: 8, accept: 6, reject: 1, changes: 1 }],
   },
+  qa: {
+    sampled: 4,
+    reviewed: 3,
+    agreed: 2,
+    agreementRate: 2 / 3,
+    unsettled: 1,
+    disagreements: [
+      {
+        submissionId: 5,
+        recording: 'rec-5',
+        annotator: 'ann',
+        version: 1,
+        firstReviewer: 'rev',
+        firstVerdict: 'accept',
+        secondReviewer: 'rev2',
+        secondVerdict: 'reject',
+        secondGrade: null,
+        secondFeedback: 'misses the last step',
+        atMs: 1_764_000_000_000,
+        settledStatus: null,
+      },
+    ],
+  },
 };
 
 const dirs: string[] = [];
@@ -88,6 +111,14 @@ describe('dashboard charts', () => {
       'submissions-per-day',
       'reviewers',
       'reasons',
+      'qa-agreement',
+    ]);
+    const qa = figures.find((f) => f.name === 'qa-agreement')!;
+    expect(qa.title).toBe('QA second reviews (agreement 66.7% of 3; 1 to settle)');
+    expect(qa.rows).toEqual([
+      ['agreed', 2],
+      ['disagreed', 1],
+      ['waiting', 1],
     ]);
     const reasons = figures.find((f) => f.name === 'reasons')!;
     expect(figureCsv(reasons)).toBe('verdict,reason,count\r\nreject,"blurry, ""video""",1\r\n');
@@ -116,7 +147,7 @@ describe('dashboard charts', () => {
       '--svg',
       outDir,
     ]);
-    expect(run.stderr).toContain('wrote 9 figures');
+    expect(run.stderr).toContain('wrote 10 figures');
     expect(run.code).toBe(0);
     const got = JSON.parse(run.stdout) as HubStats;
     expect(got).toEqual(want);
@@ -127,8 +158,8 @@ describe('dashboard charts', () => {
       accepted: expect.any(Number),
     });
     const files = (await readdir(outDir)).sort();
-    expect(files).toHaveLength(27);
-    expect(files.filter((f) => f.endsWith('.svg'))).toHaveLength(9);
+    expect(files).toHaveLength(30);
+    expect(files.filter((f) => f.endsWith('.svg'))).toHaveLength(10);
     const csv = await readFile(path.join(outDir, 'accepted-by-os.csv'), 'utf8');
     expect(csv).toBe(`os,count\r\nlinux,${want.accepted.total}\r\n`);
     // a bad date is a usage error

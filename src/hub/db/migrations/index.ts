@@ -7,6 +7,7 @@ import { migrate0012 } from './0012-sessions';
 import { migrate0013 } from './0013-tasks';
 import { migrate0014 } from './0014-intake-builds';
 import { migrate0016 } from './0016-version-stats';
+import { migrate0017 } from './0017-qa-sampling';
 
 /** One schema step. */
 export type HubMigration = {
@@ -24,4 +25,5 @@ export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 13, name: 'tasks', migrate: migrate0013 },
   { version: 14, name: 'intake and dataset builds', migrate: migrate0014 },
   { version: 16, name: 'version stats', migrate: migrate0016 },
+  { version: 17, name: 'QA sampling', migrate: migrate0017 },
 ];

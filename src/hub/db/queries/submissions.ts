@@ -41,6 +41,8 @@ export type LeaseRecord = {
   expiresAtMs: number;
   /** Whether it had expired when read (by the database's clock). */
   isExpired: boolean;
+  /** A QA lease: the second review of an accepted submission (migration 17). */
+  isQa: boolean;
 };
 
 /** A verdict as read, with the reviewer's name. */
@@ -270,6 +272,7 @@ function toLease(row: {
   leased_at: Date;
   expires_at: Date;
   is_expired: boolean;
+  qa: boolean;
 }): LeaseRecord {
   return {
     id: row.id,
@@ -279,6 +282,7 @@ function toLease(row: {
     leasedAtMs: row.leased_at.getTime(),
     expiresAtMs: row.expires_at.getTime(),
     isExpired: row.is_expired,
+    isQa: row.qa,
   };
 }
 
@@ -290,6 +294,7 @@ const LEASE_COLUMNS = [
   'leased_at',
   'expires_at',
   sql<boolean>`expires_at <= now()`.as('is_expired'),
+  'qa',
 ] as const;
 
 /** The submission's open lease (live or expired but not yet taken back), if any. */
@@ -407,6 +412,7 @@ export async function leaseOldestWaiting(
       leased_at: row.leased_at,
       expires_at: row.expires_at,
       is_expired: false,
+      qa: false,
     }),
   };
 }
@@ -414,7 +420,14 @@ export async function leaseOldestWaiting(
 /** Opens a lease of `leaseMs` on a submission's version for a reviewer (by the database clock). */
 export async function insertLease(
   db: HubDb,
-  input: { submissionId: number; version: number; reviewerId: number; leaseMs: number },
+  input: {
+    submissionId: number;
+    version: number;
+    reviewerId: number;
+    leaseMs: number;
+    /** A QA lease (the second review of an accepted submission). */
+    qa?: boolean;
+  },
 ): Promise<LeaseRecord> {
   const row = await db
     .insertInto('review_leases')
@@ -422,6 +435,7 @@ export async function insertLease(
       submission_id: input.submissionId,
       version: input.version,
       reviewer_id: input.reviewerId,
+      ...(input.qa ? { qa: true } : {}),
       expires_at: sql<Date>`now() + make_interval(secs => ${input.leaseMs / 1000})`,
     })
     .returning([...LEASE_COLUMNS])

@@ -3,6 +3,7 @@
 // keyframes, per-annotator counts, turnaround, reasons, reviewer workload — filtered by date,
 // OS, annotator and task tag. Each figure is a Vega-Lite chart (vega-embed, SVG), a table and
 // a CSV download; the specs come from src/shared/dashboard-charts.ts like `hub stats --svg`.
+// QA sampling (§19): the agreement rate and the disagreements, each settled here (qa:settle).
 import { useEffect, useRef, useState } from 'react';
 import type { HubStats, StatsFilter } from '../../../../shared/contract/hub-stats';
 import {
@@ -133,6 +134,83 @@ function Figure({ f }: { f: DashboardFigure }) {
   );
 }
 
+type Disagreement = HubStats['qa']['disagreements'][number];
+
+function Disagreements({
+  rows,
+  onSettle,
+}: {
+  rows: Disagreement[];
+  onSettle: (id: number, status: 'accepted' | 'rejected') => void;
+}) {
+  return (
+    <section className="hub-section" aria-labelledby="qa-disagreements" data-testid="hub-qa">
+      <h2 id="qa-disagreements">QA disagreements</h2>
+      {rows.length === 0 ? (
+        <p className="muted">None: every second review agreed with the first (or none yet).</p>
+      ) : (
+        <table className="hub-table" aria-label="QA disagreements">
+          <thead>
+            <tr>
+              {[
+                'submission',
+                'annotator',
+                'first review',
+                'second review',
+                'feedback',
+                'settled',
+              ].map((c) => (
+                <th key={c} scope="col">
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((d) => (
+              <tr key={d.submissionId} data-testid={`hub-qa-${d.submissionId}`}>
+                <td>
+                  {d.submissionId} ({d.recording} v{d.version})
+                </td>
+                <td>{d.annotator}</td>
+                <td>
+                  {d.firstVerdict} by {d.firstReviewer}
+                </td>
+                <td>
+                  {d.secondVerdict} by {d.secondReviewer}
+                </td>
+                <td>{d.secondFeedback || '–'}</td>
+                <td>
+                  {d.settledStatus ?? (
+                    <>
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        onClick={() => onSettle(d.submissionId, 'accepted')}
+                        data-testid={`hub-qa-accept-${d.submissionId}`}
+                      >
+                        Keep accepted
+                      </button>{' '}
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        onClick={() => onSettle(d.submissionId, 'rejected')}
+                        data-testid={`hub-qa-reject-${d.submissionId}`}
+                      >
+                        Reject
+                      </button>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 function Kpi({ label, value, id }: { label: string; value: string; id: string }) {
   return (
     <div className="hub-kpi">
@@ -172,6 +250,17 @@ export function DashboardPage({ call }: DashboardPageProps) {
   const set = (k: keyof Form) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
   const fmt = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
+  const settle = (id: number, status: 'accepted' | 'rejected') => {
+    const run = async () => {
+      try {
+        await call('qa:settle', { id, status });
+        setNonce((n) => n + 1);
+      } catch (e) {
+        setError(shown(e));
+      }
+    };
+    void run();
+  };
 
   return (
     <main className="page hub-page" data-testid="hub-dashboard">
@@ -242,10 +331,20 @@ export function DashboardPage({ call }: DashboardPageProps) {
               )}
               id="turnaround"
             />
+            <Kpi
+              label={`QA agreement (${stats.qa.reviewed} second reviews)`}
+              value={
+                stats.qa.agreementRate === null
+                  ? '–'
+                  : `${(stats.qa.agreementRate * 100).toFixed(1)}%`
+              }
+              id="qa-agreement"
+            />
           </section>
           {dashboardFigures(stats).map((f) => (
             <Figure key={f.name} f={f} />
           ))}
+          <Disagreements rows={stats.qa.disagreements} onSettle={settle} />
         </>
       )}
     </main>
