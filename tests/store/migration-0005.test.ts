@@ -38,7 +38,7 @@ describe('migration 5 (import fingerprint)', () => {
     insertV4(db, 'other', 'agentnet-import', 'bb');
     insertV4(db, 'recorded', 'recorder', 'aa');
     insertV4(db, 'nosha', 'agentnet-import', null);
-    migrate(db);
+    migrate(db, 5); // this migration alone (later ones, e.g. 6 for CoT, have their own tests)
     expect(schemaVersion(db)).toBe(5);
     expect(keys(db)).toEqual({
       first: importFingerprint('aa'),
