@@ -6,7 +6,8 @@
 // signs in (forced change too), sees no Team nav, gets 403 calling users:list from the page, and
 // sees their submission (the example recording, sent by the CLI's `submit` after `login`, as the
 // round trip does; the hub's intake job checks it) with its status,
-// then, after the reviewer's verdict, its grade and feedback. The reviewer's queue shows waiting,
+// then, after the reviewer's verdict, its grade and feedback, and their own counts by status
+// with the acceptance rate (none before a final verdict). The reviewer's queue shows waiting,
 // mine (with the lease's expiry) and done. A rate-limited sign-in shows its wait.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -77,7 +78,7 @@ const text = async (page: Page, testId: string) =>
 
 beforeAll(async () => {
   // a build holding the newest of these pages' features (out/renderer may be older)
-  builtRenderer = await rendererHolding('hub-submission-intake');
+  builtRenderer = await rendererHolding('hub-my-acceptance');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pages-e2e-'));
   const data = path.join(work, 'hub');
   aliceLibrary = path.join(work, 'alice-library');
@@ -260,6 +261,7 @@ describe('the hub’s web pages (Chromium + cua-annotator hub --data)', () => {
     expect(await row.getByTestId('hub-submission-version').textContent()).toBe('1');
     expect(await row.getByTestId('hub-submission-grade').textContent()).toBe('—');
     expect(await row.textContent()).toContain(recordingId);
+    expect(await text(annotator, 'hub-my-count-submitted')).toBe('1');
   });
 
   it('the reviewer’s queue shows what waits, the lease held with its expiry, and the verdict given; the annotator then sees grade and feedback', async () => {
@@ -315,6 +317,10 @@ describe('the hub’s web pages (Chromium + cua-annotator hub --data)', () => {
       'Step 2 clicks the clock, not the tray icon.',
     );
     expect(await row.getByTestId('hub-submission-reviewer').textContent()).toBe('rob');
+    // the annotator's own counts: one with changes requested, no final verdict yet (no rate)
+    expect(await text(annotator, 'hub-my-count-changes')).toBe('1');
+    expect(await annotator.getByTestId('hub-my-count-submitted').count()).toBe(0);
+    expect(await text(annotator, 'hub-my-acceptance')).toBe('–');
 
     // the admin's log has the round trip
     await admin.getByTestId('hub-audit-action').fill('submission');

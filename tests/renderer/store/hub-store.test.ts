@@ -1,7 +1,8 @@
 // The hub pages' store (src/renderer/store/hub) over a fake hub transport: the sign-in with the
 // one-time password's forced change (the held password is the `current` one), RATE_LIMITED's
 // wait, a session that ended moving the page to the sign-in form, the audit log's paging
-// cursors, the pages a person's roles open, and an answer of the wrong shape refused.
+// cursors, the pages a person's roles open, an annotator's own counts, and an answer of the
+// wrong shape refused.
 import '../helpers/setup';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -191,6 +192,57 @@ describe('hub store', () => {
     // a page the roles do not open falls back to the first one they do
     expect(hubSelectors.pageOf(s, '#/review')).toBe('submissions');
     expect(hubSelectors.pageOf({ session: { phase: 'checking' } }, '#/team')).toBeNull();
+  });
+
+  it('an annotator’s own counts: submissions by status and the acceptance rate of the final verdicts', async () => {
+    const row = (id: number, status: string) => ({
+      id,
+      recording: `rec-${id}`,
+      task: 't',
+      taskId: null,
+      version: 1,
+      status,
+      grade: null,
+      feedback: null,
+      reviewer: null,
+      verdictVersion: null,
+      updatedAtMs: 1_764_000_000_000 + id,
+    });
+    fakeHub({
+      'submissions:mine': () =>
+        ok({
+          submissions: [
+            row(1, 'accepted'),
+            row(2, 'accepted'),
+            row(3, 'accepted'),
+            row(4, 'rejected'),
+            row(5, 'changes'),
+            row(6, 'submitted'),
+          ],
+        }),
+    });
+    await state().loadMine();
+    expect(hubSelectors.mySummary(state().mine.data!)).toEqual({
+      total: 6,
+      byStatus: { accepted: 3, rejected: 1, changes: 1, submitted: 1 },
+      accepted: 3,
+      rejected: 1,
+      // changes and waiting ones are no final verdict: 3 of 4
+      acceptanceRate: 0.75,
+    });
+    // before any final verdict there is no rate (not 0 %)
+    expect(hubSelectors.mySummary([{ status: 'changes' }, { status: 'submitted' }])).toMatchObject({
+      accepted: 0,
+      rejected: 0,
+      acceptanceRate: null,
+    });
+    expect(hubSelectors.mySummary([])).toEqual({
+      total: 0,
+      byStatus: {},
+      accepted: 0,
+      rejected: 0,
+      acceptanceRate: null,
+    });
   });
 
   it('an answer of another shape is BAD_RESPONSE, not data', async () => {

@@ -15,7 +15,13 @@ export function resetHubStore(): void {
   useHubStore.setState(useHubStore.getInitialState(), true);
 }
 
-export { hubSelectors, HUB_PAGES, SUBMISSION_STATUS_LABELS, type HubPage } from './selectors';
+export {
+  hubSelectors,
+  HUB_PAGES,
+  SUBMISSION_STATUS_LABELS,
+  type HubPage,
+  type MySummary,
+} from './selectors';
 export { AUDIT_PAGE_SIZE } from './initialState';
 export type {
   AuditView,

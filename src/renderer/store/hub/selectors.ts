@@ -1,5 +1,6 @@
-// Derived values of the hub store: which pages a person's roles open, and their labels.
-import type { HubRole } from '../../../shared/contract/hub';
+// Derived values of the hub store: which pages a person's roles open, their labels, and an
+// annotator's own counts.
+import type { HubMySubmission, HubRole } from '../../../shared/contract/hub';
 import type { HubSession, HubState } from './initialState';
 
 /** The hub's pages, by their hash path (`#/<page>`). */
@@ -52,4 +53,33 @@ export const hubSelectors = {
     s.form.retryAtMs === null ? 0 : Math.max(0, Math.ceil((s.form.retryAtMs - nowMs) / 1000)),
   /** True once someone is signed in (roles known). */
   isSignedIn: (session: HubSession): boolean => session.phase === 'signed-in',
+  /** An annotator's own counts (My submissions, issue 28 item 5): submissions by status, and
+   * the acceptance rate as the dashboard defines it — accepted / (accepted + rejected), null
+   * before any final verdict. */
+  mySummary: (rows: readonly Pick<HubMySubmission, 'status'>[]): MySummary => {
+    const byStatus: Record<string, number> = {};
+    for (const r of rows) {
+      byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    }
+    const accepted = byStatus.accepted ?? 0;
+    const rejected = byStatus.rejected ?? 0;
+    return {
+      total: rows.length,
+      byStatus,
+      accepted,
+      rejected,
+      acceptanceRate: accepted + rejected ? accepted / (accepted + rejected) : null,
+    };
+  },
+};
+
+/** An annotator's own counts. */
+export type MySummary = {
+  total: number;
+  /** Submissions per status (only the statuses present). */
+  byStatus: Record<string, number>;
+  accepted: number;
+  rejected: number;
+  /** accepted / (accepted + rejected); null before any final verdict. */
+  acceptanceRate: number | null;
 };

@@ -1,9 +1,10 @@
 // My submissions (annotators): every submission of the signed-in annotator with its status and
-// the latest verdict's grade, feedback and reviewer (`submissions:mine`, docs/team-mode.md §15).
+// the latest verdict's grade, feedback and reviewer (`submissions:mine`, docs/team-mode.md §15),
+// and above them their own counts by status and acceptance rate (issue 28 item 5).
 import { useEffect } from 'react';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { formatDateTime } from '../../../lib/time';
-import { SUBMISSION_STATUS_LABELS, useHubStore } from '../../../store/hub';
+import { hubSelectors, SUBMISSION_STATUS_LABELS, useHubStore } from '../../../store/hub';
 
 // The page.
 export function MySubmissionsPage() {
@@ -13,6 +14,7 @@ export function MySubmissionsPage() {
     void loadMine();
   }, [loadMine]);
   const rows = mine.data ?? [];
+  const summary = hubSelectors.mySummary(rows);
 
   return (
     <main className="page hub-page" data-testid="hub-submissions">
@@ -30,6 +32,24 @@ export function MySubmissionsPage() {
         </button>
       </header>
       {mine.error && <ErrorNotice error={mine.error} testId="hub-submissions-error" />}
+      {rows.length > 0 && (
+        <section className="hub-section hub-kpis" aria-label="My counts">
+          {Object.entries(summary.byStatus).map(([status, n]) => (
+            <div className="hub-kpi" key={status}>
+              <div className="muted">{SUBMISSION_STATUS_LABELS[status] ?? status}</div>
+              <strong data-testid={`hub-my-count-${status}`}>{n}</strong>
+            </div>
+          ))}
+          <div className="hub-kpi">
+            <div className="muted">Acceptance rate (accepted of accepted + rejected)</div>
+            <strong data-testid="hub-my-acceptance">
+              {summary.acceptanceRate === null
+                ? '–'
+                : `${(summary.acceptanceRate * 100).toFixed(0)}%`}
+            </strong>
+          </div>
+        </section>
+      )}
       {mine.status === 'ready' && rows.length === 0 && (
         <p className="muted">
           Nothing submitted yet. Submit a recording from the app, or with{' '}
