@@ -14,6 +14,9 @@ Commands (one JSON document on stdin, one on stdout):
           upstream's gen_cot.py makes for the trajectory, in order, given the model's answers
           (generate_cot, gen_reflection_thought / _with_prior_judge per step: "judge" null or a
           reviewer's bool, generate_traj_eval); the last step is not reflected, as upstream
+  parse   {"items": [{"kind": "generator" | "json", "text": str}]} -> {"results": [{"ok": bool,
+          "value": ...}]}: parse_generator_response's sections, or the JSON answer as upstream
+          reads it (the ```json fence cut out, then orjson.loads: NaN/Infinity refused)
 """
 import json
 import re
@@ -120,6 +123,27 @@ def load_json_answer(text):
     return json.loads(text)
 
 
+def refuse_constant(name):
+    raise ValueError(f"not JSON: {name}")
+
+
+def parse(items):
+    results = []
+    for item in items:
+        text = item["text"]
+        try:
+            if item["kind"] == "generator":
+                value = parse_generator_response(text)
+            else:
+                if "```json" in text:
+                    text = text.split("```json")[1].split("```")[0].strip()
+                value = json.loads(text, parse_constant=refuse_constant)
+            results.append({"ok": True, "value": value})
+        except (AssertionError, ValueError):
+            results.append({"ok": False, "value": None})
+    return {"results": results}
+
+
 def history_of(generated):
     actions = [step["value"]["action"] for step in generated]
     if not actions:
@@ -201,7 +225,7 @@ def flow(items):
 def main():
     command = sys.argv[1]
     request = json.load(sys.stdin)
-    answer = {"cue": cue, "format": fmt, "flow": flow}[command](request["items"])
+    answer = {"cue": cue, "format": fmt, "flow": flow, "parse": parse}[command](request["items"])
     json.dump(answer, sys.stdout, ensure_ascii=False)
 
 

@@ -36,6 +36,14 @@ export function upstreamFlow(items: UpstreamFlowItem[]): string[][] {
   return run<{ texts: string[][] }>('flow', items).texts;
 }
 
+/** One answer for the `parse` command: a generator's text, or a JSON answer (reflector, summary). */
+export type UpstreamParseItem = { kind: 'generator' | 'json'; text: string };
+
+/** How upstream reads each answer: its value, or ok false where upstream raises. */
+export function upstreamParse(items: UpstreamParseItem[]): { ok: boolean; value: unknown }[] {
+  return run<{ results: { ok: boolean; value: unknown }[] }>('parse', items).results;
+}
+
 function run<T>(command: string, items: unknown[]): T {
   const out = execFileSync(PYTHON, [SCRIPT, command], {
     input: JSON.stringify({ items }),

@@ -14,10 +14,24 @@ export type Reflection = {
   reflection: string;
 };
 
-// Python's re with DOTALL | IGNORECASE, pattern for pattern
-const OBSERVATION = /## Observation:?\s*([\s\S]*?)(?=\n##\s*Thought:)/i;
-const THOUGHT = /## Thought:?\s*([\s\S]*?)(?=\n##\s*Action:)/i;
-const ACTION = /## Action:?\s*([\s\S]*)/i;
+// Python's whitespace (what `\s` matches in a str pattern and str.strip() removes), which is not
+// JavaScript's: Python counts \x1c–\x1f and \x85, JavaScript U+FEFF
+// (tests/pipeline/cot/parse.test.ts compares with Python case by case).
+const PY_SPACE =
+  '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+
+/** Python's str.strip() with no argument. */
+export function pyStrip(text: string): string {
+  return text.replace(PY_STRIP, '');
+}
+
+// Python's re with DOTALL | IGNORECASE, pattern for pattern: \s as Python's, [^] (any character) as
+// DOTALL's dot
+const section = (pattern: string) => new RegExp(pattern.replaceAll('\\s', `[${PY_SPACE}]`), 'i');
+const OBSERVATION = section(String.raw`## Observation:?\s*([^]*?)(?=\n##\s*Thought:)`);
+const THOUGHT = section(String.raw`## Thought:?\s*([^]*?)(?=\n##\s*Action:)`);
+const ACTION = section(String.raw`## Action:?\s*([^]*)`);
 
 function invalid(what: string, text: string): AppError {
   const shown = text.length > 300 ? `${text.slice(0, 300)}…` : text;
@@ -31,7 +45,7 @@ function invalid(what: string, text: string): AppError {
 
 /** The three sections of a generator answer; COT_ANSWER_INVALID when one is missing or empty. */
 export function parseGeneratorAnswer(text: string): GeneratorSections {
-  const pick = (re: RegExp) => re.exec(text)?.[1]?.trim() ?? '';
+  const pick = (re: RegExp) => pyStrip(re.exec(text)?.[1] ?? '');
   const observation = pick(OBSERVATION);
   const thought = pick(THOUGHT);
   const action = pick(ACTION);
@@ -49,7 +63,7 @@ export function cutJsonFence(text: string): string {
   }
   const rest = text.slice(at + '```json'.length);
   const end = rest.indexOf('```');
-  return (end < 0 ? rest : rest.slice(0, end)).trim();
+  return pyStrip(end < 0 ? rest : rest.slice(0, end));
 }
 
 function parseObject(what: string, text: string): Record<string, unknown> {
