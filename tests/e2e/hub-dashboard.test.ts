@@ -3,13 +3,18 @@
 // Chromium (playwright-core) signs in as the admin, opens Dashboard from the nav, sees the
 // accepted count and mean steps of the SQL (hubStats on the same folder before the start),
 // charts drawn as SVG by vega-embed, then picks OS = Linux and sees the numbers change to the
-// Linux figures; a CSV link downloads the table.
+// Linux figures; a CSV link downloads the table. QA sampling (§19): one accepted submission's
+// second review disagrees; the page shows the agreement rate and the disagreement with both
+// reviewers, and the admin's Reject settles it (the row then reads rejected, from the hub).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hubStats, openHubDb } from '../../src/hub/db';
+import { hubStats, insertUser, openHubDb, setUserRoles, type HubRootDb } from '../../src/hub/db';
+import { writeQaSettings } from '../../src/hub/review/qa';
+import { leaseNext, recordVerdict, registerVersion } from '../../src/hub/review/queue';
+import type { HubRole } from '../../src/shared/contract/hub';
 import type { HubStats } from '../../src/shared/contract/hub-stats';
 import { addHubUser, startHubProcess, type HubProcess } from '../hub/hub-process';
 import { load, synthesize } from '../hub/stats/synthetic';
@@ -23,14 +28,62 @@ let browser: Browser;
 let all: HubStats;
 let linux: HubStats;
 let oneTime = '';
+let qaId = 0;
+
+async function person(db: HubRootDb, name: string, role: HubRole) {
+  const id = await insertUser(db, { name, passwordHash: '$argon2id$test-not-a-hash' });
+  await setUserRoles(db, id!, [role]);
+  return { userId: id!, name, client: 'test' };
+}
+
+// one accepted submission drawn for QA (share 1), whose second reviewer rejects it
+async function qaDisagreement(db: HubRootDb): Promise<number> {
+  const [ann, first, second] = [
+    await person(db, 'qa-ann', 'annotator'),
+    await person(db, 'qa-rev-1', 'reviewer'),
+    await person(db, 'qa-rev-2', 'reviewer'),
+  ];
+  await writeQaSettings(db, first, { sampleShare: 1 });
+  const { submissionId } = await registerVersion(db, {
+    annotator: ann,
+    recordingId: 'rec-qa',
+    task: 'a task checked twice',
+    manifestSha256: 'b'.repeat(64),
+    objectPrefix: 'subs/qa-ann/rec-qa/v1',
+  });
+  // the 200 synthetic submissions that wait come first in the queue: reviewed by nobody here
+  await db
+    .updateTable('submissions')
+    .set({ status: 'changes', waiting_since: null })
+    .where('status', '=', 'submitted')
+    .where('id', '<>', submissionId)
+    .execute();
+  const lease = await leaseNext(db, first, 60_000);
+  await recordVerdict(db, {
+    reviewer: first,
+    submissionId: lease!.submissionId,
+    version: 1,
+    verdict: 'accept',
+  });
+  const qa = await leaseNext(db, second, 60_000);
+  await recordVerdict(db, {
+    reviewer: second,
+    submissionId: qa!.submissionId,
+    version: 1,
+    verdict: 'reject',
+    feedback: 'never saves',
+  });
+  return submissionId;
+}
 
 beforeAll(async () => {
-  builtRenderer = await rendererHolding('hub-dashboard');
+  builtRenderer = await rendererHolding('hub-qa-reject-');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-dashboard-e2e-'));
   const data = path.join(work, 'hub');
   const db = await openHubDb({ data });
   try {
     await load(db.db, synthesize(200), '');
+    qaId = await qaDisagreement(db.db);
     all = await hubStats(db.db);
     linux = await hubStats(db.db, { os: 'linux' });
   } finally {
@@ -85,6 +138,16 @@ describe('the Dashboard page (Chromium + cua-annotator hub --data)', () => {
     expect(await osFigure.getByRole('table').locator('tbody tr').count()).toBe(
       Object.keys(all.accepted.byOs).length,
     );
+    // QA: one second review, which disagreed; Reject settles it
+    expect(all.qa).toMatchObject({ sampled: 1, reviewed: 1, agreed: 0, unsettled: 1 });
+    expect(await page.getByTestId('hub-dash-qa-agreement').textContent()).toBe('0.0%');
+    const qaRow = page.getByTestId(`hub-qa-${qaId}`);
+    expect(await qaRow.textContent()).toContain('accept by qa-rev-1');
+    expect(await qaRow.textContent()).toContain('reject by qa-rev-2');
+    expect(await qaRow.textContent()).toContain('never saves');
+    await page.getByTestId(`hub-qa-reject-${qaId}`).click();
+    await qaRow.filter({ hasText: /rejected$/ }).waitFor();
+    expect(await page.getByTestId(`hub-qa-reject-${qaId}`).count()).toBe(0);
     // a filter: Linux only
     await page.getByTestId('hub-dash-os').selectOption('linux');
     await page
