@@ -36,6 +36,7 @@ Options:
   --double-check        a second generator turn asking the model to check itself (upstream
                         --need_double_check; here the check is filled with the first answer)
   --upstream-quirks     reproduce upstream's output-changing defects (docs/cot.md §6)
+                        in the steps this run makes (with --redo: in every step)
   --redo                forget the stored CoT of these recordings and ask for all of it again
   --all                 every recording of the library
   --json                print JSON

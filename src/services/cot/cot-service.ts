@@ -56,12 +56,10 @@ export async function runCotOnRecording(
   const now = options.now ?? Date.now;
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-cot-'));
   try {
-    const fingerprint = {
-      isDoubleCheck: options.isDoubleCheck ?? false,
-      isUpstreamQuirks: options.isUpstreamQuirks ?? false,
-    };
+    // the run's options (double check, upstream quirks) are not in the fingerprints: they say how
+    // missing or stale steps are made, and stored rows are kept whatever options made them
+    // (docs/cot.md §5; --redo makes them all again)
     const inputs = await readCotInputs(lib, id, {
-      ...fingerprint,
       workDir,
       ffmpegPath: options.ffmpegPath,
     });
