@@ -223,6 +223,33 @@ describe('cot (CLI)', () => {
     }
   }, 240_000);
 
+  it('--rpm 2: the third request waits for the minute to pass (the limit reaches the gate)', async () => {
+    const dir4 = path.join(root, 'lib4');
+    const id4 = await copyExampleLibrary(dir4);
+    const start = stub.requests.length;
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs')].concat(
+        ['cot', id4, '--model', 'stub-model', '--base-url', stub.baseUrl],
+        ['--library', dir4, '--rpm', '2'],
+      ),
+      { env: { ...process.env, OPENAI_API_KEY: KEY, CUA_COT_API_KEY: '' }, stdio: 'ignore' },
+    );
+    try {
+      await expect
+        .poll(() => stub.requests.length - start, { timeout: 120_000, interval: 100 })
+        .toBe(2);
+      const second = stub.requests.at(-1)!;
+      await expect.poll(() => second.endMs, { timeout: 30_000, interval: 50 }).toBeDefined();
+      // without the limit step 1's generator follows within a second or two; with it, ~60 s
+      await new Promise((r) => setTimeout(r, 5000));
+      expect(stub.requests.length - start).toBe(2);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('close', r));
+    }
+  }, 240_000);
+
   it('killed (SIGKILL) while step 7 is asked: the next run asks from step 7, none of 0–6 again', async () => {
     const dir2 = path.join(root, 'lib2');
     const id2 = await copyExampleLibrary(dir2);
