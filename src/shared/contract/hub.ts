@@ -246,6 +246,8 @@ export const HubReviewQueueSchema = v.strictObject({
     own: v.number(),
     /** When the oldest of them joined the queue. */
     oldestSinceMs: nullableMs,
+    /** Second reviews (QA sampling) the caller could be given once no first review waits. */
+    qa: v.optional(v.number()),
   }),
   /** The leases the caller holds (live), soonest expiry first. */
   mine: v.array(

@@ -72,8 +72,12 @@ describe('QA sampling over HTTP', () => {
       ok: true,
       value: { id, version: 1, status: 'accepted', sampled: true },
     });
-    // the first reviewer is given no second review of it
+    // the first reviewer is given no second review of it; rev2's queue counts it
     expect(await leaseNext(hub.hub.db, await actor('rev'), 60_000)).toBeNull();
+    const queued = await hub.call('review:queue', {}, { token: rev2 });
+    expect(queued.body.value.waiting).toMatchObject({ total: 0, qa: 1 });
+    const revQueue = await hub.call('review:queue', {}, { token: rev });
+    expect(revQueue.body.value.waiting).toMatchObject({ total: 0, qa: 0 });
     expect(await leaseNext(hub.hub.db, rev2User, 60_000)).toMatchObject({
       submissionId: id,
       isQa: true,

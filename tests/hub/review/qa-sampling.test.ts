@@ -28,6 +28,7 @@ import {
   releaseLease,
   type QueueActor,
 } from '../../../src/hub/review/queue';
+import { reviewerQueue } from '../../../src/hub/db/queries/review-queue';
 import type { HubRole } from '../../../src/shared/contract/hub';
 import { startPostgres, type Postgres } from '../../helpers/postgres';
 
@@ -346,13 +347,20 @@ describe.each(BACKENDS)('QA sampling on $name', (backend) => {
       await recordVerdict(db, { reviewer: a, submissionId: id, version: 1, verdict: 'accept' });
       expect(await leaseNext(db, c, 60_000)).toBeNull();
       expect(await leaseNext(db, a, 60_000)).toBeNull();
+      // the Review queue page's count: only b could be given it
+      const qaWaiting = async (r: QueueActor) => (await reviewerQueue(db, r.userId)).waiting.qa;
+      expect([await qaWaiting(a), await qaWaiting(b), await qaWaiting(c)]).toEqual([0, 1, 0]);
 
       const l1 = await leaseNext(db, b, 60_000);
       expect(l1).toMatchObject({ submissionId: id, isQa: true, isResumed: false });
       // asked again, b gets the same one back
       expect(await leaseNext(db, b, 60_000)).toMatchObject({ submissionId: id, isResumed: true });
+      // held by b: counted as b's lease, not as waiting
+      expect(await qaWaiting(b)).toBe(0);
+      expect((await reviewerQueue(db, b.userId)).held.map((h) => h.submissionId)).toEqual([id]);
       await releaseLease(db, b, id);
       expect((await findSubmission(db, id))?.status).toBe('accepted');
+      expect(await qaWaiting(b)).toBe(1);
 
       // an expired second review is taken back too
       const l2 = await leaseNext(db, b, 1);

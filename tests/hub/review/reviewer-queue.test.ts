@@ -58,7 +58,7 @@ describe('reviewerQueue', () => {
   it('counts what waits, the leases held with their expiry, and the verdicts given', async () => {
     const empty = await reviewerQueue(hub.db, people.rev!.userId);
     expect(empty).toEqual({
-      waiting: { total: 0, own: 0, oldestSinceMs: null },
+      waiting: { total: 0, own: 0, oldestSinceMs: null, qa: 0 },
       held: [],
       done: [],
     });

@@ -13,6 +13,10 @@ export type QueueWaiting = {
   own: number;
   /** When the oldest of them joined the queue (epoch ms), or null. */
   oldestSinceMs: number | null;
+  /** Second reviews (QA sampling, docs/team-mode.md §19) this reviewer could be given once no
+   * first review waits: not leased (or the lease expired), not their own, not one they gave the
+   * first verdict on. */
+  qa: number;
 };
 
 /** A live lease the reviewer holds. */
@@ -58,6 +62,14 @@ export async function reviewerQueue(
              WHERE l.submission_id = s.id AND l.ended_at IS NULL AND l.expires_at <= now()))
   `.execute(db);
   const w = counted.rows[0];
+  const qa = await sql<{ n: number }>`
+    SELECT count(*)::int AS n
+    FROM qa_reviews AS q
+    JOIN submissions AS s ON s.id = q.submission_id
+    WHERE q.verdict IS NULL
+      AND (q.lease_expires_at IS NULL OR q.lease_expires_at <= now())
+      AND q.first_reviewer_id <> ${reviewerId}
+      AND s.annotator_id <> ${reviewerId}`.execute(db);
   const held = await db
     .selectFrom('review_leases as l')
     .innerJoin('submissions as s', 's.id', 'l.submission_id')
@@ -101,6 +113,7 @@ export async function reviewerQueue(
       total: w?.total ?? 0,
       own: w?.own ?? 0,
       oldestSinceMs: w?.oldest ? new Date(w.oldest).getTime() : null,
+      qa: Number(qa.rows[0]?.n ?? 0),
     },
     held: held.map((r) => ({
       submissionId: r.submission_id,

@@ -1,6 +1,7 @@
-// Review queue (reviewers): how many submissions wait, the leases I hold with their expiry, and
-// what I decided (`review:queue`, docs/team-mode.md §15). Reviewing itself happens in the app
-// or through the CLI, where the recording is pulled into the reviewer's own library.
+// Review queue (reviewers): how many submissions wait (and second reviews for QA, §19), the
+// leases I hold with their expiry, and what I decided (`review:queue`, docs/team-mode.md §15).
+// Reviewing itself happens in the app or through the CLI, where the recording is pulled into the
+// reviewer's own library.
 import { useEffect } from 'react';
 import { ErrorNotice } from '../../../components/ErrorNotice';
 import { useNow } from '../../../hooks/use-now';
@@ -42,6 +43,15 @@ export function ReviewQueuePage() {
                 `; the oldest since ${formatDateTime(q.waiting.oldestSinceMs)}`}
               .
             </p>
+            {(q.waiting.qa ?? 0) > 0 && (
+              <p data-testid="hub-review-qa">
+                <strong data-testid="hub-review-qa-count">{q.waiting.qa}</strong>
+                {q.waiting.qa === 1
+                  ? ' accepted submission waits for a second review (QA sampling); '
+                  : ' accepted submissions wait for a second review (QA sampling); '}
+                <code>review next</code> hands them out once no first review waits.
+              </p>
+            )}
             <p className="muted">
               To review the next one, take it in the desktop app’s review queue, or run{' '}
               <code>cua-annotator review next</code>: it is leased to you and pulled into your
