@@ -46,9 +46,13 @@ review next    takes the oldest waiting submission of the team hub (never your o
                downloads it (each file checked against its manifest) into this library and
                prints it: {"submission":{"id","recording","annotator","task","version"}}, or
                {"submission":null} when nothing waits. Review it with every feature of the app.
+               When no first review waits, it may hand out a second review of a submission
+               another reviewer accepted (QA sampling; "qa": true): that verdict is compared
+               with the first and changes nothing for the annotator.
 review verdict sends accept, reject (both final) or changes (back to the annotator) with a
                grade (${HUB_GRADES.join(', ')}), feedback, and your edits of the recording made
-               since it arrived. --json: {"verdict":{"id","recording","version","status","edits"}}`;
+               since it arrived. --json: {"verdict":{"id","recording","version","status","edits"}}
+               (with "qa": true for a second review).`;
 
 const SYNC_HELP = `Usage: cua-annotator sync [--all] [--json] [--library DIR]
 
@@ -144,6 +148,8 @@ export const reviewCommand: Command = {
             annotator: s.annotator,
             task: s.task,
             version: s.version,
+            // a second review of an accepted submission (QA sampling, docs/team-mode.md §19)
+            ...(s.qa ? { qa: true } : {}),
           }
         : null;
       if (values.json) {
@@ -154,6 +160,12 @@ export const reviewCommand: Command = {
             `${s.annotator}, recording ${s.recording} ("${s.task}"), in this library; ` +
             `lease until ${new Date(s.leaseExpiresAtMs).toISOString()}`,
         );
+        if (s.qa) {
+          out(
+            'a second review (QA sampling): another reviewer accepted it; your verdict is ' +
+              'compared with theirs and changes nothing for the annotator',
+          );
+        }
       } else {
         out('nothing waits for review');
       }
@@ -179,6 +191,11 @@ export const reviewCommand: Command = {
       );
       if (values.json) {
         outJson({ verdict: r });
+      } else if (r.qa) {
+        out(
+          `second review of submission ${r.id} version ${r.version} recorded (${verdict}); ` +
+            `it stays ${r.status} until an admin settles any disagreement`,
+        );
       } else {
         out(
           `submission ${r.id} version ${r.version}: ${r.status} (${r.edits} edit(s) of yours sent)`,
