@@ -5,7 +5,8 @@
 // charts drawn as SVG by vega-embed, then picks OS = Linux and sees the numbers change to the
 // Linux figures; a CSV link downloads the table. QA sampling (§19): one accepted submission's
 // second review disagrees; the page shows the agreement rate and the disagreement with both
-// reviewers, and the admin's Reject settles it (the row then reads rejected, from the hub).
+// reviewers, and the admin's Reject settles it (the row then reads rejected, from the hub); the
+// share is changed on the page and read back after a reload.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +78,7 @@ async function qaDisagreement(db: HubRootDb): Promise<number> {
 }
 
 beforeAll(async () => {
-  builtRenderer = await rendererHolding('hub-qa-reject-');
+  builtRenderer = await rendererHolding('hub-qa-share-save');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-dashboard-e2e-'));
   const data = path.join(work, 'hub');
   const db = await openHubDb({ data });
@@ -148,6 +149,14 @@ describe('the Dashboard page (Chromium + cua-annotator hub --data)', () => {
     await page.getByTestId(`hub-qa-reject-${qaId}`).click();
     await qaRow.filter({ hasText: /rejected$/ }).waitFor();
     expect(await page.getByTestId(`hub-qa-reject-${qaId}`).count()).toBe(0);
+    // the share: 1 as set before the start; 0.25 saved, and read back from the hub on reload
+    await page.getByTestId('hub-qa-share-current').filter({ hasText: 'now 1' }).waitFor();
+    await page.getByTestId('hub-qa-share').fill('0.25');
+    await page.getByTestId('hub-qa-share-save').click();
+    await page.getByTestId('hub-qa-share-current').filter({ hasText: 'now 0.25' }).waitFor();
+    await page.reload();
+    await page.getByTestId('hub-nav-dashboard').click();
+    await page.getByTestId('hub-qa-share-current').filter({ hasText: 'now 0.25' }).waitFor();
     // a filter: Linux only
     await page.getByTestId('hub-dash-os').selectOption('linux');
     await page

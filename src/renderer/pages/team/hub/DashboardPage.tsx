@@ -3,8 +3,9 @@
 // keyframes, per-annotator counts, turnaround, reasons, reviewer workload — filtered by date,
 // OS, annotator and task tag. Each figure is a Vega-Lite chart (vega-embed, SVG), a table and
 // a CSV download; the specs come from src/shared/dashboard-charts.ts like `hub stats --svg`.
-// QA sampling (§19): the agreement rate and the disagreements, each settled here (qa:settle).
-import { useEffect, useRef, useState } from 'react';
+// QA sampling (§19): the agreement rate and the disagreements, each settled here (qa:settle),
+// and the share of accepted submissions reviewed twice (qa:settings).
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { HubStats, StatsFilter } from '../../../../shared/contract/hub-stats';
 import {
   dashboardFigures,
@@ -211,6 +212,72 @@ function Disagreements({
   );
 }
 
+// the QA share: read on mount, changed with Save (qa:settings, admins)
+function QaShare({ call, onError }: { call: HubCall; onError: (e: unknown) => void }) {
+  const [share, setShare] = useState<number | null>(null);
+  const [draft, setDraft] = useState('');
+  useEffect(() => {
+    let live = true;
+    const run = async () => {
+      try {
+        const got = await call('qa:settings', {});
+        if (live) {
+          setShare(got.sampleShare);
+          setDraft(String(got.sampleShare));
+        }
+      } catch (e) {
+        if (live) {
+          onError(e);
+        }
+      }
+    };
+    void run();
+    return () => {
+      live = false;
+    };
+  }, [call, onError]);
+  const save = () => {
+    const run = async () => {
+      try {
+        const got = await call('qa:settings', { sampleShare: Number(draft) });
+        setShare(got.sampleShare);
+      } catch (e) {
+        onError(e);
+      }
+    };
+    void run();
+  };
+  return (
+    <form
+      className="hub-filters"
+      aria-label="QA sampling"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save();
+      }}
+    >
+      <label>
+        Share of accepted submissions reviewed twice (0–1){' '}
+        <input
+          type="number"
+          min={0}
+          max={1}
+          step="any"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          data-testid="hub-qa-share"
+        />
+      </label>
+      <button type="submit" className="btn btn-small" data-testid="hub-qa-share-save">
+        Save
+      </button>
+      <span className="muted" data-testid="hub-qa-share-current">
+        {share === null ? '' : `now ${share}`}
+      </span>
+    </form>
+  );
+}
+
 function Kpi({ label, value, id }: { label: string; value: string; id: string }) {
   return (
     <div className="hub-kpi">
@@ -250,6 +317,7 @@ export function DashboardPage({ call }: DashboardPageProps) {
   const set = (k: keyof Form) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
   const fmt = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
+  const showError = useCallback((e: unknown) => setError(shown(e)), []);
   const settle = (id: number, status: 'accepted' | 'rejected') => {
     const run = async () => {
       try {
@@ -345,6 +413,7 @@ export function DashboardPage({ call }: DashboardPageProps) {
             <Figure key={f.name} f={f} />
           ))}
           <Disagreements rows={stats.qa.disagreements} onSettle={settle} />
+          <QaShare call={call} onError={showError} />
         </>
       )}
     </main>
