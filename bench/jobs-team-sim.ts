@@ -18,7 +18,7 @@
 //
 //   npx tsx bench/jobs-team-sim.ts                          50 annotators × 4, 2 workers
 //   BENCH_ANNOTATORS=500 npx tsx bench/jobs-team-sim.ts     the issue's size (500 × 4)
-//   BENCH_SUBMISSIONS=4 BENCH_WORKERS=2 BENCH_CONCURRENCY=1 BENCH_IN_FLIGHT=100 BENCH_VIDEO_KIB=64
+//   BENCH_SUBMISSIONS=4 BENCH_WORKERS=2 BENCH_CONCURRENCY=1 BENCH_IN_FLIGHT=50 BENCH_VIDEO_KIB=64
 //   (BENCH_IN_FLIGHT: annotators submitting at the same moment; each sends its S one after another)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ import { createApiToken } from '../src/hub/auth/tokens';
 import { insertUser, openHubDb, setUserRoles } from '../src/hub/db';
 import { openJobEngine } from '../src/hub/jobs/engine';
 import { MANIFEST_NAME } from '../src/services/upload/manifest';
+import { backoffDelayMs, DEFAULT_RETRY_POLICY } from '../src/services/upload/retry';
 import { makeBundle, smallBundleTemplate, type MadeBundle } from '../tests/hub/jobs/bundle-fixture';
 import { startPostgres } from '../tests/helpers/postgres';
 import { REPO_ROOT } from '../tests/helpers/paths';
@@ -39,17 +40,26 @@ const ANNOTATORS = Number(process.env.BENCH_ANNOTATORS ?? 50);
 const PER_ANNOTATOR = Number(process.env.BENCH_SUBMISSIONS ?? 4);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
-const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? Math.min(100, ANNOTATORS));
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? Math.min(50, ANNOTATORS));
 const VIDEO_BYTES = Number(process.env.BENCH_VIDEO_KIB ?? 64) * 1024;
 const BIN = path.join(REPO_ROOT, 'bin', 'cua-annotator.mjs');
 const MIB = 1024 * 1024;
 
 type Transfer = { path: string; request: { url: string; headers: Record<string, string> } };
 
+// 0 once the process is gone (its exit is reported by startCli's watcher)
 function rssOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
+
+// a hub or worker that exits before the bench stops it ends the run with its stderr
+let died: Error | null = null;
+const death = (): Error | null => died;
 
 // a CLI child, resolved once it printed its first line on stdout (hub: its URL; worker: ready)
 function startCli(
@@ -74,6 +84,11 @@ function startCli(
         child.stdout.off('data', onData);
         child.stdout.resume();
         child.off('exit', onExit);
+        child.once('exit', (code, signal) => {
+          died ??= new Error(
+            `${args[0]} (pid ${child.pid}) exited mid-run (${code ?? signal}): ${err.slice(-3000)}`,
+          );
+        });
         resolve({ child, first: out.slice(0, nl), stderr: () => err });
       }
     };
@@ -90,17 +105,54 @@ function stop(child: ChildProcess): Promise<void> {
   return gone;
 }
 
-async function call(url: string, token: string, method: string, input: unknown) {
-  const res = await fetch(`${url}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await res.json()) as { ok: boolean; value?: unknown; error?: unknown };
-  if (!body.ok) {
-    throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+// what the team's clients ran into and retried, as `submit` does (src/services/upload/retry.ts:
+// the same backoff; a retryable hub answer, a 5xx or a connection error)
+const retried = new Map<string, number>();
+class Refused extends Error {}
+
+async function withRetries<T>(what: string, op: () => Promise<T | 'retry'>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let r: T | 'retry';
+    try {
+      r = await op();
+    } catch (e) {
+      // a refusal is thrown at once; a connection error is retried
+      if (e instanceof Refused || attempt >= DEFAULT_RETRY_POLICY.maxAttempts) {
+        throw e;
+      }
+      r = 'retry';
+    }
+    if (r !== 'retry') {
+      return r;
+    }
+    if (attempt >= DEFAULT_RETRY_POLICY.maxAttempts) {
+      throw new Error(`${what}: still failing after ${attempt} attempts`);
+    }
+    retried.set(what, (retried.get(what) ?? 0) + 1);
+    await new Promise((r) => setTimeout(r, backoffDelayMs(attempt - 1, DEFAULT_RETRY_POLICY)));
   }
-  return body.value as Record<string, unknown>;
+}
+
+async function call(url: string, token: string, method: string, input: unknown) {
+  return await withRetries(method, async () => {
+    const res = await fetch(`${url}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(input),
+    });
+    const body = (await res.json()) as {
+      ok: boolean;
+      value?: unknown;
+      error?: { details?: { retryable?: boolean } };
+    };
+    if (!body.ok) {
+      if (res.status >= 500 || body.error?.details?.retryable === true) {
+        return 'retry';
+      }
+      throw new Refused(`${method}: ${JSON.stringify(body.error)}`);
+    }
+    return body.value as Record<string, unknown>;
+  });
 }
 
 function bytesOf(b: MadeBundle): Map<string, Buffer> {
@@ -197,7 +249,7 @@ async function main(): Promise<void> {
     const workerRss: number[] = [];
     let sampling = true;
     const sampler = (async () => {
-      while (sampling) {
+      while (sampling && !died) {
         const c = (await engine.counts()).find((q) => q.name === 'intake')!;
         samples.push({
           s: (Date.now() - t0) / 1000,
@@ -211,7 +263,9 @@ async function main(): Promise<void> {
         }
         await new Promise((r) => setTimeout(r, 1000));
       }
-    })();
+    })().catch((e: unknown) => {
+      died ??= e instanceof Error ? e : new Error(String(e));
+    });
 
     // the team: IN_FLIGHT annotators at a time, each sending its submissions one after another
     const submitStart = new Map<number, number>();
@@ -221,7 +275,7 @@ async function main(): Promise<void> {
     const lane = async () => {
       for (;;) {
         const i = next++;
-        if (i >= ANNOTATORS) {
+        if (i >= ANNOTATORS || died) {
           return;
         }
         const who = people[i]!;
@@ -231,14 +285,20 @@ async function main(): Promise<void> {
             manifest: b.text,
           });
           for (const t of plan.uploads as Transfer[]) {
-            const res = await fetch(t.request.url, {
-              method: 'PUT',
-              headers: t.request.headers,
-              body: bytes.get(t.path)!,
+            await withRetries('PUT', async () => {
+              const res = await fetch(t.request.url, {
+                method: 'PUT',
+                headers: t.request.headers,
+                body: bytes.get(t.path)!,
+              });
+              if (res.status >= 500) {
+                return 'retry';
+              }
+              if (!res.ok) {
+                throw new Refused(`PUT ${t.path}: ${res.status} ${await res.text()}`);
+              }
+              return true;
             });
-            if (!res.ok) {
-              throw new Error(`PUT ${t.path}: ${res.status} ${await res.text()}`);
-            }
           }
           const reg = await call(hubUrl, who.token, 'submissions:register', {
             recording: plan.recording,
@@ -251,6 +311,10 @@ async function main(): Promise<void> {
       }
     };
     await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, ANNOTATORS) }, lane));
+    const d = death();
+    if (d) {
+      throw d;
+    }
     const registeredS = (lastRegistered - t0) / 1000;
 
     // until every version has its intake result
@@ -264,6 +328,10 @@ async function main(): Promise<void> {
       ).rows;
       if (rows.length >= total) {
         break;
+      }
+      const d = death();
+      if (d) {
+        throw d;
       }
       if (Date.now() - t0 > 60 * 60_000) {
         throw new Error(`only ${rows.length} of ${total} intakes in an hour`);
@@ -290,6 +358,11 @@ async function main(): Promise<void> {
       `registered: ${total} in ${registeredS.toFixed(1)} s = ${(total / registeredS).toFixed(1)} ` +
         `submissions/s (submit = plan + PUTs + register: p50 ${pct(reg, 50)} ms, p99 ` +
         `${pct(reg, 99)} ms)`,
+    );
+    console.log(
+      `client retries (as submit retries): ${
+        [...retried].map(([k, n]) => `${k} ${n}`).join(', ') || 'none'
+      }`,
     );
     console.log(
       `taken in: ${rows.length} (${failed} failed, ${dead.length} dead letters) in ` +
@@ -319,6 +392,7 @@ async function main(): Promise<void> {
     await engine.stop({ timeoutMs: 1000 });
     await hub.close();
   } finally {
+    died ??= new Error('stopping'); // the children's exits from here on are the bench's own
     await Promise.all(children.map((c) => stop(c)));
     template.cleanup();
     await Promise.all([pg.stop(), swift.stop()]);
