@@ -163,6 +163,13 @@ async function openPostgres(url: string, options: OpenHubDbOptions): Promise<Hub
   });
   // an idle connection the server dropped: the next query reconnects or fails with its own error
   pool.on('error', () => undefined);
+  // a connection checked out (Kysely holds one from acquire to release) has no listener of the
+  // pool's: a server restart in that moment emitted an unhandled 'error' and killed the process
+  // (seen: a worker died when PostgreSQL restarted). The query under way still fails with the
+  // error, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   try {
     const res = await pool.query<{ v: string }>(
       `SELECT current_setting('server_version_num') AS v`,

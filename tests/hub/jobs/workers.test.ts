@@ -249,8 +249,8 @@ describe('job engine with worker processes on PostgreSQL', () => {
       ]);
       expect(await engine.dead()).toEqual([]);
       // both workers lived through it
-      expect(a.child.exitCode).toBeNull();
-      expect(b.child.exitCode).toBeNull();
+      expect(a.child.exitCode, a.stderr()).toBeNull();
+      expect(b.child.exitCode, b.stderr()).toBeNull();
       await Promise.all([a.stop(), b.stop()]);
     } finally {
       await engine.stop();
