@@ -19,7 +19,7 @@ if (onHub) {
 } else if (first.page === 'recording') {
   void useReviewStore.getState().open(first.id);
 } else if (first.page === 'library') {
-  void useLibraryStore.getState().load();
+  void useLibraryStore.getState().prefetch();
 }
 
 const container = document.getElementById('root');

@@ -29,16 +29,14 @@ export function LibraryPage() {
   const [isExportOpen, setExportOpen] = useState(false);
 
   useEffect(() => {
-    // a load already in flight (started as the app loaded) is waited for
-    if (useLibraryStore.getState().status !== 'loading') {
-      void load();
-    }
+    // the load main.tsx started before React mounted (in flight or answered) is this mount's
+    void useLibraryStore.getState().loadForPage();
     return () => {
       if (searchTimer.current !== null) {
         clearTimeout(searchTimer.current);
       }
     };
-  }, [load]);
+  }, []);
 
   useApiEvent('recordings:changed', () => {
     void refresh();

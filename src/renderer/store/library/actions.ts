@@ -19,6 +19,11 @@ const MAX_LIMIT = 5000;
 export type LibraryActions = {
   /** Runs the current query from the first page. */
   load: () => Promise<void>;
+  /** The load the renderer starts before React mounts (main.tsx), for the page's first mount. */
+  prefetch: () => Promise<void>;
+  /** The Library page's mount: loads, unless the prefetch is in flight or has just answered
+   * (the first mount uses it; later mounts load again). */
+  loadForPage: () => Promise<void>;
   /** Changes some filters and reloads. */
   setFilters: (patch: Partial<LibraryFilters>) => Promise<void>;
   /** Clicks a column header. */
@@ -68,10 +73,27 @@ export const createLibraryActions: StateCreator<LibraryStore, [], [], LibraryAct
     await Promise.all(wanted.map((p) => fetchPage(p, generation)));
   };
 
+  // a prefetch not yet used by a page mount
+  let prefetchUnused = false;
+  const load = async () => {
+    set((s) => startQuery(s, s.filters, s.sort));
+    await requestPages([0]);
+  };
+
   return {
-    load: async () => {
-      set((s) => startQuery(s, s.filters, s.sort));
-      await requestPages([0]);
+    load,
+    prefetch: async () => {
+      prefetchUnused = true;
+      await load();
+    },
+    loadForPage: async () => {
+      const fresh = prefetchUnused;
+      prefetchUnused = false;
+      // the prefetch in flight is waited for; one that answered already is this mount's data
+      if (fresh || get().status === 'loading') {
+        return;
+      }
+      await load();
     },
     setFilters: async (patch) => {
       set((s) => startQuery(s, { ...s.filters, ...patch }, s.sort));
