@@ -85,7 +85,7 @@ export async function hubStats(
       name,
       async () => (await sql<T>`WITH ${filtered(filter)} ${body}`.execute(db)).rows,
     );
-  const [totals] = await rows<{
+  const totalsQ = rows<{
     total: number;
     mean: number | null;
     video_ms: number;
@@ -97,32 +97,32 @@ export async function hubStats(
                coalesce(sum(keyframe_count), 0)::int AS keyframes
         FROM a`,
   );
-  const byOs = await rows<{ key: string; count: number }>(
+  const byOsQ = rows<{ key: string; count: number }>(
     'byOs',
     sql`SELECT coalesce(os, 'unknown') AS key, count(*)::int AS count FROM a GROUP BY 1 ORDER BY 1`,
   );
-  const byDomain = await rows<Count>(
+  const byDomainQ = rows<Count>(
     'byDomain',
     sql`SELECT coalesce(nullif(domain, ''), 'none') AS key, count(*)::int AS count
         FROM a GROUP BY 1 ORDER BY 2 DESC, 1`,
   );
-  const byApp = await rows<Count>(
+  const byAppQ = rows<Count>(
     'byApp',
     sql`SELECT coalesce(nullif(app, ''), 'none') AS key, count(*)::int AS count
         FROM a GROUP BY 1 ORDER BY 2 DESC, 1`,
   );
-  const byTask = await rows<{ task_id: number; instruction: string; count: number }>(
+  const byTaskQ = rows<{ task_id: number; instruction: string; count: number }>(
     'byTask',
     sql`SELECT task_id, min(instruction) AS instruction, count(*)::int AS count
         FROM a WHERE task_id IS NOT NULL GROUP BY task_id ORDER BY 3 DESC, 1 LIMIT 100`,
   );
-  const hist = await rows<{ bin: number; count: number }>(
+  const histQ = rows<{ bin: number; count: number }>(
     'histogram',
     sql`SELECT least(step_count / ${STEP_BIN}, ${STEP_BIN_LAST / STEP_BIN})::int AS bin,
                count(*)::int AS count
         FROM a WHERE step_count IS NOT NULL GROUP BY 1 ORDER BY 1`,
   );
-  const actions = await rows<{ kind: string; count: number }>(
+  const actionsQ = rows<{ kind: string; count: number }>(
     'actions',
     sql`SELECT kv.key AS kind, sum(kv.value::int)::int AS count
         FROM a CROSS JOIN LATERAL jsonb_each_text(a.action_counts) AS kv
@@ -132,7 +132,7 @@ export async function hubStats(
   // (ln N − Σ n·ln n / N) / ln 2 with N = Σ n: one pass over each row's counts, half the time of
   // a window over them (bench/hub-stats.ts); trajectories without steps have none (null) and
   // are left out of the mean
-  const [entropy] = await rows<{ mean: number | null }>(
+  const entropyQ = rows<{ mean: number | null }>(
     'entropy',
     sql`SELECT avg(e)::float8 AS mean
         FROM a CROSS JOIN LATERAL (
@@ -141,7 +141,7 @@ export async function hubStats(
           WHERE n > 0
         ) AS x`,
   );
-  const annotators = await rows<{
+  const annotatorsQ = rows<{
     user: string;
     submitted: number;
     accepted: number;
@@ -155,26 +155,26 @@ export async function hubStats(
                count(*) FILTER (WHERE status = 'changes')::int AS changes
         FROM f GROUP BY 1 ORDER BY 1`,
   );
-  const perDay = await rows<{ user: string; day: string; submitted: number }>(
+  const perDayQ = rows<{ user: string; day: string; submitted: number }>(
     'perDay',
     sql`SELECT annotator AS user, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
                count(*)::int AS submitted
         FROM f GROUP BY 1, 2 ORDER BY 2, 1`,
   );
-  const perWeek = await rows<{ user: string; week: string; submitted: number }>(
+  const perWeekQ = rows<{ user: string; week: string; submitted: number }>(
     'perWeek',
     sql`SELECT annotator AS user, to_char(created_at AT TIME ZONE 'UTC', 'IYYY-"W"IW') AS week,
                count(*)::int AS submitted
         FROM f GROUP BY 1, 2 ORDER BY 2, 1`,
   );
   // verdicts on the filtered submissions (every version's, not only the current one)
-  const grades = await rows<{ grade: string; count: number }>(
+  const gradesQ = rows<{ grade: string; count: number }>(
     'grades',
     sql`SELECT v.grade, count(*)::int AS count
         FROM f JOIN verdicts AS v ON v.submission_id = f.id
         WHERE v.grade IS NOT NULL GROUP BY 1 ORDER BY 1`,
   );
-  const [turn] = await rows<{ count: number; mean: number | null; median: number | null }>(
+  const turnQ = rows<{ count: number; mean: number | null; median: number | null }>(
     'turnaround',
     sql`SELECT count(*)::int AS count, avg(d)::float8 AS mean,
                (percentile_cont(0.5) WITHIN GROUP (ORDER BY d))::float8 AS median
@@ -185,7 +185,7 @@ export async function hubStats(
             ON sv.submission_id = v.submission_id AND sv.version = v.version
         ) AS x`,
   );
-  const reasons = await rows<{ verdict: string; reason: string; count: number }>(
+  const reasonsQ = rows<{ verdict: string; reason: string; count: number }>(
     'reasons',
     sql`SELECT v.verdict,
                coalesce(nullif(lower(trim(split_part(v.feedback, E'\n', 1))), ''), '(none)')
@@ -194,7 +194,7 @@ export async function hubStats(
         FROM f JOIN verdicts AS v ON v.submission_id = f.id
         WHERE v.verdict <> 'accept' GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 50`,
   );
-  const reviewers = await rows<{
+  const reviewersQ = rows<{
     reviewer: string;
     verdicts: number;
     accept: number;
@@ -211,6 +211,43 @@ export async function hubStats(
         GROUP BY 1 ORDER BY 1`,
   );
   const lastBin = STEP_BIN_LAST / STEP_BIN;
+  // the queries run at once: on PostgreSQL each on its own pooled connection (the dashboard's
+  // first paint waited for 16 of them one after another); PGlite's one connection takes them in turn
+  const [
+    [totals],
+    byOs,
+    byDomain,
+    byApp,
+    byTask,
+    hist,
+    actions,
+    [entropy],
+    annotators,
+    perDay,
+    perWeek,
+    grades,
+    [turn],
+    reasons,
+    reviewers,
+    qa,
+  ] = await Promise.all([
+    totalsQ,
+    byOsQ,
+    byDomainQ,
+    byAppQ,
+    byTaskQ,
+    histQ,
+    actionsQ,
+    entropyQ,
+    annotatorsQ,
+    perDayQ,
+    perWeekQ,
+    gradesQ,
+    turnQ,
+    reasonsQ,
+    reviewersQ,
+    timed(timings, 'qa', () => qaFigures(db, filtered(filter))),
+  ]);
   return {
     filter,
     accepted: {
@@ -268,7 +305,7 @@ export async function hubStats(
         changes: num(r.changes),
       })),
     },
-    qa: await timed(timings, 'qa', () => qaFigures(db, filtered(filter))),
+    qa,
   };
 }
 
