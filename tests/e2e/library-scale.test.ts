@@ -122,7 +122,10 @@ describe('library page at 10,000 recordings (Chromium, IPC transport, fake windo
     // page 0 once on load (main.tsx's prefetch is the page's data: the mount asks again only for
     // a later visit), then the last page(s) only: never all 20 pages
     expect(offsets[0]).toBe(0);
-    expect(offsets.filter((o) => o === 0), JSON.stringify(offsets)).toHaveLength(1);
+    expect(
+      offsets.filter((o) => o === 0),
+      JSON.stringify(offsets),
+    ).toHaveLength(1);
     expect(offsets.length, JSON.stringify(offsets)).toBeLessThanOrEqual(3);
     expect(offsets.at(-1)).toBe(9500);
   });
