@@ -78,7 +78,7 @@ const text = async (page: Page, testId: string) =>
 
 beforeAll(async () => {
   // a build holding the newest of these pages' features (out/renderer may be older)
-  builtRenderer = await rendererHolding('hub-my-acceptance');
+  builtRenderer = await rendererHolding('hub-jobs-dead-row');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pages-e2e-'));
   const data = path.join(work, 'hub');
   aliceLibrary = path.join(work, 'alice-library');
@@ -387,6 +387,46 @@ describe('the hub’s web pages (Chromium + cua-annotator hub --data)', () => {
     // it never reached the reviewers
     await reviewer.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => text(reviewer, 'hub-review-waiting-count')).toBe('0');
+
+    // the admin's Dashboard lists it as a dead letter of the intake queue, with the same
+    // reasons (docs/jobs.md §5); Retry checks nothing again: it comes back, one attempt more
+    await admin.getByTestId('hub-nav-dashboard').click();
+    const jobs = admin.getByTestId('hub-jobs');
+    const intake = jobs.getByTestId('hub-jobs-queue-intake');
+    await expect
+      .poll(() => intake.getByTestId('failed').textContent(), { timeout: 30_000 })
+      .toBe('1');
+    const dead = jobs.locator('[data-testid=hub-jobs-dead-row]');
+    expect(await dead.count()).toBe(1);
+    expect(await dead.getAttribute('data-key')).toMatch(/^intake:\d+@1$/);
+    const why = await dead.getByTestId('hub-jobs-dead-why').textContent();
+    expect(why).toContain('INTAKE_FAILED');
+    for (const r of reasons) {
+      expect(why).toContain(r.split(' ')[0]!);
+    }
+    const attempts = Number(await dead.getByTestId('hub-jobs-dead-attempts').textContent());
+    await dead.getByTestId('hub-jobs-retry').click();
+    await expect
+      .poll(
+        async () => {
+          await admin.getByRole('button', { name: 'Refresh' }).click();
+          const rows = jobs.locator('[data-testid=hub-jobs-dead-row]');
+          return (await rows.count()) === 1
+            ? Number(await rows.getByTestId('hub-jobs-dead-attempts').textContent())
+            : null;
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe(attempts + 1);
+    // throughput: jobs done per minute since the page opened, once 10 s have passed
+    await expect
+      .poll(() => intake.getByTestId('rate').textContent(), { timeout: 30_000, interval: 1_000 })
+      .toMatch(/^\d+\.\d$/);
+    // and the annotator's view is unchanged
+    await annotator.getByRole('button', { name: 'Refresh' }).click();
+    expect(await row.getByTestId('hub-submission-status').textContent()).toBe(
+      'Failed the hub’s checks',
+    );
   });
 
   it('a rate-limited sign-in shows its wait; signing out ends the session', async () => {

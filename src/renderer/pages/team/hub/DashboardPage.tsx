@@ -4,7 +4,8 @@
 // OS, annotator and task tag. Each figure is a Vega-Lite chart (vega-embed, SVG), a table and
 // a CSV download; the specs come from src/shared/dashboard-charts.ts like `hub stats --svg`.
 // QA sampling (§19): the agreement rate and the disagreements, each settled here (qa:settle),
-// and the share of accepted submissions reviewed twice (qa:settings).
+// and the share of accepted submissions reviewed twice (qa:settings). Jobs (docs/jobs.md §5): the
+// queues, the dead-letter list with Retry, the dataset builds' progress (JobsSection.tsx).
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { HubStats, StatsFilter } from '../../../../shared/contract/hub-stats';
 import {
@@ -14,6 +15,7 @@ import {
 } from '../../../../shared/dashboard-charts';
 import { ApiError } from '../../../api/api-error';
 import { ErrorNotice, type ShownError } from '../../../components/ErrorNotice';
+import { JobsSection } from './JobsSection';
 import type { HubCall } from './TasksPage';
 
 /** Props of {@link DashboardPage}. */
@@ -416,6 +418,7 @@ export function DashboardPage({ call }: DashboardPageProps) {
           <QaShare call={call} onError={showError} />
         </>
       )}
+      <JobsSection call={call} nonce={nonce} />
     </main>
   );
 }
