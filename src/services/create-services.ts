@@ -74,6 +74,7 @@ export {
   syncFromHub,
   whoAmI,
   downloadHubDataset,
+  copyHubDatasetToStore,
   hubDatasetStatus,
   listHubDatasets,
   startHubDataset,

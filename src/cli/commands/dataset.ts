@@ -1,6 +1,7 @@
 // `dataset build|status|list`: dataset releases built on the team hub from its accepted
 // submissions (docs/jobs.md §H), by an admin signed in with `login`.
 import {
+  copyHubDatasetToStore,
   downloadHubDataset,
   hubDatasetStatus,
   listHubDatasets,
@@ -15,10 +16,12 @@ import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';
 import { withServices } from '../context';
 import { createProgress, out, outJson } from '../output';
+import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
 
 const HELP = `Usage: cua-annotator dataset build --format F [--status S]... [--since DATE] [--until DATE]
-                                   [--os OS]... [--tag TAG]... [--out DIR] [--detach] [--json]
-       cua-annotator dataset status <id> [--out DIR] [--json]
+                                   [--os OS]... [--tag TAG]... [--out DIR|s3://BUCKET/PREFIX]
+                                   [--detach] [--json]
+       cua-annotator dataset status <id> [--out DIR|s3://BUCKET/PREFIX] [--json]
        cua-annotator dataset list [--json]
        (each with [--library DIR]: the library signed in to the hub, cua-annotator login)
 
@@ -33,13 +36,17 @@ dataset build   selects the submissions (--status, default accepted; --since/--u
                 datasheet.json (counts by OS, steps mean and histogram, actions mix). The same
                 submissions and format give the same bytes. It waits with a progress bar
                 unless --detach; with --out DIR it then downloads the dataset into DIR (each
-                file checked against the manifest).
-dataset status  a build's progress; with --out DIR a finished build is downloaded.
+                file checked against the manifest); with --out s3://BUCKET/PREFIX it copies
+                it there (checked the same way, each object verified, manifest.json last).
+dataset status  a build's progress; with --out a finished build is downloaded or copied.
 dataset list    the latest builds.
 
 Formats: ${HUB_DATASET_FORMATS.join(', ')}.
 --json: {"build","status","submissions","manifest"} (+ done, failed, prefix, …); list:
 {"builds":[…]}.
+
+S3 options for --out s3://… (credentials from the standard AWS chain):
+${TARGET_HELP}
 
 Exit code 0 when the build is done (or detached), 1 when it failed, 2 on a usage error or when
 the hub could not be reached.`;
@@ -102,17 +109,13 @@ export const datasetCommand: Command = {
       out: { type: 'string' },
       detach: { type: 'boolean' },
       json: { type: 'boolean' },
+      ...TARGET_OPTIONS,
     });
     if (values.help) {
       out(HELP);
       return 0;
     }
     const [sub, ...rest] = positionals;
-    if (values.out?.startsWith('s3://')) {
-      throw new UsageError(
-        '--out takes a folder: the dataset itself stays in the hub’s store (its prefix is printed)',
-      );
-    }
     return await withServices(
       values.library,
       async (services) => {
@@ -124,17 +127,40 @@ export const datasetCommand: Command = {
               b.submissions,
               Boolean(process.stderr.isTTY) && !values.json,
             );
-            downloaded = await downloadHubDataset(lib, b.build, values.out, (d, t) =>
-              bar.update(Math.round((d / Math.max(1, t)) * b.submissions), 'downloading'),
-            );
-            bar.finish();
+            try {
+              if (values.out.startsWith('s3://')) {
+                const { target } = resolveCliTarget(services, { ...values, url: values.out });
+                const store = openCliStore(target, values.profile);
+                try {
+                  downloaded = await copyHubDatasetToStore(
+                    lib,
+                    b.build,
+                    store,
+                    target.prefix,
+                    (phase, d, t) =>
+                      bar.update(Math.round((d / Math.max(1, t)) * b.submissions), phase),
+                  );
+                } finally {
+                  store.close();
+                }
+              } else {
+                downloaded = await downloadHubDataset(lib, b.build, values.out, (d, t) =>
+                  bar.update(Math.round((d / Math.max(1, t)) * b.submissions), 'downloading'),
+                );
+              }
+            } finally {
+              bar.finish();
+            }
           }
           if (values.json) {
             outJson({ ...view(b), ...(downloaded ? { out: values.out, ...downloaded } : {}) });
           } else {
             out(line(b));
             if (downloaded) {
-              out(`${downloaded.files} files, ${downloaded.bytes} bytes in ${values.out}`);
+              out(
+                `${downloaded.files} files, ${formatMiB(downloaded.bytes)} (${downloaded.bytes} bytes) in ${values.out}` +
+                  (values.out?.startsWith('s3://') ? ' (verified)' : ''),
+              );
             }
           }
           return b.status === 'failed' ? 1 : 0;

@@ -1,13 +1,16 @@
 // The admin's side of dataset builds (docs/jobs.md §H): start one on the hub, follow its
 // progress, list them, and download a finished one into a folder — every file checked against
 // the dataset's manifest (size and SHA-256) in a staging folder first, then moved into place, so
-// the folder never holds half a dataset.
+// the folder never holds half a dataset; or copy it to an S3-compatible store, manifest last.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { HubInput, HubOutput } from '../../shared/contract/hub';
 import { AppError } from '../../shared/errors';
 import type { Library } from '../library/library';
+import { uploadFolderToStore } from '../upload/export-s3';
+import type { ObjectStore } from '../upload/object-store';
 import { downloadTransfer } from './review';
 import { signedInClient } from './submit';
 
@@ -137,4 +140,30 @@ export async function downloadHubDataset(
     await fs.rm(stage, { recursive: true, force: true });
   }
   return { files: entries.length + 1, bytes: bytes + manifestBytes.length };
+}
+
+/** Copies the finished build `id` to `prefix` of an S3-compatible store (`dataset … --out
+ * s3://BUCKET/PREFIX`): downloaded and checked as {@link downloadHubDataset} does into a
+ * temporary folder, then every file sent and verified object by object, manifest.json last (its
+ * presence marks a complete copy). Returns the files and bytes written. */
+export async function copyHubDatasetToStore(
+  lib: Library,
+  id: number,
+  store: ObjectStore,
+  prefix: string,
+  onProgress?: (phase: 'downloading' | 'uploading', done: number, total: number) => void,
+): Promise<{ files: number; bytes: number }> {
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-dataset-s3-'));
+  try {
+    await store.checkBucket({});
+    await downloadHubDataset(lib, id, work, (d, t) => onProgress?.('downloading', d, t));
+    const sent = await uploadFolderToStore(work, store, {
+      prefix,
+      last: 'manifest.json',
+      onUploadProgress: (d, t) => onProgress?.('uploading', d, t),
+    });
+    return { files: sent.files.length, bytes: sent.bytes };
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
 }

@@ -63,6 +63,100 @@ async function listFiles(dir: string, rel = ''): Promise<string[]> {
   return out.sort();
 }
 
+/** Options of {@link uploadFolderToStore}. */
+export type UploadFolderOptions = {
+  /** Key prefix inside the bucket ('' = root). */
+  prefix: string;
+  partSizeBytes?: number;
+  concurrency?: number;
+  retry?: RetryPolicy;
+  signal?: AbortSignal;
+  /** Bytes sent so far, of the total. */
+  onUploadProgress?: (bytesDone: number, bytesTotal: number) => void;
+  /** A file (relative path) sent only once every other one is stored and verified, so a reader
+   * can tell a finished copy from an interrupted one (a dataset's manifest.json). */
+  last?: string;
+};
+
+/** Sends every file under `dir` to `prefix` of the store (Content-MD5, signed SHA-256, ETag,
+ * retries, multipart for large files) and checks each object after; `last` goes after all. */
+export async function uploadFolderToStore(
+  dir: string,
+  store: ObjectStore,
+  options: UploadFolderOptions,
+): Promise<{ files: { path: string; sizeBytes: number; sha256: string }[]; bytes: number }> {
+  const call = options.signal ? { signal: options.signal } : {};
+  const retry = <T>(op: () => Promise<T>) =>
+    withRetry(op, {
+      policy: options.retry ?? DEFAULT_RETRY_POLICY,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  const { prefix, partSizeBytes, concurrency, onUploadProgress } = options;
+  const rels = await listFiles(dir);
+  const files: { path: string; sizeBytes: number; sha256: string }[] = [];
+  const sizes = await Promise.all(rels.map(async (r) => (await fs.stat(path.join(dir, r))).size));
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  let bytesDone = 0;
+  const limiter = createLimiter(concurrency ?? 4);
+  const send = async (rel: string, size: number) => {
+    const file = path.join(dir, rel);
+    const sha256 = await sha256File(file);
+    const key = joinKey(prefix, rel);
+    const partSize = choosePartSize(size, partSizeBytes ?? DEFAULT_PART_SIZE_BYTES);
+    const meta = { metadata: { sha256 }, contentType: 'application/octet-stream' };
+    let expected: string;
+    if (isSinglePut(size, partSize)) {
+      const p = payloadWithMd5(await readRange(file, 0, size));
+      const { etag } = await limiter.run(() => retry(() => store.putObject(key, p, meta, call)));
+      expected = p.md5Hex;
+      if (etag !== expected) {
+        throw new AppError('UPLOAD_VERIFY_FAILED', `${key}: ETag ${etag}, expected ${expected}.`);
+      }
+      bytesDone += size;
+      onUploadProgress?.(bytesDone, bytesTotal);
+    } else {
+      const { uploadId } = await retry(() => store.createMultipartUpload(key, meta, call));
+      const plan = planParts(size, partSize);
+      const parts = await Promise.all(
+        plan.map((part) =>
+          limiter.run(async () => {
+            const p = payloadWithMd5(await readRange(file, part.offsetBytes, part.sizeBytes));
+            const { etag } = await retry(() =>
+              store.uploadPart(key, uploadId, part.partNumber, p, call),
+            );
+            if (etag !== p.md5Hex) {
+              throw new AppError(
+                'UPLOAD_VERIFY_FAILED',
+                `${key} part ${part.partNumber}: ETag ${etag}, expected ${p.md5Hex}.`,
+              );
+            }
+            bytesDone += part.sizeBytes;
+            onUploadProgress?.(bytesDone, bytesTotal);
+            return { partNumber: part.partNumber, etag, md5: p.md5Hex };
+          }),
+        ),
+      );
+      await retry(() => store.completeMultipartUpload(key, uploadId, parts, call));
+      expected = multipartEtag(parts.map((p) => p.md5));
+    }
+    const head = await retry(() => store.headObject(key, call));
+    if (!head || head.sizeBytes !== size || head.etag !== expected) {
+      throw new AppError(
+        'UPLOAD_VERIFY_FAILED',
+        `${key} on ${store.description} does not match the file sent; send it again.`,
+      );
+    }
+    files.push({ path: rel, sizeBytes: size, sha256 });
+  };
+  await Promise.all(rels.flatMap((rel, i) => (rel === options.last ? [] : [send(rel, sizes[i]!)])));
+  const lastIndex = options.last === undefined ? -1 : rels.indexOf(options.last);
+  if (lastIndex >= 0) {
+    await send(rels[lastIndex]!, sizes[lastIndex]!);
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  return { files, bytes: bytesTotal };
+}
+
 // Exports recordings and writes the result under `prefix` of the store, verified.
 export async function exportToStore(
   lib: Library,
@@ -81,73 +175,14 @@ export async function exportToStore(
     await retry(() => store.checkBucket(call));
     const { prefix, partSizeBytes, concurrency, onUploadProgress, ...exportOptions } = options;
     const recordings = await exportRecordings(lib, ids, { ...exportOptions, outDir: work });
-    const rels = await listFiles(work);
-    const files: ExportToStoreResult['files'] = [];
-    const sizes = await Promise.all(
-      rels.map(async (r) => (await fs.stat(path.join(work, r))).size),
-    );
-    const bytesTotal = sizes.reduce((a, b) => a + b, 0);
-    let bytesDone = 0;
-    const limiter = createLimiter(concurrency ?? 4);
-    await Promise.all(
-      rels.map(async (rel, i) => {
-        const file = path.join(work, rel);
-        const size = sizes[i]!;
-        const sha256 = await sha256File(file);
-        const key = joinKey(prefix, rel);
-        const partSize = choosePartSize(size, partSizeBytes ?? DEFAULT_PART_SIZE_BYTES);
-        const meta = { metadata: { sha256 }, contentType: 'application/octet-stream' };
-        let expected: string;
-        if (isSinglePut(size, partSize)) {
-          const p = payloadWithMd5(await readRange(file, 0, size));
-          const { etag } = await limiter.run(() =>
-            retry(() => store.putObject(key, p, meta, call)),
-          );
-          expected = p.md5Hex;
-          if (etag !== expected) {
-            throw new AppError(
-              'UPLOAD_VERIFY_FAILED',
-              `${key}: ETag ${etag}, expected ${expected}.`,
-            );
-          }
-          bytesDone += size;
-          onUploadProgress?.(bytesDone, bytesTotal);
-        } else {
-          const { uploadId } = await retry(() => store.createMultipartUpload(key, meta, call));
-          const plan = planParts(size, partSize);
-          const parts = await Promise.all(
-            plan.map((part) =>
-              limiter.run(async () => {
-                const p = payloadWithMd5(await readRange(file, part.offsetBytes, part.sizeBytes));
-                const { etag } = await retry(() =>
-                  store.uploadPart(key, uploadId, part.partNumber, p, call),
-                );
-                if (etag !== p.md5Hex) {
-                  throw new AppError(
-                    'UPLOAD_VERIFY_FAILED',
-                    `${key} part ${part.partNumber}: ETag ${etag}, expected ${p.md5Hex}.`,
-                  );
-                }
-                bytesDone += part.sizeBytes;
-                onUploadProgress?.(bytesDone, bytesTotal);
-                return { partNumber: part.partNumber, etag, md5: p.md5Hex };
-              }),
-            ),
-          );
-          await retry(() => store.completeMultipartUpload(key, uploadId, parts, call));
-          expected = multipartEtag(parts.map((p) => p.md5));
-        }
-        const head = await retry(() => store.headObject(key, call));
-        if (!head || head.sizeBytes !== size || head.etag !== expected) {
-          throw new AppError(
-            'UPLOAD_VERIFY_FAILED',
-            `${key} on ${store.description} does not match the exported file; export again.`,
-          );
-        }
-        files.push({ path: rel, sizeBytes: size, sha256 });
-      }),
-    );
-    files.sort((a, b) => (a.path < b.path ? -1 : 1));
+    const { files, bytes: bytesTotal } = await uploadFolderToStore(work, store, {
+      prefix,
+      ...(partSizeBytes !== undefined ? { partSizeBytes } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(onUploadProgress ? { onUploadProgress } : {}),
+    });
     const manifest = payloadWithMd5(
       Buffer.from(
         `${JSON.stringify(

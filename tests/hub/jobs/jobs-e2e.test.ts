@@ -22,6 +22,8 @@ import { startJobRunner, type JobRunner } from '../../../src/hub/jobs/worker';
 import { FolderObjectStore } from '../../../src/hub/storage';
 import { saveCredentials } from '../../../src/services/team/credentials';
 import { runCli } from '../../helpers/cli';
+import { startSwift, type Swift } from '../../helpers/swift';
+import { createBucket, listObjects, objectSha256, rawClient } from '../../services/upload/helpers';
 import { request } from '../http/hub-fixture';
 import { bundleTemplate, makeBundle, storeBundle, type BundleTemplate } from './bundle-fixture';
 
@@ -31,6 +33,7 @@ let store: FolderObjectStore;
 let runner: JobRunner;
 let server: HubServerHandle;
 let template: BundleTemplate;
+let swift: Swift;
 const tokens: Record<string, string> = {};
 
 const call = async (who: string, method: string, body: unknown = {}) => {
@@ -57,9 +60,10 @@ async function until<T>(what: string, probe: () => Promise<T | null>, ms = 120_0
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'hub-jobs-e2e-'));
-  [hub, template] = await Promise.all([
+  [hub, template, swift] = await Promise.all([
     openHubDb({ data: path.join(dir, 'hub') }),
     bundleTemplate(),
+    startSwift(),
   ]);
   store = new FolderObjectStore({ dir: path.join(dir, 'objects'), secret: randomBytes(32) });
   const by = localActor('cli');
@@ -94,6 +98,7 @@ afterAll(async () => {
   await runner?.stop({ timeoutMs: 2000 });
   await hub?.close();
   template?.cleanup();
+  await swift?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -307,6 +312,42 @@ describe('jobs end to end (pg-boss on PGlite, the hub over HTTP)', () => {
       const body = await readFile(path.join(outDir, ...f.path.split('/')));
       expect(createHash('sha256').update(body).digest('hex'), f.path).toBe(f.sha256);
     }
+    // --out s3://: the same dataset copied to an S3-compatible store (Swift's s3api), every
+    // object equal to the manifest's entry, manifest.json byte for byte
+    const client = rawClient(swift);
+    await createBucket(client, 'datasets');
+    const copied = await runCli(
+      [
+        'dataset',
+        'status',
+        String(printed.build),
+        '--out',
+        's3://datasets/release-1',
+        '--path-style',
+        '--json',
+        '--library',
+        libDir,
+      ],
+      swift.env,
+    );
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(JSON.parse(copied.stdout)).toMatchObject({
+      status: 'done',
+      out: 's3://datasets/release-1',
+      files: manifest.files.length + 1,
+    });
+    const objects = await listObjects(client, 'datasets', 'release-1/');
+    expect([...objects.keys()].sort()).toEqual(
+      ['manifest.json', ...manifest.files.map((f) => f.path)].map((p) => `release-1/${p}`).sort(),
+    );
+    for (const f of manifest.files) {
+      expect(await objectSha256(client, 'datasets', `release-1/${f.path}`), f.path).toBe(f.sha256);
+    }
+    expect(await objectSha256(client, 'datasets', 'release-1/manifest.json')).toBe(
+      createHash('sha256').update(manifestBytes).digest('hex'),
+    );
+    client.destroy();
+
     const listed = await runCli(['dataset', 'list', '--json', '--library', libDir]);
     expect((JSON.parse(listed.stdout) as { builds: unknown[] }).builds).toHaveLength(2);
     const status = await runCli(['dataset', 'status', String(started.build), '--library', libDir]);
