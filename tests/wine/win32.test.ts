@@ -329,6 +329,11 @@ describe("uiohook-napi's win32-x64 prebuild under Wine (the recorder's hook chil
       expect(events).toContainEqual(
         expect.objectContaining({ type: UIOHOOK_EVENT_TYPES.keyReleased, keycode: VC_A }),
       );
+      // a heartbeat every 250 ms: waited for, since on a loaded machine the key can come first
+      await hook.line((l) => {
+        const p = parseHookLine(l);
+        return p.ok && p.line.type === 'heartbeat';
+      }, 10_000);
       expect(parsed().some((l) => l.type === 'heartbeat')).toBe(true);
       hook.child.stdin.end();
       expect(await hook.exit).toBe(0);
@@ -353,7 +358,10 @@ describe("nut-js's libnut win32 under Wine (the replay driver child)", () => {
       await ask(2, { op: 'move', x: 300, y: 310 });
       expect(await ask(3, { op: 'pointer' })).toEqual({ x: 300, y: 310 });
       // the X server's pointer moved too: SendInput reached Wine's X11 driver
-      expect(await desktop.run('xdotool', ['getmouselocation'])).toMatch(/^x:300 y:310 /);
+      // (Wine's X11 driver warps the pointer asynchronously: polled, as a loaded machine delays it)
+      await expect
+        .poll(() => desktop.run('xdotool', ['getmouselocation']), { timeout: 10_000 })
+        .toMatch(/^x:300 y:310 /);
       await desktop.run('xdotool', ['windowactivate', '--sync', notepadWindow], 10_000);
       const before = (await ask(4, { op: 'grab', thumbnailWidth: 160 })) as {
         thumbnail: { width: number; height: number; data: string };
