@@ -64,3 +64,12 @@ export function errorMessage(e: unknown): string {
   }
   return String(e);
 }
+
+/** An error as the pages show it (the ErrorNotice's shape): an ApiError's code, message and the
+ * service's fix; anything else as INTERNAL with its message. */
+export function shownError(e: unknown): { code: string; message: string; fix: string | null } {
+  if (e instanceof ApiError) {
+    return { code: e.code, message: e.message, fix: e.fix ?? null };
+  }
+  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
+}

@@ -1,9 +1,8 @@
 // Hub store actions: sign-in (with the one-time password's forced change), sign-out, and the
 // loads and changes of the hub pages, each one hub method (src/shared/contract/hub.ts).
 import type { StateCreator } from 'zustand';
-import { ApiError } from '../../api/api-error';
+import { ApiError, shownError } from '../../api/api-error';
 import { getHubClient } from '../../api/hub-client';
-import type { ShownError } from '../../components/ErrorNotice';
 import {
   HUB_PASSWORD_MIN,
   type HubInput,
@@ -47,13 +46,6 @@ export type HubActions = {
 /** The hub store type. */
 export type HubStore = HubState & HubActions;
 
-// An error as the pages show it.
-function shown(e: unknown): ShownError {
-  return e instanceof ApiError
-    ? { code: e.code, message: e.message, fix: e.fix ?? null }
-    : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
-}
-
 // The hub's own fixes name CLI flags; on this page the sign-in form is the way
 const SIGNED_OUT_NOTICE = 'Your session ended (signed out elsewhere, expired, or removed).';
 
@@ -89,7 +81,9 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
       set({ [key]: { status: 'ready', data, error: null } as Loadable<T> } as Partial<HubState>);
     } catch (e) {
       if (!sessionLost(e)) {
-        set({ [key]: { ...get()[key], status: 'error', error: shown(e) } } as Partial<HubState>);
+        set({
+          [key]: { ...get()[key], status: 'error', error: shownError(e) },
+        } as Partial<HubState>);
       }
     }
   };
@@ -105,7 +99,7 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
       return true;
     } catch (e) {
       if (!sessionLost(e)) {
-        set({ teamBusy: false, teamError: shown(e) });
+        set({ teamBusy: false, teamError: shownError(e) });
       }
       return false;
     }
@@ -129,7 +123,7 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
           session: { phase: 'signed-out', notice: null },
           ...(e instanceof ApiError && e.code === 'UNAUTHORIZED'
             ? {}
-            : { form: { ...get().form, error: shown(e) } }),
+            : { form: { ...get().form, error: shownError(e) } }),
         });
       }
     },
@@ -156,7 +150,7 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
       } catch (e) {
         const wait =
           e instanceof ApiError && e.code === 'RATE_LIMITED' ? e.details?.retryAfterSeconds : null;
-        const error = shown(e);
+        const error = shownError(e);
         set({
           form: {
             ...get().form,
@@ -203,7 +197,7 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
         set({ form: { ...initialHubState().form } });
         await get().check();
       } catch (e) {
-        set({ form: { ...get().form, busy: false, error: shown(e) } });
+        set({ form: { ...get().form, busy: false, error: shownError(e) } });
       }
     },
 
@@ -254,7 +248,7 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
         });
       } catch (e) {
         if (!sessionLost(e)) {
-          set({ audit: { ...get().audit, status: 'error', error: shown(e) } });
+          set({ audit: { ...get().audit, status: 'error', error: shownError(e) } });
         }
       }
     },

@@ -1,8 +1,8 @@
 // Team store actions over the `team:*` contract methods (src/shared/contract/team.ts).
 import type { StateCreator } from 'zustand';
 import type { ApiEvents, ApiMethods } from '../../../shared/contract';
-import { ApiError, getApiClient } from '../../api';
-import type { ShownError } from '../../components/ErrorNotice';
+import { getApiClient } from '../../api';
+import { shownError } from '../../api/api-error';
 import { initialTeamState, type TeamState } from './initialState';
 
 /** Team store actions. */
@@ -30,12 +30,7 @@ export type TeamActions = {
 export type TeamStore = TeamState & TeamActions;
 
 // An error as the team pages show it (with the service's fix).
-export function shownError(e: unknown): ShownError {
-  if (e instanceof ApiError) {
-    return { code: e.code, message: e.message, fix: e.fix ?? null };
-  }
-  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
-}
+export { shownError };
 
 // The actions.
 export const createTeamActions: StateCreator<TeamStore, [], [], TeamActions> = (set, get) => ({

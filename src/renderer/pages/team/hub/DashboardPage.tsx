@@ -13,7 +13,7 @@ import {
   figureCsv,
   type DashboardFigure,
 } from '../../../../shared/dashboard-charts';
-import { ApiError } from '../../../api/api-error';
+import { shownError } from '../../../api/api-error';
 import { ErrorNotice, type ShownError } from '../../../components/ErrorNotice';
 import { JobsSection } from './JobsSection';
 import type { HubCall } from './TasksPage';
@@ -43,13 +43,6 @@ function filterOf(f: Form): StatsFilter {
     filter.tag = f.tag.trim();
   }
   return filter;
-}
-
-function shown(e: unknown): ShownError {
-  if (e instanceof ApiError) {
-    return { code: e.code, message: e.message, fix: e.fix ?? null };
-  }
-  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
 }
 
 function Chart({ spec, title }: { spec: Record<string, unknown>; title: string }) {
@@ -307,7 +300,7 @@ export function DashboardPage({ call }: DashboardPageProps) {
         }
       } catch (e) {
         if (live) {
-          setError(shown(e));
+          setError(shownError(e));
         }
       }
     };
@@ -319,14 +312,14 @@ export function DashboardPage({ call }: DashboardPageProps) {
   const set = (k: keyof Form) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
   const fmt = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
-  const showError = useCallback((e: unknown) => setError(shown(e)), []);
+  const showError = useCallback((e: unknown) => setError(shownError(e)), []);
   const settle = (id: number, status: 'accepted' | 'rejected') => {
     const run = async () => {
       try {
         await call('qa:settle', { id, status });
         setNonce((n) => n + 1);
       } catch (e) {
-        setError(shown(e));
+        setError(shownError(e));
       }
     };
     void run();

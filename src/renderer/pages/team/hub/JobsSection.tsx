@@ -4,7 +4,7 @@
 // progress. Read again every few seconds while the page is open, and on Refresh.
 import { useEffect, useRef, useState } from 'react';
 import type { HubDatasetBuild, HubDeadJob, HubJobQueue } from '../../../../shared/contract/hub';
-import { ApiError } from '../../../api/api-error';
+import { shownError } from '../../../api/api-error';
 import { ErrorNotice, type ShownError } from '../../../components/ErrorNotice';
 import type { HubCall } from './TasksPage';
 
@@ -18,13 +18,6 @@ type Jobs = {
   /** Jobs done per minute since the first reading, by queue ('–' for the first 10 s). */
   rates: Record<string, string>;
 };
-
-function shown(e: unknown): ShownError {
-  if (e instanceof ApiError) {
-    return { code: e.code, message: e.message, fix: e.fix ?? null };
-  }
-  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
-}
 
 const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 
@@ -76,7 +69,7 @@ export function JobsSection({ call, nonce }: { call: HubCall; nonce: number }) {
         }
       } catch (e) {
         if (live) {
-          setError(shown(e));
+          setError(shownError(e));
         }
       }
     };
@@ -93,7 +86,7 @@ export function JobsSection({ call, nonce }: { call: HubCall; nonce: number }) {
         await call('jobs:retry', { id });
         setTick((t) => t + 1);
       } catch (e) {
-        setError(shown(e));
+        setError(shownError(e));
       } finally {
         setRetrying(null);
       }

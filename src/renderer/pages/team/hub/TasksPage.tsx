@@ -16,7 +16,7 @@ import {
   type TaskFileFormat,
   type TaskPlatform,
 } from '../../../../shared/tasks-file';
-import { ApiError } from '../../../api/api-error';
+import { shownError } from '../../../api/api-error';
 import { ErrorNotice, type ShownError } from '../../../components/ErrorNotice';
 import { formatDateTime } from '../../../lib/time';
 
@@ -32,13 +32,6 @@ export type TasksPageProps = {
 
 type StatusFilter = 'open' | 'closed' | 'infeasible' | 'all';
 type TaskAction = 'claim' | 'release' | 'infeasible' | 'close' | 'reopen';
-
-function shown(e: unknown): ShownError {
-  if (e instanceof ApiError) {
-    return { code: e.code, message: e.message, fix: e.fix ?? null };
-  }
-  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e), fix: null };
-}
 
 // The guess of the browser's OS, the default platform filter.
 function browserPlatform(): TaskPlatform {
@@ -81,7 +74,7 @@ function ImportPanel({ call, onImported }: { call: HubCall; onImported: () => vo
       const report = await call('tasks:import', { text, format, dryRun: true });
       setPreview({ fileName: file.name, text, format, report });
     } catch (e) {
-      setError(shown(e));
+      setError(shownError(e));
     } finally {
       setBusy(false);
     }
@@ -104,7 +97,7 @@ function ImportPanel({ call, onImported }: { call: HubCall; onImported: () => vo
       setPreview(null);
       onImported();
     } catch (e) {
-      setError(shown(e));
+      setError(shownError(e));
     } finally {
       setBusy(false);
     }
@@ -345,7 +338,7 @@ export function TasksPage({ call, roles }: TasksPageProps) {
         }
       } catch (e) {
         if (live) {
-          setError(shown(e));
+          setError(shownError(e));
         }
       }
     };
@@ -381,7 +374,7 @@ export function TasksPage({ call, roles }: TasksPageProps) {
       }
       load();
     } catch (e) {
-      setError(shown(e));
+      setError(shownError(e));
     }
   };
 
