@@ -9,7 +9,7 @@ import { resolveFfmpeg } from '../src/infra/ffmpeg/binary';
 import { runExport } from '../src/services/export/export-service';
 import { importAgentNetFolder } from '../src/services/import/agentnet-import';
 import { openLibrary } from '../src/services/library/library';
-import { computeKeyframes } from '../src/services/review/keyframes';
+import { computeKeyframes } from '../src/services/keyframes/keyframes';
 import { fixturePath } from '../tests/helpers/fixture';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

@@ -4,7 +4,7 @@
 import type { ApiEvent, ApiEvents, SystemHealthDto } from '../shared/contract';
 import type { Library } from './library/library';
 import type { RecorderService } from './recording/recorder-service';
-import type { KeyframeJobs } from './review/keyframe-jobs';
+import type { KeyframeJobs } from './keyframes/keyframe-jobs';
 import type { ReplayJobs } from './quality/replay-jobs';
 import type { SettingsHost } from './settings/settings-service';
 import type { TeamService } from './team/team-service';

@@ -30,7 +30,7 @@ import type { replayRecording } from './quality/replay-service';
 import type { redactAllFindings, redactFindings, RedactedFinding } from './privacy/text-redaction';
 import type { listBoxRedactions, undoBoxRedaction, BoxRedaction } from './edits/redactions';
 import type { DoctorReport, runDoctor as runDoctorChecks } from './system/doctor';
-import { KeyframeJobs, type KeyframeJobsOptions } from './review/keyframe-jobs';
+import { KeyframeJobs, type KeyframeJobsOptions } from './keyframes/keyframe-jobs';
 import { ReplayJobs, type ReplayJobsOptions } from './quality/replay-jobs';
 import { RecorderService } from './recording/recorder-service';
 import { readSettings } from './settings/settings-service';

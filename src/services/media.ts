@@ -6,7 +6,7 @@ import path from 'node:path';
 import { findRecordingBasics, listVideos } from '../store';
 import type { MediaKind } from './context';
 import type { Library } from './library/library';
-import { KEYFRAMES_DIR } from './review/keyframes';
+import { KEYFRAMES_DIR } from './keyframes/keyframes';
 
 /** Folder (inside a recording's folder) of replay runs (`REPLAY_DIR` of
  * quality/replay-service.ts, which loads the replay driver: not imported here). */

@@ -30,7 +30,7 @@ import {
 import { callsToCode } from '../pipeline/code';
 import type { ServiceContext } from './context';
 import type { Library } from './library/library';
-import { keyframeInputKey, keyframeRedactions } from './review/keyframes';
+import { keyframeInputKey, keyframeRedactions } from './keyframes/keyframes';
 import { guardAcceptedEdit } from './review/review-lock';
 import {
   ELEMENT_MATCH_WINDOW_MS,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingDto } from '../../src/shared/contract';
 import { isAppError } from '../../src/shared/errors';
 import { dispatch } from '../../src/services/dispatch';
-import { computeKeyframes } from '../../src/services/review/keyframes';
+import { computeKeyframes } from '../../src/services/keyframes/keyframes';
 import { applyEdit } from '../../src/services/edits/edit-service';
 import { getRecordingDto, setReviewStatus } from '../../src/services/review-service';
 import { serviceContext } from '../helpers/context';

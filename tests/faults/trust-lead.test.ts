@@ -11,7 +11,7 @@ import { dispatch } from '../../src/services/dispatch';
 import { openLibrary } from '../../src/services/library/library';
 import { statusForResult } from '../../src/server/status';
 import { applyEdit } from '../../src/services/edits/edit-service';
-import { refreshStaleKeyframes } from '../../src/services/review/keyframes';
+import { refreshStaleKeyframes } from '../../src/services/keyframes/keyframes';
 import { getRecording, listKeyframes } from '../../src/store';
 import { exampleLibrary } from '../helpers/example-library';
 import { runCli } from '../helpers/cli';

@@ -12,7 +12,7 @@ import { runCommand } from '../../src/infra/run-command';
 import { exportRecordings } from '../../src/services/export/export-service';
 import { checkRecordingInLibrary } from '../../src/services/quality/check-service';
 import { reduceRecording } from '../../src/services/reduce-service';
-import { computeKeyframes, TERMINATE_KEYFRAME_ID } from '../../src/services/review/keyframes';
+import { computeKeyframes, TERMINATE_KEYFRAME_ID } from '../../src/services/keyframes/keyframes';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { insertEvents, insertVideo, listKeyframes } from '../../src/store';
 import { runCli } from '../helpers/cli';

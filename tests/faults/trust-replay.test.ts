@@ -21,7 +21,7 @@ import {
   keyframeStaleness,
   refreshStaleKeyframes,
   TERMINATE_KEYFRAME_ID,
-} from '../../src/services/review/keyframes';
+} from '../../src/services/keyframes/keyframes';
 import { decodePng } from '../../src/pipeline/media/png';
 import { grayThumbnail, type Thumbnail } from '../../src/pipeline/replay/screen-diff';
 import { MASKED_KEY } from '../../src/recorder/input/key-masking';

@@ -2,8 +2,11 @@
 // the real reducer, edits in the real edit log, video and keyframe rows in the real tables, each
 // with at most one planted defect (tests/services/quality, tests/cli/check.test.ts).
 import { reduceRecording } from '../../src/services/reduce-service';
-import { keyframeRedactions, keyframeStaleness } from '../../src/services/review/keyframes';
-import { keyframeInputKey, terminateInputKey } from '../../src/services/review/keyframe-extraction';
+import { keyframeRedactions, keyframeStaleness } from '../../src/services/keyframes/keyframes';
+import {
+  keyframeInputKey,
+  terminateInputKey,
+} from '../../src/services/keyframes/keyframe-extraction';
 import type { Library } from '../../src/services/library/library';
 import type { StepEdit } from '../../src/shared/contract';
 import {

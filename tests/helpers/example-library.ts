@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary, type Library } from '../../src/services/library/library';
-import { computeKeyframes } from '../../src/services/review/keyframes';
+import { computeKeyframes } from '../../src/services/keyframes/keyframes';
 import { FIXTURE_DIR } from './paths';
 
 /** How long a test waits for another process building the template. */

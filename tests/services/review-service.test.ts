@@ -12,7 +12,7 @@ import { applyEdit, redoNextEdit, undoLastEdit } from '../../src/services/edits/
 import { exportRecordings } from '../../src/services/export/export-service';
 import { openLibrary, type Library } from '../../src/services/library/library';
 import { resolveMedia } from '../../src/services/media';
-import { computeKeyframes } from '../../src/services/review/keyframes';
+import { computeKeyframes } from '../../src/services/keyframes/keyframes';
 import {
   getRecordingDto,
   getStepAxTree,

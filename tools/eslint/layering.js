@@ -67,6 +67,15 @@ export const ADAPTER_ONLY = {
   koffi: ['src/helpers/darwin/ffi/', 'src/helpers/win32/ffi/'],
 };
 
+/** services/ sub-folders and the sibling folders they must not import (docs/architecture.md §2):
+ * review and export both use the keyframe code in keyframes/, never each other, and keyframes/
+ * serves both, so it imports neither. */
+export const SERVICES_APART = {
+  review: ['export'],
+  export: ['review'],
+  keyframes: ['review', 'export'],
+};
+
 /** Folders where no node: builtin may be imported. */
 const NO_NODE = ['shared', 'renderer', 'preload'];
 /** pipeline may use node: only in these sub-folders. */
@@ -77,6 +86,11 @@ const PACKAGES_ONLY = { shared: ['valibot'] };
 
 function srcFolder(rel) {
   const m = /^src\/([^/]+)\//.exec(rel);
+  return m ? m[1] : null;
+}
+
+function servicesFolder(rel) {
+  const m = /^src\/services\/([^/]+)\//.exec(rel);
   return m ? m[1] : null;
 }
 
@@ -92,6 +106,9 @@ export const layeringRule = {
       adapter: "'{{module}}' may only be imported in {{where}}.",
       node: "'{{module}}': node builtins are not allowed in src/{{from}}{{hint}}.",
       package: "'{{module}}': src/{{from}} may import no package but {{allowed}}.",
+      services:
+        "'src/services/{{from}}' must not import from 'src/services/{{to}}' " +
+        '(keyframe code shared by review and export lives in src/services/keyframes).',
     },
   },
   create(context) {
@@ -111,6 +128,16 @@ export const layeringRule = {
           .split(path.sep)
           .join('/');
         const to = srcFolder(target + '/');
+        const servicesFrom = servicesFolder(file);
+        const servicesTo = servicesFolder(target + '/');
+        if (servicesFrom && servicesTo && SERVICES_APART[servicesFrom]?.includes(servicesTo)) {
+          context.report({
+            node,
+            messageId: 'services',
+            data: { from: servicesFrom, to: servicesTo },
+          });
+          return;
+        }
         if (!to || to === from) {
           return;
         }

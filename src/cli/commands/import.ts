@@ -1,6 +1,6 @@
 // `cua-annotator import <folder...>`: AgentNet Tool recording folders → the library.
 import type { ImportResult } from '../../services/import/agentnet-import';
-import type { KeyframeJobOutcome, KeyframeJobs } from '../../services/review/keyframe-jobs';
+import type { KeyframeJobOutcome, KeyframeJobs } from '../../services/keyframes/keyframe-jobs';
 import { isAppError } from '../../shared/errors';
 import { parseCommandArgs, UsageError } from '../args';
 import type { Command } from '../command';

@@ -8,7 +8,7 @@ import type { RgbImage } from '../../pipeline/cot/cue';
 import type { CotStepInput } from '../../pipeline/cot/run';
 import { decodePng } from '../../pipeline/media/png';
 import type { Library } from '../library/library';
-import { lazyDecodeBinaries } from '../review/keyframe-extraction';
+import { lazyDecodeBinaries } from '../keyframes/keyframe-extraction';
 import { exportKeyframeImages, requireImage } from '../export/export-keyframes';
 import { loadForExport, type Loaded } from '../export/export-load';
 

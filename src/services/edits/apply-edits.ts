@@ -432,7 +432,7 @@ function applyOne(state: State, stored: StoredEdit): void {
       return;
     }
     case 'redact-box':
-      // pixels only: applied to frames and videos by the exports (services/export/redact-*.ts)
+      // pixels only: applied to frames and videos by the exports (services/privacy/redact-media.ts)
       return;
     case 'pii-accept':
       // a review decision read by the export/upload policy (services/privacy/policy.ts)

@@ -1,15 +1,15 @@
 // The keyframe images of an export (docs/keyframes.md §5, §7): the stored keyframes when every
-// one of them is fresh (review/keyframes.ts), else one extraction from the video, from the cut
+// one of them is fresh (keyframes/keyframes.ts), else one extraction from the video, from the cut
 // video when the recording is trimmed (its frames are those of the agentnet-raw export).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
 import { encodePngRgb } from '../../pipeline/media/png';
 import type { Library } from '../library/library';
-import { extractStepKeyframes, type LazyDecodeBinaries } from '../review/keyframe-extraction';
-import { storedExportKeyframes } from '../review/keyframes';
+import { extractStepKeyframes, type LazyDecodeBinaries } from '../keyframes/keyframe-extraction';
+import { storedExportKeyframes } from '../keyframes/keyframes';
 import { cutKeptVideo, keptRangeOf, type Loaded } from './export-load';
-import { pixelRedactions, redactRgbFrame } from './redact-media';
+import { pixelRedactions, redactRgbFrame } from '../privacy/redact-media';
 
 /** The images of one recording's export, by trajectory image index (steps, then terminate). */
 export type ExportImages = {

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
 import type { Library } from '../library/library';
-import { lazyDecodeBinaries, type LazyDecodeBinaries } from '../review/keyframe-extraction';
+import { lazyDecodeBinaries, type LazyDecodeBinaries } from '../keyframes/keyframe-extraction';
 import { acquireExportLock } from './export-lock';
 import type { ExportFormat } from '../../shared/domain';
 import { exportKeyframeImages } from './export-keyframes';
@@ -44,7 +44,7 @@ export {
   keyframeInputOf,
   resolveDecodeBinaries,
   type DecodeBinaries,
-} from '../review/keyframe-extraction';
+} from '../keyframes/keyframe-extraction';
 
 /** Progress of a run: one tick per phase of each recording. */
 export type ExportProgress = { done: number; total: number; recordingId: string; phase: string };

@@ -11,7 +11,7 @@ import type { Library } from '../library/library';
 import { cutKeptVideo, keptRangeOf, readRawLayer, type Loaded } from './export-load';
 import type { ExportWriter } from './export-writer';
 import type { PiiAllowance } from '../privacy/policy';
-import { pixelRedactions, redactsVideo, writeRedactedVideo } from './redact-media';
+import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../privacy/redact-media';
 
 /** Options of {@link writeAgentNetRaw}. */
 export type AgentNetRawOptions = {

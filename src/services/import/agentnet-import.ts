@@ -39,7 +39,7 @@ export type ImportOptions = {
   /** Test seam: runs inside the transaction after every insert (throw to simulate a failure). */
   beforeCommit?: () => void;
   /** The keyframe job runner: the new recording's keyframes are queued there once it is in the
-   * library (computed in the background, review/keyframe-jobs.ts). */
+   * library (computed in the background, keyframes/keyframe-jobs.ts). */
   keyframes?: { enqueue(recordingId: string): unknown };
 };
 

@@ -3,9 +3,9 @@
 // of kind `excluded`) it blanks whole and the rectangles of excluded windows on the screen (marks
 // of kind `excluded-region`, issue 26 item 6) it blacks out, so the reviewer sees what will leave
 // the machine. The library's video is never changed; exports apply the same list
-// (export/redact-media.ts).
+// (redact-media.ts).
 import { EXCLUDED_MARK_KIND, EXCLUDED_REGION_MARK_KIND } from '../../shared/domain/privacy';
-import { excludedRegionBox } from '../export/redact-media';
+import { excludedRegionBox } from './redact-media';
 import { listEdits, listMarks, resolveRecordingSeq } from '../../store';
 import type { Library } from '../library/library';
 

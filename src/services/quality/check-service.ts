@@ -12,7 +12,7 @@ import {
   keyframeStaleness,
   TERMINATE_KEYFRAME_ID,
   type KeyframeStaleness,
-} from '../review/keyframes';
+} from '../keyframes/keyframes';
 import { readCheckSettings } from '../settings/settings-service';
 
 /** Options of {@link checkRecordingInLibrary}. */

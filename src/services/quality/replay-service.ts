@@ -37,13 +37,13 @@ import {
   type RunnerTiming,
 } from '../../replay/runner';
 import type { Library } from '../library/library';
-import { pixelRedactions } from '../export/redact-media';
+import { pixelRedactions } from '../privacy/redact-media';
 import {
   keyframeStaleness,
   refreshStaleKeyframes,
   TERMINATE_KEYFRAME_ID,
   type ComputeKeyframesOptions,
-} from '../review/keyframes';
+} from '../keyframes/keyframes';
 
 /** Folder (inside a recording's folder) of replay runs. */
 export const REPLAY_DIR = 'replay';

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTrajectory } from '../../../src/pipeline/export/trajectory';
 import { decodePng } from '../../../src/pipeline/media/png';
 import { openLibrary } from '../../../src/services/library/library';
-import { TERMINATE_KEYFRAME_ID } from '../../../src/services/review/keyframes';
+import { TERMINATE_KEYFRAME_ID } from '../../../src/services/keyframes/keyframes';
 import {
   getRecording,
   listAxRecords,

@@ -15,8 +15,8 @@ import {
   keyframeStaleness,
   refreshStaleKeyframes,
   storedExportKeyframes,
-} from '../../../src/services/review/keyframes';
-import { writeRedactedVideo } from '../../../src/services/export/redact-media';
+} from '../../../src/services/keyframes/keyframes';
+import { writeRedactedVideo } from '../../../src/services/privacy/redact-media';
 import { decodePng } from '../../../src/pipeline/media/png';
 import { EXCLUDED_MARK_KIND } from '../../../src/shared/domain/privacy';
 import { getRecording, insertMark, listKeyframes } from '../../../src/store';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { applyEdit } from '../../../src/services/edits/edit-service';
-import { computeKeyframes } from '../../../src/services/review/keyframes';
+import { computeKeyframes } from '../../../src/services/keyframes/keyframes';
 import { buildBundle } from '../../../src/services/upload/bundle';
 import { decodePng } from '../../../src/pipeline/media/png';
 import { getRecording, listKeyframes } from '../../../src/store';

@@ -28,7 +28,7 @@ import { exportRecordings } from '../../../src/services/export/export-service';
 import { scanWithResolutions } from '../../../src/services/privacy/policy';
 import { redactAllFindings } from '../../../src/services/privacy/text-redaction';
 import { reduceRecording } from '../../../src/services/reduce-service';
-import { computeKeyframes, keyframeStaleness } from '../../../src/services/review/keyframes';
+import { computeKeyframes, keyframeStaleness } from '../../../src/services/keyframes/keyframes';
 import { effectiveSteps } from '../../../src/services/steps';
 import { MANIFEST_NAME, parseManifest } from '../../../src/services/upload/manifest';
 import { UploadQueue } from '../../../src/services/upload/queue';

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { scanWithResolutions } from '../../../src/services/privacy/policy';
 import { checkRecordingInLibrary } from '../../../src/services/quality/check-service';
-import { keyframeStaleness } from '../../../src/services/review/keyframes';
+import { keyframeStaleness } from '../../../src/services/keyframes/keyframes';
 import { writeSettings } from '../../../src/services/settings/settings-service';
 import type { CheckCode } from '../../../src/shared/domain';
 import { appendEdit } from '../../../src/store';

@@ -13,7 +13,10 @@ import { decodePng } from '../../../src/pipeline/media/png';
 import { grayThumbnail, type Thumbnail } from '../../../src/pipeline/replay/screen-diff';
 import type { ReplayDriver } from '../../../src/replay/driver-process';
 import type { Library } from '../../../src/services/library/library';
-import { TERMINATE_KEYFRAME_ID, keyframeStaleness } from '../../../src/services/review/keyframes';
+import {
+  TERMINATE_KEYFRAME_ID,
+  keyframeStaleness,
+} from '../../../src/services/keyframes/keyframes';
 import {
   chooseReplayDisplay,
   lastReplayReport,

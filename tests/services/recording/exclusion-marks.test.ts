@@ -9,7 +9,7 @@ import {
 } from '../../../src/services/recording/exclusion-marks';
 import type { RawEvent } from '../../../src/shared/domain';
 import { LibrarySink } from '../../../src/services/recording/library-sink';
-import { pixelRedactions } from '../../../src/services/export/redact-media';
+import { pixelRedactions } from '../../../src/services/privacy/redact-media';
 import { insertEvents, insertMark, insertVideo, listMarks } from '../../../src/store';
 import { tempLibrary } from '../../helpers/library';
 import { makeRecording } from '../../helpers/store';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../../shared/errors';
-import { KEYFRAMES_DIR, refreshStaleKeyframes } from '../../../services/review/keyframes';
+import { KEYFRAMES_DIR, refreshStaleKeyframes } from '../../../services/keyframes/keyframes';
 import { RECORDINGS_DIR } from '../../../services/library/library';
 import { checkRecordingInLibrary } from '../../../services/quality/check-service';
 import { findJobVersion, recordVersionKeyframes } from '../../db';
