@@ -15,7 +15,7 @@ export const HOOK_PROTOCOL_VERSION = 1;
  * Longest time the child holds pointer moves, wheel steps and releases before writing them (ms);
  * presses go out at once. The parent hands each read on at once, so this bounds how old a batch
  * can be (the ≤ 200 ms cadence into SQLite, the most a crash of the child can take with it); the
- * hover rest in session.ts adds slack to it. Each write wakes both processes, and a wake-up costs
+ * session's hover rest adds slack to it. Each write wakes both processes, and a wake-up costs
  * 100–250 µs of CPU on the build machine: 200 ms (was 100) took the recorder's main process from
  * 36–38 to 27–28 wake-ups a second and the child from 66–67 to 61–62 under the benchmark's steady
  * motion (bench/recorder.ts).

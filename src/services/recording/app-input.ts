@@ -1,5 +1,5 @@
 // The app's own input in a recording: the click or key on the app's window that stopped or paused
-// it (src/recorder/session.ts excludeAppGesture stores an `app-input` mark over it), and how a
+// it (src/recorder/session excludeAppGesture stores an `app-input` mark over it), and how a
 // press is told to be the app's (appPressCheck): only a press aimed at one of the app's windows
 // may be taken for that gesture; a pause or stop with none (a script, a click the hook cannot
 // see) leaves every press the annotator's.
@@ -84,7 +84,7 @@ export function appPressCheck(options: AppPressCheckOptions): AppPressCheck {
 
 /**
  * The events left after the app's own input: the click or key that stopped or paused a recording
- * from the app's window (an `app-input` mark, src/recorder/session.ts excludeAppGesture) is never a
+ * from the app's window (an `app-input` mark, src/recorder/session excludeAppGesture) is never a
  * step. The raw events stay stored; only the reduction skips them.
  */
 export function withoutAppInput(events: RawEvent[], marks: readonly MarkRecord[]): RawEvent[] {
