@@ -271,6 +271,40 @@ export type VersionStatsTable = {
   keyframe_count: number;
 };
 
+/** `submission_facts`: one submission's dashboard row, kept by triggers (migration 18). */
+export type SubmissionFactsTable = {
+  submission_id: number;
+  status: string;
+  annotator_id: number;
+  task_id: number | null;
+  created_at: Date;
+  version: number;
+  os: string | null;
+  step_count: number | null;
+  action_counts: Record<string, number> | null;
+  entropy_bits: number | null;
+  video_ms: number | null;
+  keyframe_count: number | null;
+};
+
+/** `verdict_facts`: one verdict's dashboard row, kept by triggers (migration 18). */
+export type VerdictFactsTable = {
+  verdict_id: number;
+  submission_id: number;
+  reviewer_id: number;
+  verdict: string;
+  grade: string | null;
+  reason: string;
+  turnaround_s: number;
+  annotator_id: number | null;
+  task_id: number | null;
+  created_at: Date | null;
+  os: string | null;
+};
+
+/** `action_kinds`: every action kind a version summary has counted (migration 18). */
+export type ActionKindsTable = { kind: string };
+
 /** `qa_reviews`: an accepted submission drawn for a second review (migration 17). */
 export type QaReviewsTable = {
   id: Generated<number>;
@@ -315,6 +349,9 @@ export type HubTables = {
   hub_settings: HubSettingsTable;
   version_stats: VersionStatsTable;
   qa_reviews: QaReviewsTable;
+  submission_facts: SubmissionFactsTable;
+  action_kinds: ActionKindsTable;
+  verdict_facts: VerdictFactsTable;
 };
 
 /** The hub database handle itself (transactions start here). */

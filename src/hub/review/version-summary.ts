@@ -3,6 +3,7 @@
 // steps/steps.json, the video length from raw/recording.json's videos, the keyframes from the
 // manifest's keyframe files. A file that is missing or unreadable counts as nothing (an old
 // bundle still registers; its figures are the manifest's step count).
+import { STEP_KINDS } from '../../shared/domain/step';
 import type { VersionSummary } from '../db';
 import type { SubmissionManifest } from '../../services/upload/manifest';
 import type { HubObjectStore } from '../storage';
@@ -12,21 +13,26 @@ const RECORDING_FILE = 'raw/recording.json';
 /** Larger files are not read for the summary (a steps file of 100,000 steps is ~50 MB). */
 const MAX_SUMMARY_BYTES = 64 * 1024 * 1024;
 
-async function readJson(store: HubObjectStore, key: string): Promise<unknown> {
-  const info = await store.stat(key);
-  if (!info || info.sizeBytes > MAX_SUMMARY_BYTES) {
+// `sizeBytes` is the manifest's, which verification has just checked against the store (no
+// HEAD: on S3 a request saved per file)
+async function readJson(store: HubObjectStore, key: string, sizeBytes: number): Promise<unknown> {
+  if (sizeBytes > MAX_SUMMARY_BYTES) {
     return undefined;
   }
   const chunks: Buffer[] = [];
-  for await (const c of await store.get(key)) {
-    chunks.push(Buffer.from(c));
-  }
   try {
+    for await (const c of await store.get(key)) {
+      chunks.push(Buffer.from(c));
+    }
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
     return undefined;
   }
 }
+
+// a kind the contract does not know counts as 'unknown': a bundle cannot grow the dashboard's
+// list of kinds (action_kinds, migration 18) past the contract's
+const KNOWN_KINDS: ReadonlySet<string> = new Set(STEP_KINDS);
 
 /** Pure: the summary from the manifest and the parsed steps and recording files. */
 export function summarize(
@@ -39,7 +45,7 @@ export function summarize(
   if (Array.isArray(steps)) {
     stepCount = steps.length;
     for (const s of steps as { kind?: unknown }[]) {
-      const kind = typeof s?.kind === 'string' ? s.kind : 'unknown';
+      const kind = typeof s?.kind === 'string' && KNOWN_KINDS.has(s.kind) ? s.kind : 'unknown';
       actionCounts[kind] = (actionCounts[kind] ?? 0) + 1;
     }
   }
@@ -59,16 +65,16 @@ export function summarize(
   };
 }
 
-/** Reads the bundle under `prefix` and summarises it. */
+/** Reads the bundle under `prefix` (verified against `manifest`) and summarises it. */
 export async function summarizeBundle(
   store: HubObjectStore,
   prefix: string,
   manifest: SubmissionManifest,
 ): Promise<VersionSummary> {
-  const has = (p: string) => manifest.files.some((f) => f.path === p);
-  const [steps, recording] = await Promise.all([
-    has(STEPS_FILE) ? readJson(store, `${prefix}/${STEPS_FILE}`) : undefined,
-    has(RECORDING_FILE) ? readJson(store, `${prefix}/${RECORDING_FILE}`) : undefined,
-  ]);
+  const read = (p: string) => {
+    const f = manifest.files.find((e) => e.path === p);
+    return f ? readJson(store, `${prefix}/${p}`, f.sizeBytes) : undefined;
+  };
+  const [steps, recording] = await Promise.all([read(STEPS_FILE), read(RECORDING_FILE)]);
   return summarize(manifest, steps, recording);
 }

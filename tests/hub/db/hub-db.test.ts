@@ -39,8 +39,9 @@ import { startPostgres, type Postgres } from '../../helpers/postgres';
 
 const LATEST = HUB_MIGRATIONS.at(-1)!.version;
 // every table of every migration (10 accounts, 11 submissions and reviews, 12 sessions, 13 tasks,
-// 14 intake and dataset builds, 16 version stats, 17 QA sampling)
+// 14 intake and dataset builds, 16 version stats, 17 QA sampling, 18 dashboard facts)
 const HUB_TABLES = [
+  'action_kinds',
   'api_tokens',
   'audit_log',
   'dataset_build_items',
@@ -50,6 +51,7 @@ const HUB_TABLES = [
   'hub_settings',
   'qa_reviews',
   'review_leases',
+  'submission_facts',
   'submission_versions',
   'submissions',
   'task_claims',

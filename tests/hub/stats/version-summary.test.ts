@@ -49,6 +49,9 @@ describe('version summary', () => {
         { kind: 'click' },
         { kind: 'write' },
         { kind: 'hotkey' },
+        { kind: 'x'.repeat(5000) },
+        { kind: 'constructor' },
+        { kind: 7 },
       ]),
       'p/raw/recording.json': JSON.stringify({
         videos: [{ durationMs: 61_000 }, { durationMs: 500 }],
@@ -56,8 +59,9 @@ describe('version summary', () => {
     });
     expect(await summarizeBundle(store, 'p', manifest)).toEqual({
       os: 'win32',
-      stepCount: 4,
-      actionCounts: { click: 2, write: 1, hotkey: 1 },
+      stepCount: 7,
+      // kinds the contract does not know (a long one, a prototype name, a number): 'unknown'
+      actionCounts: { click: 2, write: 1, hotkey: 1, unknown: 3 },
       videoMs: 61_500,
       keyframeCount: 2,
     });

@@ -8,6 +8,7 @@ import { migrate0013 } from './0013-tasks';
 import { migrate0014 } from './0014-intake-builds';
 import { migrate0016 } from './0016-version-stats';
 import { migrate0017 } from './0017-qa-sampling';
+import { migrate0018 } from './0018-submission-facts';
 
 /** One schema step. */
 export type HubMigration = {
@@ -26,4 +27,5 @@ export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 14, name: 'intake and dataset builds', migrate: migrate0014 },
   { version: 16, name: 'version stats', migrate: migrate0016 },
   { version: 17, name: 'QA sampling', migrate: migrate0017 },
+  { version: 18, name: 'dashboard facts', migrate: migrate0018 },
 ];

@@ -235,12 +235,13 @@ export async function qaFigures(db: HubDb, filtered: RawBuilder<unknown>): Promi
     settled_status: 'accepted' | 'rejected' | null;
   }>`
     WITH ${filtered}
-    SELECT q.submission_id, s.recording_id, f.annotator, q.version,
+    SELECT q.submission_id, s.recording_id, an.name AS annotator, q.version,
            r1.name AS first_reviewer, q.first_verdict, r2.name AS second_reviewer, q.verdict,
            q.grade, q.feedback, q.at, q.settled_status
     FROM qa_reviews AS q
     JOIN f ON f.id = q.submission_id
     JOIN submissions AS s ON s.id = q.submission_id
+    JOIN users AS an ON an.id = s.annotator_id
     JOIN users AS r1 ON r1.id = q.first_reviewer_id
     JOIN users AS r2 ON r2.id = q.reviewer_id
     WHERE q.verdict <> q.first_verdict

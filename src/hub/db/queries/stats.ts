@@ -18,41 +18,60 @@ export { AGENTNET_MEAN_STEPS, STEP_BIN, STEP_BIN_LAST, type HubStats, type Stats
 /** One labelled count. */
 export type Count = { key: string; count: number };
 
-// the filtered submissions with their current version's summary: the base of every figure.
-// NOT MATERIALIZED: a figure that reads f twice (f and a) would otherwise have PostgreSQL write
-// all of f, wide rows included, to a temporary store first (spilling to disk at 100,000
-// submissions); inlined, each figure joins only the tables it reads (bench/hub-stats.ts)
-function filtered(f: StatsFilter): RawBuilder<unknown> {
-  const conds: RawBuilder<unknown>[] = [sql`s.current_version > 0`];
+// the filtered submissions with their current version's summary: the base of every figure, one
+// scan of submission_facts (migration 18: a row per submission kept by triggers), no join; the
+// annotator and tag filters become id lists. NOT MATERIALIZED: a figure that reads f twice (f
+// and a) would otherwise have PostgreSQL write all of f to a temporary store first
+function conditions(f: StatsFilter): RawBuilder<unknown>[] {
+  const conds: RawBuilder<unknown>[] = [];
   if (f.fromMs !== undefined) {
-    conds.push(sql`s.created_at >= ${new Date(f.fromMs)}`);
+    conds.push(sql`x.created_at >= ${new Date(f.fromMs)}`);
   }
   if (f.toMs !== undefined) {
-    conds.push(sql`s.created_at < ${new Date(f.toMs)}`);
+    conds.push(sql`x.created_at < ${new Date(f.toMs)}`);
   }
   if (f.os !== undefined) {
-    conds.push(sql`st.os = ${f.os}`);
+    conds.push(sql`x.os = ${f.os}`);
   }
   if (f.annotator !== undefined) {
-    conds.push(sql`u.name = ${f.annotator}`);
+    conds.push(sql`x.annotator_id IN (SELECT id FROM users WHERE name = ${f.annotator})`);
   }
   if (f.tag !== undefined) {
-    conds.push(sql`t.tags @> ${JSON.stringify([f.tag])}::jsonb`);
+    conds.push(
+      sql`x.task_id IN (SELECT id FROM tasks WHERE tags @> ${JSON.stringify([f.tag])}::jsonb)`,
+    );
   }
+  return conds;
+}
+
+function filtered(f: StatsFilter): RawBuilder<unknown> {
+  const conds = [sql`true`, ...conditions(f)];
   return sql`
     f AS NOT MATERIALIZED (
-      SELECT s.id, s.status, s.annotator_id, u.name AS annotator, s.task_id, s.created_at,
-             s.current_version, st.os, st.step_count, st.action_counts, st.video_ms,
-             st.keyframe_count, t.domain, t.app, t.instruction
-      FROM submissions AS s
-      JOIN users AS u ON u.id = s.annotator_id
-      LEFT JOIN version_stats AS st
-        ON st.submission_id = s.id AND st.version = s.current_version
-      LEFT JOIN tasks AS t ON t.id = s.task_id
+      SELECT x.submission_id AS id, x.status, x.annotator_id, x.task_id, x.created_at,
+             x.version AS current_version, x.os, x.step_count, x.action_counts,
+             x.entropy_bits, x.video_ms, x.keyframe_count
+      FROM submission_facts AS x
       WHERE ${sql.join(conds, sql` AND `)}
     ),
     a AS (SELECT * FROM f WHERE status = 'accepted')`;
 }
+
+// the verdicts on the filtered submissions (every version's, not only the current one): one scan
+// of verdict_facts (migration 18), whose rows carry their submission's filter columns
+function filteredVerdicts(f: StatsFilter): RawBuilder<unknown> {
+  const conds = [sql`x.created_at IS NOT NULL`, ...conditions(f)];
+  return sql`
+    vf AS NOT MATERIALIZED (
+      SELECT x.verdict, x.grade, x.reason, x.turnaround_s, x.reviewer_id
+      FROM verdict_facts AS x
+      WHERE ${sql.join(conds, sql` AND `)}
+    )`;
+}
+
+/** More kinds than this and the action mix expands every row's counts instead (a hub whose
+ * bundles named many kinds: slower, still exact). */
+const MAX_KNOWN_KINDS = 64;
 
 /** Milliseconds per figure's query, filled in when asked (bench/hub-stats.ts). */
 export type StatsTimings = Record<string, number>;
@@ -73,17 +92,39 @@ async function timed<T>(
 const num = (v: unknown): number => Number(v ?? 0);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
+/** How hubStats runs: `timings` is filled with each figure's milliseconds; `oneAtATime` runs
+ * the figures one after another (a benchmark's per-figure times, each alone on the server). */
+export type StatsOptions = { timings?: StatsTimings; oneAtATime?: boolean };
+
 /** Every figure for `filter`. */
 export async function hubStats(
   db: HubDb,
   filter: StatsFilter = {},
-  timings?: StatsTimings,
+  options: StatsOptions = {},
 ): Promise<HubStats> {
-  const rows = async <T>(name: string, body: RawBuilder<unknown>): Promise<T[]> =>
-    await timed(
-      timings,
+  const { timings } = options;
+  // the figures start together (on PostgreSQL each on its own pooled connection; PGlite's one
+  // connection takes them in turn) unless asked one at a time: then each waits for the last
+  let queue: Promise<unknown> = Promise.resolve();
+  const figure = <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    const go = () => timed(timings, name, run);
+    if (!options.oneAtATime) {
+      return go();
+    }
+    const before = queue;
+    const p = (async () => {
+      await before;
+      return await go();
+    })();
+    queue = p.catch(() => undefined);
+    return p;
+  };
+  const rows = <T>(name: string, body: RawBuilder<unknown>): Promise<T[]> =>
+    figure(name, async () => (await sql<T>`WITH ${filtered(filter)} ${body}`.execute(db)).rows);
+  const verdictRows = <T>(name: string, body: RawBuilder<unknown>): Promise<T[]> =>
+    figure(
       name,
-      async () => (await sql<T>`WITH ${filtered(filter)} ${body}`.execute(db)).rows,
+      async () => (await sql<T>`WITH ${filteredVerdicts(filter)} ${body}`.execute(db)).rows,
     );
   const totalsQ = rows<{
     total: number;
@@ -101,20 +142,22 @@ export async function hubStats(
     'byOs',
     sql`SELECT coalesce(os, 'unknown') AS key, count(*)::int AS count FROM a GROUP BY 1 ORDER BY 1`,
   );
-  const byDomainQ = rows<Count>(
-    'byDomain',
-    sql`SELECT coalesce(nullif(domain, ''), 'none') AS key, count(*)::int AS count
-        FROM a GROUP BY 1 ORDER BY 2 DESC, 1`,
-  );
-  const byAppQ = rows<Count>(
-    'byApp',
-    sql`SELECT coalesce(nullif(app, ''), 'none') AS key, count(*)::int AS count
-        FROM a GROUP BY 1 ORDER BY 2 DESC, 1`,
-  );
+  // by task first (one row per task), then the task's domain, app or instruction
+  const byTaskColumn = (column: 'domain' | 'app') =>
+    sql`SELECT coalesce(nullif(t.${sql.ref(column)}, ''), 'none') AS key,
+               sum(x.n)::int AS count
+        FROM (SELECT task_id, count(*) AS n FROM a GROUP BY task_id) AS x
+        LEFT JOIN tasks AS t ON t.id = x.task_id
+        GROUP BY 1 ORDER BY 2 DESC, 1`;
+  const byDomainQ = rows<Count>('byDomain', byTaskColumn('domain'));
+  const byAppQ = rows<Count>('byApp', byTaskColumn('app'));
   const byTaskQ = rows<{ task_id: number; instruction: string; count: number }>(
     'byTask',
-    sql`SELECT task_id, min(instruction) AS instruction, count(*)::int AS count
-        FROM a WHERE task_id IS NOT NULL GROUP BY task_id ORDER BY 3 DESC, 1 LIMIT 100`,
+    sql`SELECT x.task_id, t.instruction, x.n AS count
+        FROM (SELECT task_id, count(*)::int AS n FROM a WHERE task_id IS NOT NULL
+              GROUP BY task_id ORDER BY 2 DESC, 1 LIMIT 100) AS x
+        JOIN tasks AS t ON t.id = x.task_id
+        ORDER BY 3 DESC, 1`,
   );
   const histQ = rows<{ bin: number; count: number }>(
     'histogram',
@@ -122,24 +165,45 @@ export async function hubStats(
                count(*)::int AS count
         FROM a WHERE step_count IS NOT NULL GROUP BY 1 ORDER BY 1`,
   );
-  const actionsQ = rows<{ kind: string; count: number }>(
-    'actions',
-    sql`SELECT kv.key AS kind, sum(kv.value::int)::int AS count
-        FROM a CROSS JOIN LATERAL jsonb_each_text(a.action_counts) AS kv
-        GROUP BY 1 ORDER BY 2 DESC, 1`,
-  );
-  // entropy per trajectory: −Σ p·log2 p over its kinds (0 for one kind), as
-  // (ln N − Σ n·ln n / N) / ln 2 with N = Σ n: one pass over each row's counts, half the time of
-  // a window over them (bench/hub-stats.ts); trajectories without steps have none (null) and
-  // are left out of the mean
+  // the action mix: one sum per kind ever counted (action_kinds), each a key lookup in the
+  // row's counts — expanding 60,000 rows' jsonb took 330 ms where this takes ~60
+  // (bench/hub-stats.ts); a kind no filtered row has sums to null and is left out
+  const actionsQ = figure('actions', async () => {
+    const kinds = (
+      await sql<{ kind: string }>`SELECT kind FROM action_kinds ORDER BY kind LIMIT ${
+        MAX_KNOWN_KINDS + 1
+      }`.execute(db)
+    ).rows.map((r) => r.kind);
+    if (kinds.length > MAX_KNOWN_KINDS) {
+      return (
+        await sql<{ kind: string; count: number }>`
+          WITH ${filtered(filter)}
+          SELECT kv.key AS kind, sum(kv.value::int)::int AS count
+          FROM a CROSS JOIN LATERAL jsonb_each_text(a.action_counts) AS kv
+          GROUP BY 1`.execute(db)
+      ).rows;
+    }
+    if (kinds.length === 0) {
+      return [];
+    }
+    const sums = kinds.map(
+      (k, i) => sql`sum((action_counts ->> ${k})::int) AS ${sql.ref(`k${i}`)}`,
+    );
+    const [row] = (
+      await sql<Record<string, number | null>>`
+        WITH ${filtered(filter)} SELECT ${sql.join(sums)} FROM a`.execute(db)
+    ).rows;
+    return kinds.flatMap((kind, i) => {
+      const n = row?.[`k${i}`];
+      return n === null || n === undefined ? [] : [{ kind, count: Number(n) }];
+    });
+  });
+  // entropy per trajectory (−Σ p·log2 p over its kinds, 0 for one kind) is kept with each row
+  // (hub_action_entropy, migration 18); trajectories without steps have none (null) and are
+  // left out of the mean
   const entropyQ = rows<{ mean: number | null }>(
     'entropy',
-    sql`SELECT avg(e)::float8 AS mean
-        FROM a CROSS JOIN LATERAL (
-          SELECT (ln(sum(n)) - sum(n * ln(n)) / sum(n)) / ln(2) AS e
-          FROM (SELECT kv.value::float8 AS n FROM jsonb_each_text(a.action_counts) AS kv) AS k
-          WHERE n > 0
-        ) AS x`,
+    sql`SELECT avg(entropy_bits)::float8 AS mean FROM a`,
   );
   const annotatorsQ = rows<{
     user: string;
@@ -149,52 +213,55 @@ export async function hubStats(
     changes: number;
   }>(
     'annotators',
-    sql`SELECT annotator AS user, count(*)::int AS submitted,
-               count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
-               count(*) FILTER (WHERE status = 'rejected')::int AS rejected,
-               count(*) FILTER (WHERE status = 'changes')::int AS changes
-        FROM f GROUP BY 1 ORDER BY 1`,
+    sql`SELECT u.name AS user, x.submitted, x.accepted, x.rejected, x.changes
+        FROM (
+          SELECT annotator_id, count(*)::int AS submitted,
+                 count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
+                 count(*) FILTER (WHERE status = 'rejected')::int AS rejected,
+                 count(*) FILTER (WHERE status = 'changes')::int AS changes
+          FROM f GROUP BY 1
+        ) AS x JOIN users AS u ON u.id = x.annotator_id
+        ORDER BY 1`,
   );
   const perDayQ = rows<{ user: string; day: string; submitted: number }>(
     'perDay',
-    sql`SELECT annotator AS user, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-               count(*)::int AS submitted
-        FROM f GROUP BY 1, 2 ORDER BY 2, 1`,
+    sql`SELECT u.name AS user, x.day, x.submitted
+        FROM (
+          SELECT annotator_id,
+                 to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
+                 count(*)::int AS submitted
+          FROM f GROUP BY annotator_id, date_trunc('day', created_at AT TIME ZONE 'UTC')
+        ) AS x JOIN users AS u ON u.id = x.annotator_id
+        ORDER BY 2, 1`,
   );
   const perWeekQ = rows<{ user: string; week: string; submitted: number }>(
     'perWeek',
-    sql`SELECT annotator AS user, to_char(created_at AT TIME ZONE 'UTC', 'IYYY-"W"IW') AS week,
-               count(*)::int AS submitted
-        FROM f GROUP BY 1, 2 ORDER BY 2, 1`,
-  );
-  // verdicts on the filtered submissions (every version's, not only the current one)
-  const gradesQ = rows<{ grade: string; count: number }>(
-    'grades',
-    sql`SELECT v.grade, count(*)::int AS count
-        FROM f JOIN verdicts AS v ON v.submission_id = f.id
-        WHERE v.grade IS NOT NULL GROUP BY 1 ORDER BY 1`,
-  );
-  const turnQ = rows<{ count: number; mean: number | null; median: number | null }>(
-    'turnaround',
-    sql`SELECT count(*)::int AS count, avg(d)::float8 AS mean,
-               (percentile_cont(0.5) WITHIN GROUP (ORDER BY d))::float8 AS median
+    sql`SELECT u.name AS user, x.week, x.submitted
         FROM (
-          SELECT extract(epoch FROM v.at - sv.submitted_at)::float8 AS d
-          FROM f JOIN verdicts AS v ON v.submission_id = f.id
-          JOIN submission_versions AS sv
-            ON sv.submission_id = v.submission_id AND sv.version = v.version
-        ) AS x`,
+          SELECT annotator_id,
+                 to_char(date_trunc('week', created_at AT TIME ZONE 'UTC'), 'IYYY-"W"IW') AS week,
+                 count(*)::int AS submitted
+          FROM f GROUP BY annotator_id, date_trunc('week', created_at AT TIME ZONE 'UTC')
+        ) AS x JOIN users AS u ON u.id = x.annotator_id
+        ORDER BY 2, 1`,
   );
-  const reasonsQ = rows<{ verdict: string; reason: string; count: number }>(
+  const gradesQ = verdictRows<{ grade: string; count: number }>(
+    'grades',
+    sql`SELECT grade, count(*)::int AS count
+        FROM vf WHERE grade IS NOT NULL GROUP BY 1 ORDER BY 1`,
+  );
+  const turnQ = verdictRows<{ count: number; mean: number | null; median: number | null }>(
+    'turnaround',
+    sql`SELECT count(*)::int AS count, avg(turnaround_s)::float8 AS mean,
+               (percentile_cont(0.5) WITHIN GROUP (ORDER BY turnaround_s))::float8 AS median
+        FROM vf`,
+  );
+  const reasonsQ = verdictRows<{ verdict: string; reason: string; count: number }>(
     'reasons',
-    sql`SELECT v.verdict,
-               coalesce(nullif(lower(trim(split_part(v.feedback, E'\n', 1))), ''), '(none)')
-                 AS reason,
-               count(*)::int AS count
-        FROM f JOIN verdicts AS v ON v.submission_id = f.id
-        WHERE v.verdict <> 'accept' GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 50`,
+    sql`SELECT verdict, coalesce(nullif(reason, ''), '(none)') AS reason, count(*)::int AS count
+        FROM vf WHERE verdict <> 'accept' GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT 50`,
   );
-  const reviewersQ = rows<{
+  const reviewersQ = verdictRows<{
     reviewer: string;
     verdicts: number;
     accept: number;
@@ -202,13 +269,15 @@ export async function hubStats(
     changes: number;
   }>(
     'reviewers',
-    sql`SELECT r.name AS reviewer, count(*)::int AS verdicts,
-               count(*) FILTER (WHERE v.verdict = 'accept')::int AS accept,
-               count(*) FILTER (WHERE v.verdict = 'reject')::int AS reject,
-               count(*) FILTER (WHERE v.verdict = 'changes')::int AS changes
-        FROM f JOIN verdicts AS v ON v.submission_id = f.id
-        JOIN users AS r ON r.id = v.reviewer_id
-        GROUP BY 1 ORDER BY 1`,
+    sql`SELECT r.name AS reviewer, x.verdicts, x.accept, x.reject, x.changes
+        FROM (
+          SELECT reviewer_id, count(*)::int AS verdicts,
+                 count(*) FILTER (WHERE verdict = 'accept')::int AS accept,
+                 count(*) FILTER (WHERE verdict = 'reject')::int AS reject,
+                 count(*) FILTER (WHERE verdict = 'changes')::int AS changes
+          FROM vf GROUP BY 1
+        ) AS x JOIN users AS r ON r.id = x.reviewer_id
+        ORDER BY 1`,
   );
   const lastBin = STEP_BIN_LAST / STEP_BIN;
   // the queries run at once: on PostgreSQL each on its own pooled connection (the dashboard's
@@ -246,7 +315,7 @@ export async function hubStats(
     turnQ,
     reasonsQ,
     reviewersQ,
-    timed(timings, 'qa', () => qaFigures(db, filtered(filter))),
+    figure('qa', () => qaFigures(db, filtered(filter))),
   ]);
   return {
     filter,
@@ -271,7 +340,12 @@ export async function hubStats(
       })),
     },
     actions: {
-      counts: Object.fromEntries(actions.map((r) => [r.kind, num(r.count)])),
+      counts: Object.fromEntries(
+        actions
+          .map((r) => ({ kind: r.kind, count: num(r.count) }))
+          .sort((x, y) => y.count - x.count || (x.kind < y.kind ? -1 : x.kind > y.kind ? 1 : 0))
+          .map((r) => [r.kind, r.count]),
+      ),
       meanEntropyBits: numOrNull(entropy?.mean),
     },
     video: { hours: num(totals?.video_ms) / 3_600_000 },
