@@ -6,7 +6,7 @@ import type { TrajectoryStep } from '../../pipeline/export/trajectory';
 import { getCotSummary, listCotSteps } from '../../store';
 import type { Library } from '../library/library';
 import type { Loaded } from '../export/export-load';
-import { cotFingerprints, trajectoryMarks } from './cot-inputs';
+import { cotFingerprints, trajectoryMarks } from './cot-fingerprints';
 
 /** The fresh CoT of `l` for its trajectory `traj`; `png(k)` is trajectory image k. */
 export function cotExportFields(

@@ -1,8 +1,6 @@
 // What the CoT synthesis of one recording reads (docs/cot.md §5): the trajectory and keyframes the
 // agentnet-jsonl export writes (the same steps, code and images upstream's cot-input gets), the
 // reviewers' step marks, and each step's input fingerprint (a step is stale when it changes).
-import crypto from 'node:crypto';
-import type { StepMark } from '../../shared/contract';
 import { buildTrajectory, type TrajectoryStep } from '../../pipeline/export/trajectory';
 import type { RgbImage } from '../../pipeline/cot/cue';
 import type { CotStepInput } from '../../pipeline/cot/run';
@@ -11,6 +9,7 @@ import type { Library } from '../library/library';
 import { lazyDecodeBinaries } from '../keyframes/keyframe-extraction';
 import { exportKeyframeImages, requireImage } from '../export/export-keyframes';
 import { loadForExport, type Loaded } from '../export/export-load';
+import { cotFingerprints, trajectoryMarks } from './cot-fingerprints';
 
 /** A recording read for its CoT. */
 export type CotInputs = {
@@ -22,51 +21,6 @@ export type CotInputs = {
   /** The keyframe of trajectory image `index`, decoded to RGB. */
   image: (index: number) => Promise<RgbImage>;
 };
-
-const sha256 = (parts: unknown) =>
-  crypto.createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-
-/**
- * The input fingerprint of every trajectory step and of the summary: a step's covers the goal, its
- * position (and whether it is the last), its code, the reviewer's mark, its screenshot and the next
- * one (the reflector's), and the fingerprint of the step before it (its history). A step whose
- * fingerprint differs from its stored row's is stale, and so is every step after it.
- */
-export function cotFingerprints(
-  goal: string,
-  trajectory: readonly Pick<TrajectoryStep, 'code'>[],
-  marks: readonly (StepMark | null)[],
-  pngs: readonly Uint8Array[],
-): { steps: string[]; summary: string } {
-  const imageSha = pngs.map((png) => crypto.createHash('sha256').update(png).digest('hex'));
-  const total = trajectory.length;
-  let previous = '';
-  const steps = trajectory.map((t, index) => {
-    previous = sha256([
-      previous,
-      goal,
-      index,
-      index === total - 1,
-      t.code,
-      marks[index] ?? null,
-      imageSha[index] ?? null,
-      imageSha[index + 1] ?? null,
-    ]);
-    return previous;
-  });
-  return { steps, summary: sha256(['summary', total, previous]) };
-}
-
-/** The reviewer's mark of each trajectory step (the mark of the reduced step it shows). */
-export function trajectoryMarks(
-  loaded: Pick<Loaded, 'steps' | 'marks'>,
-  trajectory: readonly TrajectoryStep[],
-): (StepMark | null)[] {
-  return trajectory.map((t) => {
-    const step = loaded.steps[t.imageIndex];
-    return (step && loaded.marks.get(step.id)) ?? null;
-  });
-}
 
 /** Reads recording `id` for its CoT: steps, marks, images and fingerprints. */
 export async function readCotInputs(

@@ -8,7 +8,8 @@ import { encodePngRgb } from '../../pipeline/media/png';
 import type { Library } from '../library/library';
 import { extractStepKeyframes, type LazyDecodeBinaries } from '../keyframes/keyframe-extraction';
 import { storedExportKeyframes } from '../keyframes/keyframes';
-import { cutKeptVideo, keptRangeOf, type Loaded } from './export-load';
+import type { Loaded } from './export-load';
+import { cutKeptVideo, keptRangeOf } from './kept-video';
 import { pixelRedactions, redactRgbFrame } from '../privacy/redact-media';
 
 /** The images of one recording's export, by trajectory image index (steps, then terminate). */

@@ -1,29 +1,18 @@
-// Reading a recording for an export: its rows and effective steps, its video verified against
-// the stored SHA-256, its episode id, its kept range when trimmed, and which failures mean "this
-// recording is damaged" rather than "the export cannot be done".
-import { msToSeconds } from '../../shared/clock';
+// Reading a recording for an export: its rows and effective steps (and every row its format will
+// read: formats.ts), its video verified against the stored SHA-256, its episode id, and which
+// failures mean "this recording is damaged" rather than "the export cannot be done". The kept
+// range of a trimmed recording is kept-video.ts.
 import type { StepMark } from '../../shared/contract';
 import type { ExportFormat, RecordingDetail, Step } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { planKeptRange, type KeptRange, type TrimWindow } from '../../pipeline/export/kept-range';
+import type { TrimWindow } from '../../pipeline/export/kept-range';
 import { sha256File } from '../../pipeline/io/hash';
-import { cutVideoFrames } from '../../pipeline/media/cut-video';
-import { resolveFfmpeg } from '../../infra/ffmpeg/binary';
-import {
-  countEvents,
-  getLabels,
-  getRecording,
-  listAxRecords,
-  listMarks,
-  listWindows,
-  readEvents,
-} from '../../store';
+import { countEvents, getRecording } from '../../store';
 import { textRedactorOf } from '../privacy/text-redaction';
-import { withoutAppInput } from '../recording/app-input';
-import { withoutExcludedMoves } from '../recording/exclusion-marks';
 import type { Library } from '../library/library';
 import { effectiveStepState } from '../steps';
 import { errnoOf } from './export-target';
+import { exportFormatOf } from './formats';
 
 /** A recording read for an export. */
 export type Loaded = {
@@ -119,35 +108,6 @@ export function damagedError(damaged: SkippedRecording[]): AppError {
   );
 }
 
-/** The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows);
- * the app's own input (a click on Stop in the app's window) is left out, as from the steps. */
-export function readRawLayer(lib: Library, seq: number) {
-  // text redactions (issue 14): key events, accessibility text and window names leave redacted
-  const redactor = textRedactorOf(lib, seq);
-  const marks = listMarks(lib.db, seq);
-  return {
-    // the app's own input and pointer moves over excluded windows never leave (docs/privacy.md §2)
-    events: redactor.events(
-      withoutExcludedMoves(withoutAppInput(readEvents(lib.db, seq), marks), marks),
-    ),
-    a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
-      tS: msToSeconds(r.tMs),
-      tree: redactor.value(JSON.parse(r.treeJson) as unknown),
-      truncated: r.note?.startsWith('truncated') ?? false,
-    })),
-    elements: listAxRecords(lib.db, seq, 'element').map((r) => ({
-      tS: msToSeconds(r.tMs),
-      tree: redactor.value(JSON.parse(r.treeJson) as unknown),
-      x: r.x,
-      y: r.y,
-    })),
-    topWindows: listWindows(lib.db, seq).map((w) => ({
-      tS: msToSeconds(w.tMs),
-      name: redactor.string(w.app ?? w.title ?? ''),
-    })),
-  };
-}
-
 /** Checks a library video against the SHA-256 stored when it entered the library. */
 export async function verifyVideo(
   lib: Library,
@@ -189,6 +149,7 @@ export async function loadForExport(
   format: ExportFormat,
   options: { isVerified?: boolean } = {},
 ): Promise<Loaded> {
+  const definition = exportFormatOf(format);
   const found = getRecording(lib.db, id);
   const state = effectiveStepState(lib, found.seq);
   // text redactions (issue 14): the steps (write messages before code is formatted,
@@ -208,48 +169,11 @@ export async function loadForExport(
     throw noStepsError(lib, rec.id, found.seq);
   }
   // every row the export will read, so a damaged page stops the run before anything is written
-  if (format === 'agentnet-raw') {
-    readRawLayer(lib, rec.seq);
-  } else {
-    getLabels(lib.db, rec.seq);
-  }
+  definition.readRows(lib, rec.seq);
   const videoPath = options.isVerified
     ? lib.resolve(video.path)
     : await verifyVideo(lib, rec.id, video);
   return { rec, steps, marks, episodeId: episodeIdOf(rec), videoPath, trim };
-}
-
-/** The part of a trimmed recording an export keeps (null: untrimmed, everything is exported). */
-export function keptRangeOf(l: Loaded): KeptRange | null {
-  if (l.trim.startMs === null && l.trim.endMs === null) {
-    return null;
-  }
-  const video = l.rec.videos[0]!;
-  if (!video.frameCount) {
-    throw new AppError(
-      'EXPORT_INVALID',
-      `Recording ${l.rec.id} is trimmed but its video's frame count is unknown, so the video cannot be cut.`,
-      { recordingId: l.rec.id },
-      'Re-import the recording with ffprobe installed, or remove the trim.',
-    );
-  }
-  return planKeptRange({ ...video, frameCount: video.frameCount }, l.steps, l.trim);
-}
-
-/** Writes the kept frames of a trimmed recording's video (docs/agentnet-raw-export.md §3). */
-export async function cutKeptVideo(
-  l: Loaded,
-  kept: KeptRange,
-  outputPath: string,
-  ffmpegPath: string | undefined,
-): Promise<void> {
-  await cutVideoFrames({
-    ffmpegPath: ffmpegPath || (await resolveFfmpeg()).path,
-    inputPath: l.videoPath,
-    outputPath,
-    startFrame: kept.startFrame,
-    endFrame: kept.endFrame,
-  });
 }
 
 /** Recordings that share an episode name get their own: the first (in library order) keeps it,

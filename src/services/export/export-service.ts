@@ -1,8 +1,9 @@
 // Exports recordings in the AgentNet/OpenCUA formats. A run is all-or-nothing: every recording
 // is read and its video verified first (export-load.ts), everything is staged in a hidden folder
-// inside the output folder and committed at the end by journalled renames (export-stage.ts). One
-// module per format writes a recording's files (format-*.ts); the keyframe images come from the
-// stored keyframes when they are fresh, else from one extraction (export-keyframes.ts).
+// inside the output folder and committed at the end by journalled renames (export-stage.ts). The
+// format registry (formats.ts) says what each format writes and whether it needs keyframe images;
+// one module per format writes a recording's files (format-*.ts); the keyframe images come from
+// the stored keyframes when they are fresh, else from one extraction (export-keyframes.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
@@ -32,9 +33,13 @@ import {
 import { exportFsError, prepareOutDir, rethrowExportFsError } from './export-target';
 import { redactingWriter, textRedactorOf } from '../privacy/text-redaction';
 import { folderWriter } from './export-writer';
-import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from './format-agentnet-jsonl';
-import { writeAgentNetRaw } from './format-agentnet-raw';
-import { writeStandardized } from './format-standardized';
+import {
+  EXPORT_FORMAT_REGISTRY,
+  exportFormatOf,
+  type ExportFormatDefinition,
+  type FormatWriteInput,
+  type FormatWritten,
+} from './formats';
 import { enforcePiiPolicy, type PiiAllowance, type PiiDecision } from '../privacy/policy';
 
 export { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
@@ -122,6 +127,8 @@ export async function runExport(
   ids: readonly string[],
   options: ExportOptions,
 ): Promise<ExportRun> {
+  // an unknown format is refused before anything is read or written
+  const format = exportFormatOf(options.format);
   const outDir = path.resolve(options.outDir);
   // read and verify every recording before touching the output folder
   const loaded: Loaded[] = [];
@@ -171,7 +178,7 @@ export async function runExport(
   let stage: string | null = null;
   try {
     stage = await createStage(outDir);
-    const recordings = await writeStage(lib, loaded, stage, outDir, options, skipped, pii);
+    const recordings = await writeStage(lib, loaded, stage, outDir, format, options, skipped, pii);
     if (loaded.length && !recordings.results.length) {
       throw damagedError(skipped);
     }
@@ -232,6 +239,7 @@ async function writeStage(
   loaded: Loaded[],
   stage: string,
   outDir: string,
+  format: ExportFormatDefinition,
   options: ExportOptions,
   skipped: SkippedRecording[],
   pii: ReadonlyMap<string, PiiDecision>,
@@ -239,18 +247,13 @@ async function writeStage(
   const results: ExportedRecording[] = [];
   const allWritten: string[] = [];
   const total = loaded.length;
-  // agentnet-raw decodes nothing, nor do the others when every keyframe is stored
+  // a format without keyframe images decodes nothing, nor do the others when every keyframe is
+  // stored
   const binaries = lazyDecodeBinaries(options);
-  const jsonlLines: string[] = [];
+  const sharedLines: string[] = [];
   if (!options.overwrite) {
     // refuse before any decoding when a main output already exists
-    const mains = loaded.map((l) =>
-      options.format === 'agentnet-raw'
-        ? l.episodeId
-        : options.format === 'standardized'
-          ? `${l.episodeId}.json`
-          : AGENTNET_JSONL_FILE,
-    );
+    const mains = loaded.flatMap((l) => format.outputs(l.episodeId));
     await refuseExistingTargets([...new Set(mains)].map((name) => path.join(outDir, name)));
   }
   for (const [i, l] of loaded.entries()) {
@@ -260,10 +263,11 @@ async function writeStage(
         lib,
         l,
         stage,
+        format,
         options,
         binaries,
         written,
-        jsonlLines,
+        sharedLines,
         (phase) => options.onProgress?.({ done: i, total, recordingId: l.rec.id, phase }),
         pii.get(l.rec.id) ?? null,
       );
@@ -283,46 +287,54 @@ async function writeStage(
     }
     options.onProgress?.({ done: i + 1, total, recordingId: l.rec.id, phase: 'done' });
   }
-  if (jsonlLines.length) {
-    await folderWriter(stage, allWritten).file(AGENTNET_JSONL_FILE, jsonlLines.join(''));
+  if (format.sharedFile && sharedLines.length) {
+    await folderWriter(stage, allWritten).file(format.sharedFile, sharedLines.join(''));
   }
   return { results, written: allWritten };
 }
 
-// Writes one recording's files in the run's format into the staging folder.
+// Writes one recording's files in the run's format into the staging folder; its line of the
+// format's shared file goes to `sharedLines`.
 async function writeRecording(
   lib: Library,
   l: Loaded,
   stage: string,
+  format: ExportFormatDefinition,
   options: ExportOptions,
   binaries: LazyDecodeBinaries,
   written: string[],
-  jsonlLines: string[],
+  sharedLines: string[],
   tick: (phase: string) => void,
   pii: PiiDecision | null,
 ): Promise<ExportedRecording> {
   // every text file with the text redactions applied once more (issue 14; a safety net)
   const out = redactingWriter(folderWriter(stage, written), textRedactorOf(lib, l.rec.seq));
   const warnings: string[] = [...(pii?.warnings ?? [])];
-  if (options.format === 'agentnet-raw') {
-    tick('agentnet-raw');
-    warnings.push(
-      ...(await writeAgentNetRaw(lib, l, out, {
-        appVersion: options.appVersion,
-        ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
-        ...(pii?.allowance ? { pii: pii.allowance } : {}),
-      })),
-    );
-  } else {
+  const input: FormatWriteInput = {
+    lib,
+    loaded: l,
+    out,
+    options: {
+      appVersion: options.appVersion,
+      ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
+      ...(pii?.allowance ? { pii: pii.allowance } : {}),
+      embedImages: options.embedImages ?? false,
+    },
+  };
+  let result: FormatWritten;
+  if (format.needsKeyframes) {
     tick('keyframes');
     const images = await exportKeyframeImages(lib, l, binaries, stage);
     warnings.push(...images.warnings);
-    tick(options.format);
-    if (options.format === 'standardized') {
-      await writeStandardized(l, images, out, options.embedImages ?? false);
-    } else {
-      jsonlLines.push(await writeAgentNetJsonl(lib, l, images, out));
-    }
+    tick(format.name);
+    result = await format.write({ ...input, images });
+  } else {
+    tick(format.name);
+    result = await format.write(input);
+  }
+  warnings.push(...result.warnings);
+  if (result.sharedLine !== null) {
+    sharedLines.push(result.sharedLine);
   }
   return {
     id: l.rec.id,
@@ -335,7 +347,10 @@ async function writeRecording(
   };
 }
 
-const SHARED_DIRS = new Set(['images', 'cot-input']);
+// folders the recordings of a run write into together, of every format (formats.ts)
+const SHARED_DIRS = new Set(
+  Object.values(EXPORT_FORMAT_REGISTRY).flatMap((format) => format.sharedDirs),
+);
 
 /** True when `p` exists (any kind of entry). */
 export async function pathExists(p: string): Promise<boolean> {

@@ -7,8 +7,13 @@ import { msToSeconds } from '../../shared/clock';
 import type { RecordingDetail } from '../../shared/domain';
 import { buildAgentNetRawFolder } from '../../pipeline/export/agentnet-raw';
 import { teamTaskIdOf } from '../../shared/tasks-file';
+import { listAxRecords, listMarks, listWindows, readEvents } from '../../store';
 import type { Library } from '../library/library';
-import { cutKeptVideo, keptRangeOf, readRawLayer, type Loaded } from './export-load';
+import { textRedactorOf } from '../privacy/text-redaction';
+import { withoutAppInput } from '../recording/app-input';
+import { withoutExcludedMoves } from '../recording/exclusion-marks';
+import type { Loaded } from './export-load';
+import { cutKeptVideo, keptRangeOf } from './kept-video';
 import type { ExportWriter } from './export-writer';
 import type { PiiAllowance } from '../privacy/policy';
 import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../privacy/redact-media';
@@ -84,6 +89,35 @@ export async function writeAgentNetRaw(
     await fs.copyFile(l.videoPath, await out.target(`${l.episodeId}/${path.basename(video.path)}`));
   }
   return raw.warnings.map((w) => `step ${w.stepId}: ${w.message}`);
+}
+
+/** The raw layer an agentnet-raw export writes (read once up front too, to find damaged rows);
+ * the app's own input (a click on Stop in the app's window) is left out, as from the steps. */
+export function readRawLayer(lib: Library, seq: number) {
+  // text redactions (issue 14): key events, accessibility text and window names leave redacted
+  const redactor = textRedactorOf(lib, seq);
+  const marks = listMarks(lib.db, seq);
+  return {
+    // the app's own input and pointer moves over excluded windows never leave (docs/privacy.md §2)
+    events: redactor.events(
+      withoutExcludedMoves(withoutAppInput(readEvents(lib.db, seq), marks), marks),
+    ),
+    a11y: listAxRecords(lib.db, seq, 'window').map((r) => ({
+      tS: msToSeconds(r.tMs),
+      tree: redactor.value(JSON.parse(r.treeJson) as unknown),
+      truncated: r.note?.startsWith('truncated') ?? false,
+    })),
+    elements: listAxRecords(lib.db, seq, 'element').map((r) => ({
+      tS: msToSeconds(r.tMs),
+      tree: redactor.value(JSON.parse(r.treeJson) as unknown),
+      x: r.x,
+      y: r.y,
+    })),
+    topWindows: listWindows(lib.db, seq).map((w) => ({
+      tS: msToSeconds(w.tMs),
+      name: redactor.string(w.app ?? w.title ?? ''),
+    })),
+  };
 }
 
 /** The metadata.json of an exported recording (the imported one kept, ours built per §13.3). */

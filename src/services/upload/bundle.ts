@@ -19,19 +19,24 @@
 //
 // Generated files are staged in the library (uploads/<upload id>/) so an interrupted upload
 // resumes with the same bytes; library files (the video) are read in place. The AgentNet files
-// are written by the export's format writers straight into the staging folder, and the keyframes
-// are the stored ones when fresh (the video is decoded only when they are not).
+// are written by the export's formats (BUNDLE_FORMATS, through export/formats.ts) straight into
+// the staging folder, and the keyframes are the stored ones when fresh (the video is decoded only
+// when they are not).
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { schemaVersion } from '../../store';
 import { getRecording, listKeyframes } from '../../store';
+import type { ExportFormat } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { exportKeyframeImages } from '../export/export-keyframes';
 import { episodeIdOf, loadForExport, verifyVideo } from '../export/export-load';
 import type { ExportWriter } from '../export/export-writer';
-import { AGENTNET_JSONL_FILE, writeAgentNetJsonl } from '../export/format-agentnet-jsonl';
-import { writeAgentNetRaw } from '../export/format-agentnet-raw';
+import {
+  EXPORT_FORMAT_REGISTRY,
+  type FormatWriteInput,
+  type FormatWritten,
+} from '../export/formats';
 import { pixelRedactions, redactsVideo, writeRedactedVideo } from '../privacy/redact-media';
 import { dumpRowRedactor, redactingWriter, textRedactorOf } from '../privacy/text-redaction';
 import { rawFilesOf, readRawText } from '../privacy/raw-files';
@@ -99,6 +104,10 @@ export type BundleOptions = {
   /** ffprobe beside an explicit ffmpegPath (seeking decodes); null or absent: none. */
   ffprobePath?: string | null;
 };
+
+/** The export formats a submission carries under agentnet/, in this order; those that need
+ * keyframe images only with {@link BundleOptions.includeKeyframes}. */
+export const BUNDLE_FORMATS: readonly ExportFormat[] = ['agentnet-raw', 'agentnet-jsonl'];
 
 /** Name of the marker file a finished staging folder contains (the file list as JSON). */
 export const STAGE_MARKER = '.bundle.json';
@@ -324,30 +333,42 @@ export async function buildBundle(
       textRedactor,
     );
   };
-  await writeAgentNetRaw(
-    lib,
-    loaded,
-    writer((rel) => ({ relKey: `agentnet/${rel}`, role: 'agentnet' })),
-    {
-      appVersion: options.appVersion,
-      // the same bytes as video/<name>
-      omitSourceVideo: true,
-      ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
-    },
-  );
-  if (options.includeKeyframes ?? true) {
-    const images = await exportKeyframeImages(lib, loaded, lazyDecodeBinaries(options), stageDir);
-    const line = await writeAgentNetJsonl(
+  for (const name of BUNDLE_FORMATS) {
+    const format = EXPORT_FORMAT_REGISTRY[name];
+    if (format.needsKeyframes && !(options.includeKeyframes ?? true)) {
+      continue;
+    }
+    const input: FormatWriteInput = {
       lib,
       loaded,
-      images,
-      writer((rel) =>
-        rel.startsWith('images/')
+      // a format's images are the submission's keyframes/
+      out: writer((rel) =>
+        format.needsKeyframes && rel.startsWith('images/')
           ? { relKey: `keyframes/${rel.slice('images/'.length)}`, role: 'keyframe' }
           : { relKey: `agentnet/${rel}`, role: 'agentnet' },
       ),
-    );
-    await staged(`agentnet/${AGENTNET_JSONL_FILE}`, 'agentnet', textRedactor.string(line));
+      options: {
+        appVersion: options.appVersion,
+        // the same bytes as video/<name>
+        omitSourceVideo: true,
+        ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
+      },
+    };
+    let result: FormatWritten;
+    if (format.needsKeyframes) {
+      const binaries = lazyDecodeBinaries(options);
+      const images = await exportKeyframeImages(lib, loaded, binaries, stageDir);
+      result = await format.write({ ...input, images });
+    } else {
+      result = await format.write(input);
+    }
+    if (format.sharedFile && result.sharedLine !== null) {
+      await staged(
+        `agentnet/${format.sharedFile}`,
+        'agentnet',
+        textRedactor.string(result.sharedLine),
+      );
+    }
   }
 
   for (const extra of options.extraFiles ?? []) {
