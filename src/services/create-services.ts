@@ -333,9 +333,15 @@ export function createServices(lib: Library, options: CreateServicesOptions): Se
       guard();
       return (await import('./privacy/scan-service')).scanRecording(lib, ...args);
     },
-    replayRecording: async (...args) => {
+    replayRecording: async (idOrPrefix, options = {}) => {
       guard();
-      return await (await import('./quality/replay-service')).replayRecording(lib, ...args);
+      return await (
+        await import('./quality/replay-service')
+      ).replayRecording(lib, idOrPrefix, {
+        // the elements are read with the services' own platform, unless another OS is asked for
+        ...(options.platform === undefined ? { recorderPlatform: choosePlatform } : {}),
+        ...options,
+      });
     },
     redactFindings: async (...args) => {
       guard();

@@ -7,6 +7,7 @@ import { listAvfoundationDevices, resolveFfmpeg } from '../../infra/ffmpeg/binar
 import { AppError } from '../../shared/errors';
 import type { DisplayInfo } from '../display-info';
 import type { AvfoundationSource } from '../screen/ffmpeg-args';
+import { checkAvfoundation } from './doctor/capture-devices';
 import { macosPermissionError } from './failures';
 import type { ChosenDisplay } from './helper-displays';
 import { toDisplayInfo } from './helper-displays';
@@ -92,6 +93,12 @@ export function createDarwinPlatform(options: DarwinPlatformOptions = {}): Recor
       },
     },
     ...parts,
+    roleSystem: 'ax',
+    doctor: {
+      installFfmpeg: 'brew install ffmpeg',
+      captureDeviceIds: ['avfoundation'],
+      captureDevices: checkAvfoundation,
+    },
   };
 }
 

@@ -6,15 +6,20 @@ import type { ChildLauncher } from '../../infra/child-launcher';
 import { AppError } from '../../shared/errors';
 import { createDarwinPlatform } from './darwin';
 import { createLinuxPlatform } from './linux';
-import type { RecorderPlatform } from './types';
+import type { PlatformDoctor, RecorderPlatform } from './types';
 import { createWin32Platform } from './win32';
 
 export type {
   CaptureBackend,
+  CaptureDeviceFixes,
+  PlatformCheck,
+  PlatformCheckId,
+  PlatformDoctor,
   PlatformHelper,
   PlatformHelperFactory,
   PlatformPartOptions,
   RecorderPlatform,
+  WindowStackOptions,
   WindowTracker,
 } from './types';
 
@@ -44,5 +49,24 @@ export function createPlatform(
         { platform: os },
         'Record on Linux (X11), macOS or Windows.',
       );
+  }
+}
+
+/** What `doctor` checks on an OS with no recording parts: only what every OS shares. */
+const UNSUPPORTED_DOCTOR: PlatformDoctor = {
+  installFfmpeg: 'apt-get install ffmpeg',
+  captureDeviceIds: [],
+  captureDevices: () => [],
+};
+
+// The doctor checks of `os`: its platform's, or none of its own where recording is not supported.
+export function platformDoctor(os: NodeJS.Platform): PlatformDoctor {
+  try {
+    return createPlatform(os).doctor;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'PLATFORM_UNSUPPORTED') {
+      return UNSUPPORTED_DOCTOR;
+    }
+    throw error;
   }
 }

@@ -1,7 +1,9 @@
 // What a recording needs from the operating system, as one object per OS (docs/architecture.md
-// §1): the screen capture backend, the accessibility adapter and the active-window tracker. The
-// composition root picks the platform (createPlatform in index.ts); the record service and the
-// session only use these parts, so tests can hand them a fake platform.
+// §1): the screen capture backend, the accessibility adapter and its role system, the
+// active-window tracker, the window lookups of exclusion rules and the checks `doctor` runs. The
+// composition root picks the platform (createPlatform in index.ts); the record, replay and doctor
+// services only use these parts, so tests can hand them a fake platform and nothing outside this
+// folder asks which OS it runs on.
 import type { AccessibilityAdapter } from '../../axtree/adapter';
 import type {
   ActiveWindowResult,
@@ -14,7 +16,9 @@ import type { DisplayWatcher } from '../display-watcher';
 import type { CoordinateUnit } from '../coordinates';
 import type { CaptureSource } from '../screen/ffmpeg-args';
 import type { FfmpegBinary } from '../../infra/ffmpeg/binary';
+import type { PointerWindowLookup } from '../privacy/x11-pointer-window';
 import type { ActiveWindowEntry } from '../windows/active-window';
+import type { StackSelect, WindowStackTracker } from '../windows/x11-window-stack';
 
 /**
  * The screen capture backend: which display, which ffmpeg, which input device. One object per
@@ -64,6 +68,13 @@ export type RecorderPlatform = {
   readonly accessibilityApi: string;
   /** A new accessibility adapter (not started), e.g. AT-SPI on Linux. */
   accessibility(options: PlatformPartOptions): AccessibilityAdapter;
+  /** The role vocabulary of the adapter's trees (`atspi`, `ax`, `uia`): how a replay maps roles
+   * to control types (src/pipeline/agentnet/role-map.ts `RoleSystem`). */
+  readonly roleSystem: 'atspi' | 'ax' | 'uia';
+  /** True when each display's desktop session has an accessibility bus of its own (Linux: the
+   * AT_SPI_BUS property of its root window), so a replay on another display reads the elements
+   * there; absent or false: one per machine, the caller's. */
+  readonly hasAccessibilityBusPerDisplay?: boolean;
   /** A new active-window tracker (not started). */
   windows(options: PlatformPartOptions): WindowTracker;
   /** A new watcher of the recorded display (not started): a change of its geometry starts a new
@@ -82,6 +93,78 @@ export type RecorderPlatform = {
    * returns the error unchanged when it has nothing to add. Absent: errors pass unchanged.
    */
   explainStartFailure?(error: AppError): AppError;
+  /** The window under the pointer, for exclusion rules (docs/privacy.md §2). Absent: where the
+   * OS does not let us ask, clicks count as aimed at the focused window. */
+  readonly pointerWindow?: (env: NodeJS.ProcessEnv) => PointerWindowLookup;
+  /** The name of a process (exclusion rules by application). Absent: not known. */
+  readonly processName?: (pid: number) => string | null;
+  /** A tracker (not started) of the windows on the screen, focused or not, so excluded ones are
+   * blanked where they are. Absent: only the focused window is judged. */
+  readonly windowStack?: (options: WindowStackOptions) => WindowStackTracker;
+  /** What `doctor` checks on this OS besides the checks every OS shares. */
+  readonly doctor: PlatformDoctor;
+};
+
+/** What a window stack tracker is built with. */
+export type WindowStackOptions = PlatformPartOptions & {
+  /** Which clients to look at. */
+  select: StackSelect;
+  /** A reading failed (the next one may work; a run of failures is reported once). */
+  onError: (error: Error) => void;
+};
+
+/** Ids of the checks a platform supplies to `doctor`. */
+export type PlatformCheckId =
+  | 'session'
+  | 'display'
+  | 'xrecord'
+  | 'xtest'
+  | 'windowmanager'
+  | 'x11grab'
+  | 'avfoundation'
+  | 'ddagrab'
+  | 'gdigrab'
+  | 'atspi';
+
+/** Result of one of a platform's doctor checks (src/services/system/doctor.ts reports it). */
+export type PlatformCheck = {
+  /** Which check this is. */
+  id: PlatformCheckId;
+  /** True when the requirement is met. */
+  ok: boolean;
+  /** How bad a failure is: `error` blocks recording, `warning` degrades it. */
+  severity: 'error' | 'warning';
+  /** One line saying what was found. */
+  summary: string;
+  /** What to install, enable or run when `ok` is false. */
+  fix?: string;
+};
+
+/** The fixes a capture device check names. */
+export type CaptureDeviceFixes = {
+  /** How to install ffmpeg on this OS (`apt-get install ffmpeg`). */
+  install: string;
+  /** How to get another ffmpeg build (the install, after unsetting CUA_FFMPEG if it is set). */
+  otherBuild: string;
+};
+
+/**
+ * What `doctor` checks on one OS besides what every OS shares (ffmpeg's version and libx264, the
+ * library): the desktop session, ffmpeg's capture device, accessibility.
+ */
+export type PlatformDoctor = {
+  /** How to install ffmpeg here, in the fixes of the ffmpeg checks. */
+  readonly installFfmpeg: string;
+  /** The capture device checks' ids in report order (reported as not checked without a usable
+   * ffmpeg). */
+  readonly captureDeviceIds: readonly PlatformCheckId[];
+  /** Checks of the desktop session, reported before ffmpeg's (Linux: not Wayland, the X display,
+   * RECORD, XTEST, a window manager); `timeoutMs` limits each external command. */
+  session?(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<PlatformCheck[]>;
+  /** Checks of ffmpeg's capture device for this OS, reported after the ffmpeg check. */
+  captureDevices(binary: FfmpegBinary, fixes: CaptureDeviceFixes): PlatformCheck[];
+  /** Checks of accessibility, reported after ffmpeg's (Linux: AT-SPI). */
+  accessibility?(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<PlatformCheck[]>;
 };
 
 /**

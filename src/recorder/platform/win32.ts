@@ -9,6 +9,7 @@ import { AppError } from '../../shared/errors';
 import type { DisplayInfo } from '../display-info';
 import type { CaptureDevice, DdagrabSource, GdigrabSource } from '../screen/ffmpeg-args';
 import { pickWindowsSource, type WindowsMonitor } from '../screen/ffmpeg-args';
+import { checkWindowsCapture } from './doctor/capture-devices';
 import type { ChosenDisplay } from './helper-displays';
 import { toDisplayInfo } from './helper-displays';
 import type { HelperPlatformSeams } from './helper-parts';
@@ -114,5 +115,11 @@ export function createWin32Platform(options: Win32PlatformOptions = {}): Recorde
       },
     },
     ...parts,
+    roleSystem: 'uia',
+    doctor: {
+      installFfmpeg: 'winget install Gyan.FFmpeg',
+      captureDeviceIds: ['ddagrab', 'gdigrab'],
+      captureDevices: checkWindowsCapture,
+    },
   };
 }

@@ -14,7 +14,7 @@ import { scalePoint, type Point } from '../../pipeline/replay/scale';
 import { grayThumbnail, type Thumbnail } from '../../pipeline/replay/screen-diff';
 import { elementTarget } from '../../pipeline/agentnet/accessibility';
 import type { RoleSystem } from '../../pipeline/agentnet/role-map';
-import { createPlatform } from '../../recorder/platform';
+import { createPlatform, type RecorderPlatform } from '../../recorder/platform';
 import { InputHook } from '../../recorder/input/hook-process';
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import type { AccessibilityAdapter } from '../../axtree/adapter';
@@ -74,8 +74,13 @@ export type ReplayOptions = {
   timing?: Partial<RunnerTiming>;
   /** Driver factory (unit tests); default the nut-js child on `display`. */
   startDriver?: (display: string, env: NodeJS.ProcessEnv) => Promise<ReplayDriver>;
-  /** Platform for the accessibility adapter; default `process.platform`. */
+  /** The OS the replay runs on (which displays it refuses, the hotkey hook's key names, and the
+   * accessibility adapter without `recorderPlatform`); default `process.platform`. */
   platform?: NodeJS.Platform;
+  /** The recording parts of the OS whose accessibility adapter and role system read the elements
+   * (the services pass their own, which start its helper through the host's launcher); default
+   * `createPlatform(platform)`. */
+  recorderPlatform?: () => RecorderPlatform;
   /** Watch the display's keyboard for the stop hotkey (an input-hook child); default true. */
   stopHotkey?: boolean;
   /** How the driver and the hook children start (the desktop app: utility processes from its
@@ -190,25 +195,21 @@ async function keyframeThumbnail(
   }
 }
 
-function roleSystem(platform: NodeJS.Platform): RoleSystem {
-  return platform === 'darwin' ? 'ax' : platform === 'win32' ? 'uia' : 'atspi';
-}
-
 /**
  * The environment the accessibility adapter reads the target display's elements with, or the
- * warning saying why they are not compared. On Linux the caller's D-Bus session belongs to the
- * caller's desktop: the target's AT-SPI bus is the `AT_SPI_BUS` property of its root window
- * (passed as AT_SPI_BUS_ADDRESS); without one, only a replay on the caller's own display may use
- * the caller's session.
+ * warning saying why they are not compared. Where each display has its own accessibility bus
+ * (Linux) the caller's D-Bus session belongs to the caller's desktop: the target's AT-SPI bus is
+ * the `AT_SPI_BUS` property of its root window (passed as AT_SPI_BUS_ADDRESS); without one, only
+ * a replay on the caller's own display may use the caller's session.
  */
 async function targetAccessibilityEnv(
   display: string,
   env: NodeJS.ProcessEnv,
   childEnv: NodeJS.ProcessEnv,
   verdict: DisplayVerdict | null,
-  platform: NodeJS.Platform,
+  hasBusPerDisplay: boolean,
 ): Promise<NodeJS.ProcessEnv | string> {
-  if (platform !== 'linux') {
+  if (!hasBusPerDisplay) {
     return childEnv;
   }
   const bus = await displayAccessibilityBus(display, env);
@@ -441,19 +442,34 @@ async function replayLocked(
     };
     const live = { width: hello.width, height: hello.height };
     const plan = planReplay(steps, recorded, live);
-    const platform = options.platform ?? process.platform;
     const wantsElements =
       options.elements !== false && steps.some((s) => recordedElement(s.target) !== null);
+    // the recording parts of the OS: its accessibility adapter (AT-SPI on Linux, the AX / UIA
+    // helper child elsewhere) and role system; none where recording is not supported
+    let parts: RecorderPlatform | null = null;
+    if (wantsElements) {
+      try {
+        parts =
+          options.recorderPlatform?.() ?? createPlatform(options.platform ?? process.platform);
+      } catch (error) {
+        warnings.push(`elements not compared: ${(error as Error).message}`);
+      }
+    }
     // the elements are read from the target display's desktop session, not the caller's
-    const a11yEnv = wantsElements
-      ? await targetAccessibilityEnv(display, env, childEnv, verdict, platform)
+    const a11yEnv = parts
+      ? await targetAccessibilityEnv(
+          display,
+          env,
+          childEnv,
+          verdict,
+          parts.hasAccessibilityBusPerDisplay === true,
+        )
       : null;
     if (typeof a11yEnv === 'string') {
       warnings.push(a11yEnv);
-    } else if (a11yEnv !== null) {
+    } else if (parts && a11yEnv !== null) {
       try {
-        // the recorder's adapter of the OS: AT-SPI on Linux, the AX / UIA helper child elsewhere
-        const a = createPlatform(platform).accessibility({
+        const a = parts.accessibility({
           now: () => performance.now(),
           env: a11yEnv,
         });
@@ -465,7 +481,7 @@ async function replayLocked(
         adapter = null;
       }
     }
-    const system = roleSystem(platform);
+    const system: RoleSystem = parts?.roleSystem ?? 'atspi';
     const elementAt = adapter
       ? async (p: Point): Promise<ReplayElement | null> => {
           const record = await adapter!.elementAt(p.x, p.y).catch(() => null);

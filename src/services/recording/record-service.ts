@@ -30,10 +30,7 @@ import { DEFAULT_DISK_FLOOR_BYTES, formatMegabytes, freeBytes, watchDiskSpace } 
 import { endOpenExclusionMarks } from './exclusion-marks';
 import { finalizeCapture } from './finalize';
 import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
-import { linuxProcessName } from '../../recorder/privacy/capture-exclusion';
 import { appPressCheck, isAppWindow, type AppWindows } from './app-input';
-import { x11PointerWindow } from '../../recorder/privacy/x11-pointer-window';
-import { X11WindowStack } from '../../recorder/windows/x11-window-stack';
 import { readPrivacySettings } from '../settings/settings-service';
 import { LibrarySink } from './library-sink';
 import { TEAM_TASK_ID_KEY } from '../../shared/tasks-file';
@@ -222,6 +219,7 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
   const stopSignal = new Promise<void>((resolve) => {
     stopRequested = resolve;
   });
+  const { windowStack } = platform;
   const session = new RecordingSession({
     outputDir: dir,
     display,
@@ -237,22 +235,21 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     // elsewhere at the focused window (docs/privacy.md §2)
     exclusion: {
       matcher: exclusion,
-      pointerWindow: platform.os === 'linux' ? x11PointerWindow({ env }) : null,
-      ...(platform.os === 'linux' ? { processName: linuxProcessName } : {}),
+      pointerWindow: platform.pointerWindow?.(env) ?? null,
+      ...(platform.processName ? { processName: platform.processName } : {}),
       // excluded windows on the screen, focused or not, are blanked where they are (X11)
-      windowStack:
-        platform.os === 'linux'
-          ? (select) =>
-              new X11WindowStack({
-                env,
-                now: monotonicNowMs,
-                select,
-                onError: (e) =>
-                  warn(
-                    `the windows on the screen cannot be read (${e.message}): excluded windows found before stay blanked, new ones are blanked only while they have focus`,
-                  ),
-              })
-          : null,
+      windowStack: windowStack
+        ? (select) =>
+            windowStack({
+              env,
+              now: monotonicNowMs,
+              select,
+              onError: (e) =>
+                warn(
+                  `the windows on the screen cannot be read (${e.message}): excluded windows found before stay blanked, new ones are blanked only while they have focus`,
+                ),
+            })
+        : null,
       // the desktop app's own windows (the HUD: X11 cannot keep it out of the video), by id
       ...(options.appWindows
         ? {
@@ -275,7 +272,7 @@ export async function recordSession(lib: Library, options: RecordOptions): Promi
     liveWarnings: options.liveWarnings,
     // the app's own press that asked for a pause or stop: one aimed at the app's windows
     isAppPress: appPressCheck({
-      pointerWindow: platform.os === 'linux' ? x11PointerWindow({ env }) : null,
+      pointerWindow: platform.pointerWindow?.(env) ?? null,
       appWindows: () => {
         const host = options.appWindows?.() ?? {};
         return { windowIds: host.windowIds ?? [], pids: [process.pid, ...(host.pids ?? [])] };

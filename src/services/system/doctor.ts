@@ -4,13 +4,13 @@
 // database is sound) and says exactly how to fix each problem (docs/platform-linux.md §1, §2,
 // §3, §5; docs/platform-macos-windows.md §3). `repair` runs the safe fixes: the library clean-up
 // of what interrupted imports, pulls and deletes left. This file runs the checks and renders the
-// report; each area's checks live in checks/<area>.ts.
+// report; each area's checks live in checks/<area>.ts, the OS-specific ones (the desktop session,
+// ffmpeg's capture device, accessibility) come from the platform (src/recorder/platform/doctor/).
 import path from 'node:path';
 import type { ResolveFfmpegOptions } from '../../infra/ffmpeg/binary';
-import { checkAtspi } from './checks/accessibility';
+import { platformDoctor } from '../../recorder/platform';
 import type { DoctorCheck, DoctorRepair } from './checks/check';
 import { checkDatabase } from './checks/database';
-import { checkSessionType, checkX11 } from './checks/display';
 import { checkFfmpeg } from './checks/ffmpeg';
 import { checkLibrary } from './checks/library';
 import { checkOrphans, checkStepCounts, repairLibrary } from './checks/library-upkeep';
@@ -33,7 +33,8 @@ export type DoctorReport = {
 export type DoctorOptions = {
   /** Library folder to check (exists or creatable, and writable); the check is skipped if unset. */
   libraryDir?: string;
-  /** Platform whose checks run; default `process.platform`. X11 and AT-SPI checks are Linux-only. */
+  /** Platform whose checks run; default `process.platform`. Its platform (src/recorder/platform)
+   * supplies the OS-specific checks: X11 and AT-SPI on Linux, the capture devices everywhere. */
   platform?: NodeJS.Platform;
   /** Limit for each external command (xdpyinfo, dbus-send), in ms; default 5 000. */
   commandTimeoutMs?: number;
@@ -53,19 +54,16 @@ export async function runDoctor(
 ): Promise<DoctorReport> {
   const platform = options.platform ?? process.platform;
   const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const isLinux = platform === 'linux';
+  const osChecks = platformDoctor(platform);
 
-  const [x11Checks, ffmpegChecks, atspiCheck, libraryCheck] = await Promise.all([
-    isLinux ? checkX11(env, timeoutMs) : Promise.resolve([]),
-    checkFfmpeg(env, platform, options.ffmpeg ?? {}),
-    isLinux ? checkAtspi(env, timeoutMs) : Promise.resolve(null),
+  const [sessionChecks, ffmpegChecks, accessibilityChecks, libraryCheck] = await Promise.all([
+    osChecks.session?.(env, timeoutMs) ?? Promise.resolve([]),
+    checkFfmpeg(env, platform, osChecks, options.ffmpeg ?? {}),
+    osChecks.accessibility?.(env, timeoutMs) ?? Promise.resolve([]),
     options.libraryDir === undefined ? Promise.resolve(null) : checkLibrary(options.libraryDir),
   ]);
 
-  const checks = [...(isLinux ? [checkSessionType(env)] : []), ...x11Checks, ...ffmpegChecks];
-  if (atspiCheck) {
-    checks.push(atspiCheck);
-  }
+  const checks: DoctorCheck[] = [...sessionChecks, ...ffmpegChecks, ...accessibilityChecks];
   let repair: DoctorReport['repair'];
   if (libraryCheck) {
     checks.push(libraryCheck);

@@ -1,25 +1,12 @@
 // One doctor check's result and the ids of every check, shared by the check modules beside this
-// file and by the orchestrator (../doctor.ts).
+// file and by the orchestrator (../doctor.ts); the OS-specific checks come from the platform.
+import type { PlatformCheckId } from '../../../recorder/platform';
 import type { CleanupReport } from '../../library/cleanup';
 
-/** Identifier of one doctor check. */
+/** Identifier of one doctor check: the platform's (src/recorder/platform/types.ts) and those
+ * every OS shares. */
 export type DoctorCheckId =
-  | 'session'
-  | 'display'
-  | 'xrecord'
-  | 'xtest'
-  | 'windowmanager'
-  | 'ffmpeg'
-  | 'x11grab'
-  | 'avfoundation'
-  | 'ddagrab'
-  | 'gdigrab'
-  | 'libx264'
-  | 'atspi'
-  | 'library'
-  | 'database'
-  | 'orphans'
-  | 'stepcounts';
+  PlatformCheckId | 'ffmpeg' | 'libx264' | 'library' | 'database' | 'orphans' | 'stepcounts';
 
 /** Result of one check. */
 export type DoctorCheck = {

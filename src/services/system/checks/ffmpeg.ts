@@ -1,8 +1,9 @@
 // ffmpeg checks (docs/platform-linux.md §5, docs/platform-macos-windows.md §3): a recent enough
-// ffmpeg, its screen capture device for the OS (x11grab; avfoundation; ddagrab or gdigrab) and
-// the libx264 encoder, each with the install command of the OS.
+// ffmpeg, its screen capture device for the OS (the platform's checks: x11grab; avfoundation;
+// ddagrab or gdigrab) and the libx264 encoder, each with the platform's install command.
 import { resolveFfmpeg } from '../../../infra/ffmpeg/binary';
 import type { FfmpegBinary, ResolveFfmpegOptions } from '../../../infra/ffmpeg/binary';
+import type { PlatformDoctor } from '../../../recorder/platform';
 import { isAppError } from '../../../shared/errors';
 import {
   isCaptureFfmpegVersion,
@@ -15,14 +16,10 @@ import type { DoctorCheck, DoctorCheckId } from './check';
 export async function checkFfmpeg(
   env: NodeJS.ProcessEnv,
   platform: NodeJS.Platform,
+  osChecks: PlatformDoctor,
   ffmpegOptions: ResolveFfmpegOptions,
 ): Promise<DoctorCheck[]> {
-  const installFfmpeg =
-    platform === 'darwin'
-      ? 'brew install ffmpeg'
-      : platform === 'win32'
-        ? 'winget install Gyan.FFmpeg'
-        : 'apt-get install ffmpeg';
+  const installFfmpeg = osChecks.installFfmpeg;
   let binary: FfmpegBinary;
   try {
     binary = await resolveFfmpeg(env, { ...ffmpegOptions, platform });
@@ -44,7 +41,7 @@ export async function checkFfmpeg(
     const checks: DoctorCheck[] = [
       { id: 'ffmpeg', ok: false, severity: 'error', summary: error.message, fix },
     ];
-    checks.push(...captureDeviceIds(platform).map(skipped));
+    checks.push(...osChecks.captureDeviceIds.map(skipped));
     checks.push(skipped('libx264'));
     return checks;
   }
@@ -77,22 +74,7 @@ export async function checkFfmpeg(
           }),
     },
   ];
-  if (platform === 'darwin' || platform === 'win32') {
-    checks.push(...checkCaptureDevices(binary, platform, installFfmpeg));
-  }
-  if (platform === 'linux') {
-    checks.push({
-      id: 'x11grab',
-      ok: binary.hasX11grab,
-      severity: 'error',
-      summary: binary.hasX11grab
-        ? 'ffmpeg has the x11grab input device'
-        : `${binary.path} was built without x11grab: it cannot capture the X screen`,
-      ...(binary.hasX11grab
-        ? {}
-        : { fix: `${otherBuild}, or point CUA_FFMPEG at a build configured with --enable-libxcb` }),
-    });
-  }
+  checks.push(...osChecks.captureDevices(binary, { install: installFfmpeg, otherBuild }));
   checks.push({
     id: 'libx264',
     ok: binary.hasLibx264,
@@ -105,69 +87,4 @@ export async function checkFfmpeg(
       : { fix: `${otherBuild}, or point CUA_FFMPEG at a build configured with --enable-libx264` }),
   });
   return checks;
-}
-
-// The screen capture device checks of `platform` (their ids, in report order).
-function captureDeviceIds(platform: NodeJS.Platform): DoctorCheckId[] {
-  switch (platform) {
-    case 'linux':
-      return ['x11grab'];
-    case 'darwin':
-      return ['avfoundation'];
-    case 'win32':
-      return ['ddagrab', 'gdigrab'];
-    default:
-      return [];
-  }
-}
-
-// macOS: avfoundation; Windows: ddagrab (preferred, a warning when missing) or gdigrab (every
-// build; an error only when neither is there). docs/platform-macos-windows.md §2, §3.
-function checkCaptureDevices(
-  binary: FfmpegBinary,
-  platform: 'darwin' | 'win32',
-  installFfmpeg: string,
-): DoctorCheck[] {
-  const devices = binary.captureDevices;
-  if (platform === 'darwin') {
-    return [
-      {
-        id: 'avfoundation',
-        ok: devices.avfoundation,
-        severity: 'error',
-        summary: devices.avfoundation
-          ? 'ffmpeg has the avfoundation input device (macOS screen capture)'
-          : `${binary.path} was built without avfoundation: it cannot capture the macOS screen`,
-        ...(devices.avfoundation
-          ? {}
-          : { fix: `${installFfmpeg}, or point CUA_FFMPEG at a macOS build with avfoundation` }),
-      },
-    ];
-  }
-  return [
-    {
-      id: 'ddagrab',
-      ok: devices.ddagrab,
-      severity: 'warning',
-      summary: devices.ddagrab
-        ? 'ffmpeg has the ddagrab filter (Desktop Duplication, one monitor at a time)'
-        : `${binary.path} has no ddagrab filter (ffmpeg 6.0+ with D3D11): capture falls back to gdigrab, which costs more CPU`,
-      ...(devices.ddagrab
-        ? {}
-        : { fix: `${installFfmpeg} (a current full build has ddagrab), or set CUA_FFMPEG to one` }),
-    },
-    {
-      id: 'gdigrab',
-      ok: devices.gdigrab || devices.ddagrab,
-      severity: 'error',
-      summary: devices.gdigrab
-        ? 'ffmpeg has the gdigrab input device (GDI capture of a desktop rectangle)'
-        : devices.ddagrab
-          ? `${binary.path} has no gdigrab; ddagrab captures instead`
-          : `${binary.path} has neither ddagrab nor gdigrab: it cannot capture the Windows screen`,
-      ...(devices.gdigrab || devices.ddagrab
-        ? {}
-        : { fix: `${installFfmpeg}, or point CUA_FFMPEG at a Windows build of ffmpeg` }),
-    },
-  ];
 }

@@ -1,16 +1,19 @@
-// Linux accessibility check (docs/platform-linux.md §3): a session D-Bus whose org.a11y.Bus
-// answers (AT-SPI); without it recordings have no accessibility tree.
+// The Linux platform's doctor check of accessibility (docs/platform-linux.md §3): a session D-Bus
+// whose org.a11y.Bus answers (AT-SPI); without it recordings have no accessibility tree.
 import { tailLines } from '../../../infra/lines';
 import { ProcessStartError, runCommand } from '../../../infra/run-command';
 import type { CommandResult } from '../../../infra/run-command';
-import type { DoctorCheck } from './check';
+import type { PlatformCheck } from '../types';
 
 const ATSPI_LAUNCH =
   '/usr/libexec/at-spi-bus-launcher --launch-immediately & (from a shell where DISPLAY and ' +
   'DBUS_SESSION_BUS_ADDRESS are set)';
 
 // Asks the session bus for the AT-SPI bus address (dbus-send), with the fix for each way it fails.
-export async function checkAtspi(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DoctorCheck> {
+export async function checkAtspi(
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<PlatformCheck> {
   const base = { id: 'atspi', severity: 'warning' } as const;
   const consequence = 'recordings will have no accessibility tree';
   const address = env.DBUS_SESSION_BUS_ADDRESS?.trim() ?? '';

@@ -1,11 +1,11 @@
-// Linux display checks (docs/platform-linux.md §1, §2): not a Wayland session, an X display that
-// answers, its RECORD (input capture) and XTEST (synthetic input) extensions, and an EWMH window
-// manager (the active-window timeline).
+// The Linux platform's doctor checks of the desktop session (docs/platform-linux.md §1, §2): not
+// a Wayland session, an X display that answers, its RECORD (input capture) and XTEST (synthetic
+// input) extensions, and an EWMH window manager (the active-window timeline).
 import { tailLines } from '../../../infra/lines';
 import { ProcessStartError, runCommand } from '../../../infra/run-command';
 import type { CommandResult } from '../../../infra/run-command';
-import { detectWaylandSession, waylandSessionError } from '../../../recorder/platform/wayland';
-import type { DoctorCheck } from './check';
+import { detectWaylandSession, waylandSessionError } from '../wayland';
+import type { PlatformCheck } from '../types';
 
 const XVFB_FIX =
   'apt-get install xvfb x11-utils, then start a virtual display: ' +
@@ -15,7 +15,7 @@ const XDPYINFO_FIX = 'apt-get install x11-utils (provides xdpyinfo)';
 
 // Linux: the recorder captures through X11, which under Wayland sees only XWayland (black
 // video even though DISPLAY answers), so the session type is checked first.
-export function checkSessionType(env: NodeJS.ProcessEnv): DoctorCheck {
+export function checkSessionType(env: NodeJS.ProcessEnv): PlatformCheck {
   const base = { id: 'session', severity: 'error' } as const;
   const wayland = detectWaylandSession(env);
   if (wayland) {
@@ -39,10 +39,13 @@ export function checkSessionType(env: NodeJS.ProcessEnv): DoctorCheck {
 
 // The X display named by DISPLAY (xdpyinfo), its RECORD and XTEST extensions and the window
 // manager; RECORD and XTEST are reported as not checked while the display does not answer.
-export async function checkX11(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<DoctorCheck[]> {
+export async function checkX11(
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<PlatformCheck[]> {
   const display = env.DISPLAY?.trim() ?? '';
   // RECORD and XTEST are only known once the display answers: point at the display fix
-  const dependents = (reason: string): DoctorCheck[] =>
+  const dependents = (reason: string): PlatformCheck[] =>
     (['xrecord', 'xtest'] as const).map((id) => ({
       id,
       ok: false,
@@ -158,7 +161,7 @@ async function checkWindowManager(
   env: NodeJS.ProcessEnv,
   display: string,
   timeoutMs: number,
-): Promise<DoctorCheck> {
+): Promise<PlatformCheck> {
   const base = { id: 'windowmanager', severity: 'warning' } as const;
   const consequence = 'recordings will have no window timeline (no window title or app per step)';
   const xprop = async (args: string[]) => {
