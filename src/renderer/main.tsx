@@ -2,9 +2,11 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { isHubPage } from './api/hub-client';
+import { getHubClient, isHubPage } from './api/hub-client';
 import { parseRoute } from './lib/route';
+import { prefetchDashboard } from './pages/team/hub/DashboardPage';
 import { HubApp } from './pages/team/hub/HubApp';
+import { useHubStore } from './store/hub';
 import { useLibraryStore } from './store/library';
 import { useReviewStore } from './store/review';
 import './styles.css';
@@ -15,7 +17,13 @@ const onHub = isHubPage();
 // while the app renders; the page's own load then sees the request in flight and waits for it.
 const first = parseRoute(window.location.hash);
 if (onHub) {
-  // the hub pages load their own data once signed in
+  // who is signed in is asked now (the shell's own check on mount takes this answer); the
+  // pages load their data once signed in, but the Dashboard's figures (the slowest answer) are
+  // asked for now too
+  void useHubStore.getState().check();
+  if (window.location.hash === '#/dashboard') {
+    prefetchDashboard(getHubClient().call);
+  }
 } else if (first.page === 'recording') {
   void useReviewStore.getState().open(first.id);
 } else if (first.page === 'library') {

@@ -245,6 +245,20 @@ describe('hub store', () => {
     });
   });
 
+  it('two sign-in checks at once ask once (main.tsx checks before mount, the shell on mount); a later one asks again', async () => {
+    let roles = ['admin'];
+    const calls = fakeHub({
+      'auth:whoami': () => ok({ user: 'boss', roles, mustChangePassword: false, via: 'session' }),
+    });
+    await Promise.all([state().check(), state().check()]);
+    expect(calls.filter((c) => c.method === 'auth:whoami')).toHaveLength(1);
+    expect(state().session).toEqual({ phase: 'signed-in', user: 'boss', roles: ['admin'] });
+    roles = ['admin', 'reviewer'];
+    await state().check();
+    expect(calls.filter((c) => c.method === 'auth:whoami')).toHaveLength(2);
+    expect(state().session).toMatchObject({ roles: ['admin', 'reviewer'] });
+  });
+
   it('an answer of another shape is BAD_RESPONSE, not data', async () => {
     fakeHub({ 'submissions:mine': () => ok({ submissions: [{ id: 'one' }] }) });
     await state().loadMine();

@@ -109,23 +109,33 @@ export const createHubActions: StateCreator<HubStore, [], [], HubActions> = (set
     await Promise.all([get().loadUsers(), get().loadAudit('newest'), get().check()]);
   };
 
+  // one whoami at a time: a check asked while one is under way takes its answer (main.tsx
+  // checks before React mounts, the shell on mount)
+  let checking: Promise<void> | null = null;
+  const checkOnce = async () => {
+    try {
+      const me = await call('auth:whoami', {});
+      set({
+        session: me.mustChangePassword
+          ? { phase: 'must-change', user: me.user, roles: me.roles }
+          : { phase: 'signed-in', user: me.user, roles: me.roles },
+      });
+    } catch (e) {
+      set({
+        session: { phase: 'signed-out', notice: null },
+        ...(e instanceof ApiError && e.code === 'UNAUTHORIZED'
+          ? {}
+          : { form: { ...get().form, error: shownError(e) } }),
+      });
+    }
+  };
+
   return {
     check: async () => {
-      try {
-        const me = await call('auth:whoami', {});
-        set({
-          session: me.mustChangePassword
-            ? { phase: 'must-change', user: me.user, roles: me.roles }
-            : { phase: 'signed-in', user: me.user, roles: me.roles },
-        });
-      } catch (e) {
-        set({
-          session: { phase: 'signed-out', notice: null },
-          ...(e instanceof ApiError && e.code === 'UNAUTHORIZED'
-            ? {}
-            : { form: { ...get().form, error: shownError(e) } }),
-        });
-      }
+      checking ??= checkOnce().finally(() => {
+        checking = null;
+      });
+      await checking;
     },
 
     signIn: async (user, password) => {

@@ -6,7 +6,7 @@
 // QA sampling (§19): the agreement rate and the disagreements, each settled here (qa:settle),
 // and the share of accepted submissions reviewed twice (qa:settings). Jobs (docs/jobs.md §5): the
 // queues, the dead-letter list with Retry, the dataset builds' progress (JobsSection.tsx).
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { HubStats, StatsFilter } from '../../../../shared/contract/hub-stats';
 import {
   dashboardFigures,
@@ -85,8 +85,17 @@ function Chart({ spec, title }: { spec: Record<string, unknown>; title: string }
   return <div ref={el} className="hub-chart" role="img" aria-label={title} />;
 }
 
+/** Rows a figure's table shows before "Show all" (per day × annotator is 9,000 rows over 180
+ * days and 50 people; the CSV always has every row). */
+export const TABLE_ROWS = 100;
+
 function Figure({ f }: { f: DashboardFigure }) {
-  const href = `data:text/csv;charset=utf-8,${encodeURIComponent(figureCsv(f))}`;
+  const [all, setAll] = useState(false);
+  const href = useMemo(
+    () => `data:text/csv;charset=utf-8,${encodeURIComponent(figureCsv(f))}`,
+    [f],
+  );
+  const rows = all ? f.rows : f.rows.slice(0, TABLE_ROWS);
   return (
     <section
       className="hub-section"
@@ -112,7 +121,7 @@ function Figure({ f }: { f: DashboardFigure }) {
               </tr>
             </thead>
             <tbody>
-              {f.rows.map((r, i) => (
+              {rows.map((r, i) => (
                 <tr key={i}>
                   {r.map((v, j) => (
                     <td key={j}>{v ?? '–'}</td>
@@ -121,6 +130,16 @@ function Figure({ f }: { f: DashboardFigure }) {
               ))}
             </tbody>
           </table>
+          {rows.length < f.rows.length && (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => setAll(true)}
+              data-testid={`hub-fig-${f.name}-all`}
+            >
+              Show all {f.rows.length} rows
+            </button>
+          )}
         </details>
       )}
       <a className="btn btn-small" href={href} download={`${f.name}.csv`}>
@@ -273,6 +292,13 @@ function QaShare({ call, onError }: { call: HubCall; onError: (e: unknown) => vo
   );
 }
 
+// Every figure: drawn from the deferred answer, so the headline numbers above paint first and the
+// figures (thousands of table rows, 15 charts) render after, without holding the page.
+const Figures = memo(function Figures({ stats }: { stats: HubStats }) {
+  const figures = useMemo(() => dashboardFigures(stats), [stats]);
+  return figures.map((f) => <Figure key={f.name} f={f} />);
+});
+
 function Kpi({ label, value, id }: { label: string; value: string; id: string }) {
   return (
     <div className="hub-kpi">
@@ -280,6 +306,31 @@ function Kpi({ label, value, id }: { label: string; value: string; id: string })
       <strong data-testid={`hub-dash-${id}`}>{value}</strong>
     </div>
   );
+}
+
+// The unfiltered figures asked for before the page mounts (main.tsx, when the hub page opens on
+// #/dashboard): the answer travels while the session is checked, instead of after it.
+let prefetched: Promise<HubStats> | null = null;
+
+/** Starts the unfiltered stats:get now; the Dashboard's first load takes its answer (a refused
+ * one — not signed in, not an admin — is asked again, so the page says why). */
+export function prefetchDashboard(call: HubCall): void {
+  const answer = call('stats:get', {});
+  answer.catch(() => undefined);
+  prefetched = answer;
+}
+
+async function firstOrFresh(call: HubCall, filter: StatsFilter): Promise<HubStats> {
+  const pending = Object.keys(filter).length === 0 ? prefetched : null;
+  prefetched = null;
+  if (pending) {
+    try {
+      return await pending;
+    } catch {
+      // asked again below: the page shows that answer's error
+    }
+  }
+  return await call('stats:get', filter);
 }
 
 // The page.
@@ -293,7 +344,7 @@ export function DashboardPage({ call }: DashboardPageProps) {
     let live = true;
     const run = async () => {
       try {
-        const got = await call('stats:get', filterOf(form));
+        const got = await firstOrFresh(call, filterOf(form));
         if (live) {
           setStats(got);
           setError(null);
@@ -313,6 +364,7 @@ export function DashboardPage({ call }: DashboardPageProps) {
     setForm((f) => ({ ...f, [k]: e.target.value }));
   const fmt = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
   const showError = useCallback((e: unknown) => setError(shownError(e)), []);
+  const shownFigures = useDeferredValue(stats);
   const settle = (id: number, status: 'accepted' | 'rejected') => {
     const run = async () => {
       try {
@@ -404,9 +456,13 @@ export function DashboardPage({ call }: DashboardPageProps) {
               id="qa-agreement"
             />
           </section>
-          {dashboardFigures(stats).map((f) => (
-            <Figure key={f.name} f={f} />
-          ))}
+          {shownFigures ? (
+            <Figures stats={shownFigures} />
+          ) : (
+            <p className="muted" data-testid="hub-dash-drawing">
+              Drawing the figures…
+            </p>
+          )}
           <Disagreements rows={stats.qa.disagreements} onSettle={settle} />
           <QaShare call={call} onError={showError} />
         </>
