@@ -1,73 +1,31 @@
-// The example recording imported into a library with its keyframes computed, built once per test
-// run and copied into each test's library folder. Importing it (hashing and parsing) and decoding
-// its keyframes cost ~15 s of CPU each time; most tests that export, upload or serve it need that
-// only as set-up. The tests of import and of keyframe computation import it the normal way.
-//
-// The template is built by the first test that asks for it, under a lock, in the run's cache
-// folder (CUA_TEST_CACHE_DIR, made by tests/setup/test-cache.ts for each `vitest run`), so it is
-// always built by the code under test; without that variable (a file run under another config)
-// each test process builds its own.
+// The example recording (or its 10-second clip: example-clip.ts) imported into a library with its
+// keyframes computed, built once per test run and copied into each test's library folder. Most
+// tests that export, upload or serve it need the import and the keyframes only as set-up; the
+// tests of import and of keyframe computation import it the normal way. The template is built by
+// the code under test, once per run (run-cache.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { importAgentNetFolder } from '../../src/services/import/agentnet-import';
 import { openLibrary, type Library } from '../../src/services/library/library';
 import { computeKeyframes } from '../../src/services/keyframes/keyframes';
+import { exampleClipDir } from './example-clip';
 import { FIXTURE_DIR } from './paths';
-
-/** How long a test waits for another process building the template. */
-const BUILD_WAIT_MS = 180_000;
+import { buildOnce, memoized } from './run-cache';
 
 type Template = { dir: string; id: string };
+/** Which template: the whole example or its clip, with stored keyframes or as imported. */
+type TemplateKey = `${'whole' | 'clip'}-${'keyframes' | 'imported'}`;
 
-let processCache: string | null = null;
-const memo = new Map<boolean, Promise<Template>>();
-
-function cacheRoot(): string {
-  const shared = process.env.CUA_TEST_CACHE_DIR;
-  if (shared && fs.existsSync(shared)) {
-    return shared;
-  }
-  processCache ??= fs.mkdtempSync(path.join(os.tmpdir(), 'cua-test-cache-'));
-  return processCache;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function build(root: string, withKeyframes: boolean): Promise<Template> {
-  const name = withKeyframes ? 'example-library-keyframes' : 'example-library';
-  const done = path.join(root, name);
-  const meta = path.join(root, `${name}.json`);
-  const read = (): Template => ({
-    dir: done,
-    id: (JSON.parse(fs.readFileSync(meta, 'utf8')) as { id: string }).id,
-  });
-  const lock = path.join(root, `${name}.lock`);
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  for (;;) {
-    if (fs.existsSync(meta)) {
-      return read();
-    }
-    try {
-      fs.mkdirSync(lock);
-      break; // ours to build
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw e;
-      }
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`the example library in ${root} was not built within ${BUILD_WAIT_MS} ms`);
-    }
-    await sleep(100);
-  }
-  try {
-    const work = `${done}.tmp-${process.pid}`;
-    fs.rmSync(work, { recursive: true, force: true });
+const template = memoized(async (key: TemplateKey): Promise<Template> => {
+  const isClip = key.startsWith('clip-');
+  const withKeyframes = key.endsWith('-keyframes');
+  const source = isClip ? await exampleClipDir() : FIXTURE_DIR;
+  const built = await buildOnce(`example-library-${key}`, async (work) => {
     const lib = openLibrary(work);
     let id: string;
     try {
-      id = (await importAgentNetFolder(lib, FIXTURE_DIR, { appVersion: 'test' })).id;
+      id = (await importAgentNetFolder(lib, source, { appVersion: 'test' })).id;
       if (withKeyframes) {
         await computeKeyframes(lib, id);
       }
@@ -78,31 +36,18 @@ async function build(root: string, withKeyframes: boolean): Promise<Template> {
     for (const f of ['library.sqlite-wal', 'library.sqlite-shm']) {
       fs.rmSync(path.join(work, f), { force: true });
     }
-    fs.renameSync(work, done);
-    fs.writeFileSync(`${meta}.tmp`, JSON.stringify({ id }));
-    fs.renameSync(`${meta}.tmp`, meta);
-    return read();
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-function template(withKeyframes: boolean): Promise<Template> {
-  let built = memo.get(withKeyframes);
-  if (!built) {
-    built = build(cacheRoot(), withKeyframes).catch((e: unknown) => {
-      memo.delete(withKeyframes);
-      throw e;
-    });
-    memo.set(withKeyframes, built);
-  }
-  return built;
-}
+    return { id };
+  });
+  return { dir: built.dir, id: built.meta.id };
+});
 
 /** What the copied library holds besides the imported example recording. */
 export type ExampleOptions = {
   /** Its keyframes computed and stored (default true); false: as right after an import. */
   keyframes?: boolean;
+  /** The example's first 10 seconds (example-clip.ts: 2 steps) instead of the whole example
+   * (122 s, 14 steps); default false. */
+  clip?: boolean;
 };
 
 /**
@@ -113,7 +58,9 @@ export async function copyExampleLibrary(
   dir: string,
   options: ExampleOptions = {},
 ): Promise<string> {
-  const t = await template(options.keyframes ?? true);
+  const t = await template(
+    `${options.clip ? 'clip' : 'whole'}-${(options.keyframes ?? true) ? 'keyframes' : 'imported'}`,
+  );
   if (fs.existsSync(dir) && fs.readdirSync(dir).length) {
     throw new Error(`copyExampleLibrary: ${dir} is not empty`);
   }
