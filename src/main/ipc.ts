@@ -7,69 +7,12 @@
 // (METHOD_VALIDATORS), which answers INVALID_PAYLOAD naming the field.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import type { ApiEvent, ApiEvents, ApiMethod } from '../shared/contract';
+import { EVENT_CHANNEL, IPC_CHANNELS } from '../shared/contract/ipc';
 import { err, type Result } from '../shared/result';
 import { isAppUrl } from './window-security';
 
-/** The push channel of contract events. */
-export const EVENT_CHANNEL = 'cua:event';
-
-/** The invoke channel of a method (the preload builds the same name, src/preload/bridge.ts). */
-export type MethodChannel<M extends ApiMethod> = `cua:${M}`;
-
-/**
- * The IPC channel of every contract method. Keyed by the contract's method names with each value
- * forced to `cua:<method>`: a method added to the contract without its channel here, or a
- * misspelt one, fails to compile.
- */
-export const IPC_CHANNELS: { readonly [M in ApiMethod]: MethodChannel<M> } = {
-  'recordings:list': 'cua:recordings:list',
-  'recordings:get': 'cua:recordings:get',
-  'recordings:update-task': 'cua:recordings:update-task',
-  'recordings:delete': 'cua:recordings:delete',
-  'recordings:check': 'cua:recordings:check',
-  'edits:apply': 'cua:edits:apply',
-  'edits:undo': 'cua:edits:undo',
-  'edits:redo': 'cua:edits:redo',
-  'labels:save': 'cua:labels:save',
-  'reviews:set-status': 'cua:reviews:set-status',
-  'keyframes:compute': 'cua:keyframes:compute',
-  'axtree:get': 'cua:axtree:get',
-  'exports:run': 'cua:exports:run',
-  'privacy:scan': 'cua:privacy:scan',
-  'privacy:redact': 'cua:privacy:redact',
-  'privacy:redactions': 'cua:privacy:redactions',
-  'uploads:defaults': 'cua:uploads:defaults',
-  'uploads:enqueue': 'cua:uploads:enqueue',
-  'uploads:list': 'cua:uploads:list',
-  'uploads:retry': 'cua:uploads:retry',
-  'uploads:cancel': 'cua:uploads:cancel',
-  'replay:start': 'cua:replay:start',
-  'replay:status': 'cua:replay:status',
-  'replay:cancel': 'cua:replay:cancel',
-  'recorder:start': 'cua:recorder:start',
-  'recorder:pause': 'cua:recorder:pause',
-  'recorder:resume': 'cua:recorder:resume',
-  'recorder:stop': 'cua:recorder:stop',
-  'recorder:discard': 'cua:recorder:discard',
-  'recorder:get-status': 'cua:recorder:get-status',
-  'system:health': 'cua:system:health',
-  'settings:get': 'cua:settings:get',
-  'settings:set': 'cua:settings:set',
-  'team:status': 'cua:team:status',
-  'team:sign-in': 'cua:team:sign-in',
-  'team:change-password': 'cua:team:change-password',
-  'team:sign-out': 'cua:team:sign-out',
-  'team:submit': 'cua:team:submit',
-  'team:cancel-pending': 'cua:team:cancel-pending',
-  'team:submissions': 'cua:team:submissions',
-  'team:review-next': 'cua:team:review-next',
-  'team:verdict': 'cua:team:verdict',
-  'team:tasks': 'cua:team:tasks',
-  'team:claim-task': 'cua:team:claim-task',
-  'cot:get': 'cua:cot:get',
-  'cot:edit-step': 'cua:cot:edit-step',
-  'cot:edit-summary': 'cua:cot:edit-summary',
-};
+// The channel names (`cua:<method>`, `cua:event`) come from the contract, as the preload's do.
+export { EVENT_CHANNEL, IPC_CHANNELS, type MethodChannel } from '../shared/contract/ipc';
 
 /** What a push over {@link EVENT_CHANNEL} carries. */
 export type EventMessage<E extends ApiEvent = ApiEvent> = { event: E; payload: ApiEvents[E] };

@@ -1,21 +1,17 @@
 // What the preload exposes to the renderer (docs/architecture.md §3, IPC binding): `invoke` and
 // `on`, over the contract's allow-lists only (the HUD's preload: the HUD's part of them). A name outside them is refused here, without any
 // IPC; the renderer never sees ipcRenderer, the IPC event object or the sender. The channel names
-// match src/main/ipc.ts (`cua:<method>`, `cua:event`; a test checks both sides agree).
+// (`cua:<method>`, `cua:event`) come from src/shared/contract/ipc.ts, as the main process's do.
 import type { IpcRenderer, IpcRendererEvent } from 'electron';
+import { EVENT_CHANNEL, methodChannel } from '../shared/contract/ipc';
 import { API_EVENTS, API_METHODS } from '../shared/contract/methods';
 import { err, type Result } from '../shared/result';
-
-/** The push channel of contract events. */
-export const EVENT_CHANNEL = 'cua:event';
 
 /** The name the bridge is exposed under: `window.api` (src/renderer/api/ipc-transport.ts). */
 export const BRIDGE_NAME = 'api';
 
-/** The invoke channel of a contract method. */
-export function methodChannel(method: string): string {
-  return `cua:${method}`;
-}
+// The channel names, shared with the main process (src/main/ipc.ts).
+export { EVENT_CHANNEL, methodChannel } from '../shared/contract/ipc';
 
 /** What `window.api` offers. */
 export type Bridge = {
