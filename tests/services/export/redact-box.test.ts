@@ -2,16 +2,16 @@
 // recording: keyframes chosen on the original and then blacked out exactly in the box, stored
 // keyframes not reused unredacted, the exported video re-encoded at the same rate and frame
 // count, undo giving back the byte-identical export, and an excluded interval blanked whole.
+// On the example's 10-second clip (2 steps and terminate: 3 keyframe images): every export here
+// decodes or re-encodes the video, and nothing checked needs the whole example's 122 s.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importAgentNetFolder } from '../../../src/services/import/agentnet-import';
 import { applyEdit, undoLastEdit } from '../../../src/services/edits/edit-service';
 import { exportRecordings } from '../../../src/services/export/export-service';
 import {
-  computeKeyframes,
   keyframeStaleness,
   refreshStaleKeyframes,
   storedExportKeyframes,
@@ -20,15 +20,17 @@ import { writeRedactedVideo } from '../../../src/services/privacy/redact-media';
 import { decodePng } from '../../../src/pipeline/media/png';
 import { EXCLUDED_MARK_KIND } from '../../../src/shared/domain/privacy';
 import { getRecording, insertMark, listKeyframes } from '../../../src/store';
-import { tempLibrary } from '../../helpers/library';
+import { exampleClipDir } from '../../helpers/example-clip';
+import { exampleLibrary } from '../../helpers/example-library';
 import { compareVideo, probe as probeVideo, rawFrame } from '../../helpers/video-frames';
-import { FIXTURE_DIR } from '../../helpers/paths';
 
 const OPTS = { appVersion: '0.0.0-test' };
+const VIDEO = '2024-11-05 18-56-31.mp4';
 const BOX = { x: 601, y: 301, width: 41, height: 29 };
 /** Frame count by decoding every frame. */
 const probe = (file: string) => probeVideo(file, 'frames');
-const t = tempLibrary();
+let t: Awaited<ReturnType<typeof exampleLibrary>>;
+let clipDir = '';
 const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-redact-'));
 let id = '';
 let seq = 0;
@@ -38,9 +40,11 @@ let frameTimes: number[] = [];
 let baseline: Map<string, Buffer>;
 
 beforeAll(async () => {
-  id = (await importAgentNetFolder(t.lib, FIXTURE_DIR, OPTS)).id;
+  // imported with its keyframes computed and stored
+  t = await exampleLibrary({ clip: true });
+  id = t.id;
+  clipDir = await exampleClipDir();
   seq = getRecording(t.lib.db, id).seq;
-  await computeKeyframes(t.lib, id);
   const rows = listKeyframes(t.lib.db, seq);
   const steps = keyframeStaleness(t.lib, seq).steps;
   const v = getRecording(t.lib.db, id).videos[0]!;
@@ -49,7 +53,7 @@ beforeAll(async () => {
   baseline = await exportFiles('agentnet-jsonl', 'base');
 }, 120_000);
 afterAll(() => {
-  t.cleanup();
+  t?.cleanup();
   fs.rmSync(outRoot, { recursive: true, force: true });
 });
 
@@ -112,14 +116,15 @@ function compare(redacted: Pixels, original: Pixels, box: typeof BOX) {
 
 describe('box redaction in exports', () => {
   it('blacks out exactly the box in the keyframes in its range, not reusing stale stored keyframes', async () => {
-    // steps 3 and 4 (images 3, 4) have their keyframes in the range; no other image does
-    const startMs = frameTimes[3]! - 1;
-    const endMs = frameTimes[4]! + 1;
+    // step 1 and terminate (images 1, 2) have their keyframes in the range; image 0 does not
+    expect(frameTimes).toHaveLength(3);
+    const startMs = frameTimes[1]! - 1;
+    const endMs = frameTimes[2]! + 1;
     const inRange = frameTimes.map((tMs) => tMs >= startMs && tMs <= endMs);
     expect(inRange.filter(Boolean)).toHaveLength(2);
     const before = images(baseline);
     // the originals have no black pixel in the box: a blacked-out pixel differs from each
-    for (const k of [3, 4]) {
+    for (const k of [1, 2]) {
       const p = pixels(before[k]!);
       const black = { ...p, rgb: new Uint8Array(p.rgb.length) };
       expect(compare(black, p, BOX).equalInside).toBe(0);
@@ -180,19 +185,17 @@ describe('box redaction in exports', () => {
     }
     // agentnet-raw without redactions copies the video byte for byte (no re-encode)
     const raw = await exportFiles('agentnet-raw', 'raw-plain');
-    const video = raw.get('win10-display-settings/2024-11-05 18-56-31.mp4')!;
-    expect(video.equals(fs.readFileSync(path.join(FIXTURE_DIR, '2024-11-05 18-56-31.mp4')))).toBe(
-      true,
-    );
+    const video = raw.get(`win10-display-settings/${VIDEO}`)!;
+    expect(video.equals(fs.readFileSync(path.join(clipDir, VIDEO)))).toBe(true);
   }, 120_000);
 
   it('re-encodes a trimmed agentnet-raw video with the box drawn: same rate and frame count', async () => {
-    const trimStart = frameTimes[3]! - 1000;
-    const trimEnd = frameTimes[3]! + 1000;
+    const trimStart = frameTimes[0]! - 1000;
+    const trimEnd = frameTimes[0]! + 1000;
     applyEdit(t.lib, id, { op: 'trim', startMs: trimStart, endMs: trimEnd });
     const plain = await exportFiles('agentnet-raw', 'trim-plain');
-    const boxStart = frameTimes[3]! - 200;
-    const boxEnd = frameTimes[3]! + 200;
+    const boxStart = frameTimes[0]! - 200;
+    const boxEnd = frameTimes[0]! + 200;
     applyEdit(t.lib, id, {
       op: 'redact-box',
       stepId: null,
@@ -213,8 +216,8 @@ describe('box redaction in exports', () => {
     const v = rec.videos[0]!;
     const firstSource = Math.ceil(((trimStart - v.startMs) * v.fps) / 1000 - 1e-6);
     const frameOf = (tMs: number) => Math.round(((tMs - v.startMs) * v.fps) / 1000) - firstSource;
-    expect(frameOf(frameTimes[3]!)).toBeGreaterThan(0);
-    const inside = frameOf(frameTimes[3]!);
+    expect(frameOf(frameTimes[0]!)).toBeGreaterThan(0);
+    const inside = frameOf(frameTimes[0]!);
     const orig = rawFrame(a, inside, v.width, v.height);
     const red = rawFrame(b, inside, v.width, v.height);
     // lossy H.264: inside the box near black, nothing equal to the original there
@@ -237,7 +240,7 @@ describe('box redaction in exports', () => {
   it('draws the boxes on an untrimmed video at the same rate and frame count', async () => {
     const clip = path.join(outRoot, 'clip.mp4');
     execFileSync('ffmpeg', [
-      ...['-v', 'error', '-i', path.join(FIXTURE_DIR, '2024-11-05 18-56-31.mp4')],
+      ...['-v', 'error', '-i', path.join(clipDir, VIDEO)],
       ...['-frames:v', '45', '-c', 'copy', '-an', '-y', clip],
     ]);
     const base = probe(clip);
@@ -280,8 +283,8 @@ describe('box redaction in exports', () => {
 
   it('blanks whole keyframes inside an excluded interval', async () => {
     insertMark(t.lib.db, seq, {
-      tMs: frameTimes[5]! - 1,
-      endMs: frameTimes[5]! + 1,
+      tMs: frameTimes[1]! - 1,
+      endMs: frameTimes[1]! + 1,
       kind: EXCLUDED_MARK_KIND,
       data: {},
     });
@@ -289,10 +292,10 @@ describe('box redaction in exports', () => {
     const after = images(files);
     const before = images(baseline);
     for (const [k, png] of after.entries()) {
-      if (k === 5) {
+      if (k === 1) {
         const p = pixels(png);
         expect(p.rgb.every((b) => b === 0)).toBe(true);
-      } else if (Math.abs(frameTimes[k]! - frameTimes[5]!) > 1) {
+      } else if (Math.abs(frameTimes[k]! - frameTimes[1]!) > 1) {
         expect(png.equals(before[k]!), `image ${k}`).toBe(true);
       }
     }
