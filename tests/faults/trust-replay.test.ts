@@ -369,7 +369,8 @@ describe('replay of a masked (password) step (issue 26 item 10)', () => {
   let screen = { width: 0, height: 0 };
 
   beforeAll(async () => {
-    id = await copyExampleLibrary(libDir);
+    // the example's 10-second clip (steps 0 and 1, then terminate): the CLI replays every step
+    id = await copyExampleLibrary(libDir, { clip: true });
     const lib = openLibrary(libDir);
     try {
       const rec = getRecording(lib.db, id);
