@@ -39,7 +39,7 @@ export const LAYERS = {
 };
 
 /** Extra allowances for composition roots. */
-const COMPOSITION_ROOTS = {
+export const COMPOSITION_ROOTS = {
   'src/main/index.ts': ['store', 'recorder', 'axtree', 'pipeline', 'server'],
 };
 
@@ -77,7 +77,7 @@ export const SERVICES_APART = {
 };
 
 /** Folders where no node: builtin may be imported. */
-const NO_NODE = ['shared', 'renderer', 'preload'];
+export const NO_NODE = ['shared', 'renderer', 'preload'];
 /** pipeline may use node: only in these sub-folders. */
 const PIPELINE_NODE_OK = ['src/pipeline/io/', 'src/pipeline/media/'];
 /** Folders limited to these packages: shared's one dependency is valibot (the contract's
