@@ -1,6 +1,7 @@
 // The dataset build's handlers, run directly (no engine) on PGlite and the folder store: 50
-// accepted submissions (copies of the example recording's bundle, each with the same label edit;
-// the video is the same bytes, nothing re-encoded) → one build-item per submission, then the
+// accepted submissions (copies of the bundle of the example's 10-second clip, each with the same
+// label edit; the video is the same bytes, nothing re-encoded; each build decodes every
+// submission's keyframes, hence the clip) → one build-item per submission, then the
 // merge once the last item is in. The merged dataset equals, byte for byte, the CLI `export` of
 // the same 50 recordings (restored into one library) with the same edits; built twice, the
 // bytes (manifest included) are identical. A submission that cannot be exported is left out and
@@ -52,7 +53,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'hub-build-'));
   [hub, template] = await Promise.all([
     openHubDb({ data: path.join(dir, 'hub') }),
-    bundleTemplate({ relabel: 'open the display settings (edited)' }),
+    bundleTemplate({ relabel: 'open the display settings (edited)', clip: true }),
   ]);
   store = new FolderObjectStore({ dir: path.join(dir, 'objects'), secret: randomBytes(32) });
   const id = await insertUser(hub.db, { name: 'ann', passwordHash: '$argon2id$test-not-a-hash' });

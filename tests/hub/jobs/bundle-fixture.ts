@@ -48,11 +48,14 @@ export type BundleTemplate = {
 const TEXT_RE = /\.(json|jsonl|txt|csv|md)$/;
 
 /** Builds the example recording's submission bundle once; with `relabel`, its first step's
- * label is edited first (the bundle carries the edit log, the exports the edited label). */
+ * label is edited first (the bundle carries the edit log, the exports the edited label); with
+ * `clip`, of the example's first 10 seconds (tests/helpers/example-clip.ts: 2 steps, a quarter of
+ * the video's bytes) for tests that decode it many times. */
 export async function bundleTemplate(
-  options: { relabel?: string; keyframes?: boolean } = {},
+  options: { relabel?: string; keyframes?: boolean; clip?: boolean } = {},
 ): Promise<BundleTemplate> {
-  return await templateOf(await exampleLibrary({ keyframes: options.keyframes ?? true }), options);
+  const ex = await exampleLibrary({ keyframes: options.keyframes ?? true, clip: options.clip });
+  return await templateOf(ex, options);
 }
 
 /** A small bundle that passes the intake: a recording of three steps and terminate reduced from
