@@ -44,7 +44,8 @@ describe('a masked step in the review UI replay (issue 26 item 10)', () => {
       process.env.CUA_E2E_RENDERER = built;
     }
     desktop = await startDesktop();
-    lib = await exampleLibrary();
+    // the example's 10-second clip: steps 0 and 1 (masked) and terminate are replayed
+    lib = await exampleLibrary({ clip: true });
     const steps = effectiveSteps(lib.lib, getRecording(lib.lib.db, lib.id).seq);
     maskedId = steps[1]!.id;
     applyEdit(lib.lib, lib.id, {
