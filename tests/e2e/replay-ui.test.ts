@@ -43,7 +43,8 @@ describe('replay in the review UI (Chromium + cua-annotator serve + a real repla
       process.env.CUA_E2E_RENDERER = built; // read by startServer (own worker)
     }
     desktop = await startDesktop();
-    lib = await exampleLibrary();
+    // the example's 10-second clip: its 2 steps and terminate are replayed
+    lib = await exampleLibrary({ clip: true });
     lib.lib.close();
     // the server runs off the desktop (no DISPLAY: the reviewer's own display is not the replay
     // one) but reaches its accessibility bus, as a reviewer's machine reaches its virtual one
