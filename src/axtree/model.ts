@@ -1,6 +1,17 @@
 // Accessibility data model shared by every platform adapter (AT-SPI, macOS AX, Windows UIA):
 // plain, JSON-safe shapes plus pure helpers to count, serialise and validate them.
 // docs/platform-linux.md §4 (roles, states, bounds quirks).
+import * as v from 'valibot';
+import {
+  BooleanSchema,
+  FiniteNumberSchema,
+  isRecord,
+  parseShape,
+  shapeObject,
+  StringSchema,
+} from './shape';
+
+export { AxShapeError } from './shape';
 
 /** A rectangle in screen pixels (top-left origin). */
 export type AxBounds = {
@@ -182,134 +193,153 @@ export function serializeAxElementRecord(record: AxElementRecord): string {
   });
 }
 
-/** A value that is not a valid accessibility shape; `path` says where (e.g. `root.children[2]`). */
-export class AxShapeError extends Error {
-  override readonly name = 'AxShapeError';
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(`${path}: ${message}`);
+// The shapes of untrusted accessibility data (helper output, stored JSON) as valibot schemas
+// (./shape.ts turns the first issue into an AxShapeError naming the field). Absent or null
+// `name`, `states`, `children` and `bounds` read as '', [], [] and null; an empty description is
+// dropped; unknown keys are ignored.
+
+/** Deepest tree accepted: a cycle cannot come out of JSON, but a hostile helper can nest deep. */
+const MAX_TREE_DEPTH = 512;
+
+const TooDeepSchema = v.custom<never>(() => false, `tree deeper than ${MAX_TREE_DEPTH} levels`);
+
+const BoundsSchema = shapeObject(
+  {
+    x: FiniteNumberSchema,
+    y: FiniteNumberSchema,
+    width: FiniteNumberSchema,
+    height: FiniteNumberSchema,
+  },
+  'expected {x, y, width, height} or null',
+);
+
+type NodeSchema = v.GenericSchema<unknown, AxNode>;
+
+// one schema per depth (made on first use), so that the one at MAX_TREE_DEPTH + 1 refuses
+const nodeSchemas: NodeSchema[] = [];
+
+function nodeSchemaAt(depth: number): NodeSchema {
+  if (depth > MAX_TREE_DEPTH) {
+    return TooDeepSchema;
   }
+  const known = nodeSchemas[depth];
+  if (known) {
+    return known;
+  }
+  const schema: NodeSchema = v.pipe(
+    v.custom<Record<string, unknown>>(isRecord, 'expected an object'),
+    // what is wrong with the shape of states or children is told before a bad field
+    v.looseObject({
+      states: v.nullish(v.array(v.unknown(), 'expected an array of strings')),
+      children: v.nullish(v.array(v.unknown(), 'expected an array')),
+    }),
+    shapeObject(
+      {
+        role: StringSchema,
+        name: v.nullish(StringSchema, ''),
+        states: v.nullish(v.array(StringSchema, 'expected an array of strings'), []),
+        bounds: v.nullish(BoundsSchema, null),
+        children: v.nullish(
+          v.array(
+            v.lazy(() => nodeSchemaAt(depth + 1)),
+            'expected an array',
+          ),
+          [],
+        ),
+        description: v.optional(StringSchema),
+        childCount: v.optional(FiniteNumberSchema),
+        ref: v.optional(StringSchema),
+      },
+      'expected an object',
+    ),
+    v.transform((value): AxNode => {
+      const node: AxNode = {
+        role: value.role,
+        name: value.name,
+        states: value.states,
+        bounds: value.bounds,
+        children: value.children,
+      };
+      if (value.description !== undefined && value.description !== '') {
+        node.description = value.description;
+      }
+      if (value.childCount !== undefined) {
+        node.childCount = value.childCount;
+      }
+      if (value.ref !== undefined) {
+        node.ref = value.ref;
+      }
+      return node;
+    }),
+  );
+  nodeSchemas[depth] = schema;
+  return schema;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const SnapshotSchema = v.pipe(
+  shapeObject(
+    {
+      root: v.nullable(nodeSchemaAt(0)),
+      tMs: FiniteNumberSchema,
+      durationMs: FiniteNumberSchema,
+      truncated: BooleanSchema,
+      note: v.optional(StringSchema),
+      app: v.optional(StringSchema),
+    },
+    'expected an object',
+  ),
+  v.transform((value): AxSnapshot => {
+    const snapshot: AxSnapshot = {
+      tMs: value.tMs,
+      durationMs: value.durationMs,
+      root: value.root,
+      nodeCount: countNodes(value.root),
+      truncated: value.truncated,
+    };
+    if (value.note !== undefined) {
+      snapshot.note = value.note;
+    }
+    if (value.app !== undefined) {
+      snapshot.app = value.app;
+    }
+    return snapshot;
+  }),
+);
 
-function expectNumber(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new AxShapeError(path, `expected a finite number, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function expectString(value: unknown, path: string): string {
-  if (typeof value !== 'string') {
-    throw new AxShapeError(path, `expected a string, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function expectBoolean(value: unknown, path: string): boolean {
-  if (typeof value !== 'boolean') {
-    throw new AxShapeError(path, `expected a boolean, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function parseBounds(value: unknown, path: string): AxBounds | null {
-  if (value === null || value === undefined) {
-    return null;
-  }
-  if (!isRecord(value)) {
-    throw new AxShapeError(path, 'expected {x, y, width, height} or null');
-  }
-  return {
-    x: expectNumber(value.x, `${path}.x`),
-    y: expectNumber(value.y, `${path}.y`),
-    width: expectNumber(value.width, `${path}.width`),
-    height: expectNumber(value.height, `${path}.height`),
-  };
-}
+const ElementRecordSchema = v.pipe(
+  shapeObject(
+    {
+      path: v.array(nodeSchemaAt(0), 'expected an array of nodes'),
+      tMs: FiniteNumberSchema,
+      x: FiniteNumberSchema,
+      y: FiniteNumberSchema,
+      app: v.nullish(StringSchema, null),
+      isSecure: v.optional(BooleanSchema),
+    },
+    'expected an object',
+  ),
+  v.transform((value): AxElementRecord => ({
+    tMs: value.tMs,
+    x: value.x,
+    y: value.y,
+    path: value.path,
+    app: value.app,
+    // a helper that forgets the flag must not leak a password field: either source marks it
+    isSecure: value.isSecure === true || value.path.some(isSecureNode),
+  })),
+);
 
 /** Validates an untrusted value (helper output, stored JSON) as an {@link AxNode}. */
 export function parseAxNode(value: unknown, path = 'node', depth = 0): AxNode {
-  // a cycle cannot come out of JSON, but a hostile helper can nest absurdly deep
-  if (depth > 512) {
-    throw new AxShapeError(path, 'tree deeper than 512 levels');
-  }
-  if (!isRecord(value)) {
-    throw new AxShapeError(path, 'expected an object');
-  }
-  const states = value.states ?? [];
-  if (!Array.isArray(states)) {
-    throw new AxShapeError(`${path}.states`, 'expected an array of strings');
-  }
-  const children = value.children ?? [];
-  if (!Array.isArray(children)) {
-    throw new AxShapeError(`${path}.children`, 'expected an array');
-  }
-  const node: AxNode = {
-    role: expectString(value.role, `${path}.role`),
-    name: expectString(value.name ?? '', `${path}.name`),
-    states: states.map((s, i) => expectString(s, `${path}.states[${i}]`)),
-    bounds: parseBounds(value.bounds, `${path}.bounds`),
-    children: children.map((c, i) => parseAxNode(c, `${path}.children[${i}]`, depth + 1)),
-  };
-  if (value.description !== undefined && value.description !== '') {
-    node.description = expectString(value.description, `${path}.description`);
-  }
-  if (value.childCount !== undefined) {
-    node.childCount = expectNumber(value.childCount, `${path}.childCount`);
-  }
-  if (value.ref !== undefined) {
-    node.ref = expectString(value.ref, `${path}.ref`);
-  }
-  return node;
+  return parseShape(nodeSchemaAt(depth), value, path);
 }
 
 /** Validates an untrusted value as an {@link AxSnapshot}; `nodeCount` is recomputed. */
 export function parseAxSnapshot(value: unknown, path = 'snapshot'): AxSnapshot {
-  if (!isRecord(value)) {
-    throw new AxShapeError(path, 'expected an object');
-  }
-  const root = value.root === null ? null : parseAxNode(value.root, `${path}.root`);
-  const snapshot: AxSnapshot = {
-    tMs: expectNumber(value.tMs, `${path}.tMs`),
-    durationMs: expectNumber(value.durationMs, `${path}.durationMs`),
-    root,
-    nodeCount: countNodes(root),
-    truncated: expectBoolean(value.truncated, `${path}.truncated`),
-  };
-  if (value.note !== undefined) {
-    snapshot.note = expectString(value.note, `${path}.note`);
-  }
-  if (value.app !== undefined) {
-    snapshot.app = expectString(value.app, `${path}.app`);
-  }
-  return snapshot;
+  return parseShape(SnapshotSchema, value, path);
 }
 
 /** Validates an untrusted value as an {@link AxElementRecord}; `isSecure` is re-derived too. */
 export function parseAxElementRecord(value: unknown, path = 'record'): AxElementRecord {
-  if (!isRecord(value)) {
-    throw new AxShapeError(path, 'expected an object');
-  }
-  if (!Array.isArray(value.path)) {
-    throw new AxShapeError(`${path}.path`, 'expected an array of nodes');
-  }
-  const nodes = value.path.map((n, i) => parseAxNode(n, `${path}.path[${i}]`));
-  const app = value.app ?? null;
-  return {
-    tMs: expectNumber(value.tMs, `${path}.tMs`),
-    x: expectNumber(value.x, `${path}.x`),
-    y: expectNumber(value.y, `${path}.y`),
-    path: nodes,
-    app: app === null ? null : expectString(app, `${path}.app`),
-    // a helper that forgets the flag must not leak a password field: either source marks it
-    isSecure:
-      (value.isSecure !== undefined && expectBoolean(value.isSecure, `${path}.isSecure`)) ||
-      nodes.some(isSecureNode),
-  };
+  return parseShape(ElementRecordSchema, value, path);
 }

@@ -139,12 +139,72 @@ describe('serialise and parse', () => {
     );
   });
 
+  it('reads absent or null name, states, children and bounds as empty, drops unknown keys', () => {
+    expect(parseAxNode({ role: 'x', name: null, states: null, children: null, extra: 1 })).toEqual({
+      role: 'x',
+      name: '',
+      states: [],
+      bounds: null,
+      children: [],
+    });
+    const node = parseAxNode({ role: 'x', description: '', childCount: 4, ref: 'r' });
+    expect(node).not.toHaveProperty('description');
+    expect(node).toMatchObject({ childCount: 4, ref: 'r' });
+    expect(parseAxNode({ role: 'x', description: 'd' }).description).toBe('d');
+  });
+
+  it('names the first bad field the way the hand-written checks did', () => {
+    expect(() => parseAxNode([])).toThrow('node: expected an object');
+    expect(() => parseAxNode({ role: 'x', states: 'focused' })).toThrow(
+      'node.states: expected an array of strings',
+    );
+    // the shape of states and children is told before a bad field
+    expect(() => parseAxNode({ role: 7, children: {} })).toThrow(
+      'node.children: expected an array',
+    );
+    expect(() => parseAxNode({ role: 'x', states: ['a', 2] })).toThrow(
+      'node.states[1]: expected a string, got 2',
+    );
+    expect(() => parseAxNode({ role: 'x', bounds: [] })).toThrow(
+      'node.bounds: expected {x, y, width, height} or null',
+    );
+    expect(() => parseAxNode({ role: 'x', description: null })).toThrow(
+      'node.description: expected a string, got null',
+    );
+    expect(() => parseAxNode({ role: 'x', childCount: Infinity })).toThrow(
+      'node.childCount: expected a finite number',
+    );
+    expect(() => parseAxSnapshot({ tMs: 1, durationMs: 1, truncated: false })).toThrow(
+      'snapshot.root: expected an object',
+    );
+    expect(() =>
+      parseAxElementRecord({ tMs: 1, x: 0, y: 0, path: {}, app: null, isSecure: false }),
+    ).toThrow('record.path: expected an array of nodes');
+    expect(() => parseAxElementRecord({ tMs: 1, x: 0, y: 0, path: [], isSecure: null })).toThrow(
+      'record.isSecure: expected a boolean, got null',
+    );
+    expect(parseAxElementRecord({ tMs: 1, x: 0, y: 0, path: [] })).toEqual({
+      tMs: 1,
+      x: 0,
+      y: 0,
+      path: [],
+      app: null,
+      isSecure: false,
+    });
+  });
+
   it('rejects absurdly deep trees', () => {
     let node: Record<string, unknown> = { role: 'leaf' };
     for (let i = 0; i < 600; i += 1) {
       node = { role: 'x', children: [node] };
     }
     expect(() => parseAxNode(node)).toThrow(/deeper than 512/);
+    // 512 levels below the root are still a tree
+    let deepest: Record<string, unknown> = { role: 'leaf' };
+    for (let i = 0; i < 512; i += 1) {
+      deepest = { role: 'x', children: [deepest] };
+    }
+    expect(countNodes(parseAxNode(deepest))).toBe(513);
   });
 });
 

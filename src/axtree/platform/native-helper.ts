@@ -9,123 +9,37 @@ import type { ErrorCode } from '../../shared/errors';
 import type { AccessibilityAdapter, AccessibilityGap, AccessibilityInfo } from '../adapter';
 import type { AxBudget } from '../budgets';
 import { normalizeBudget } from '../budgets';
-import type { AxBounds, AxElementRecord, AxFocusEvent, AxNode, AxSnapshot } from '../model';
+import type { AxElementRecord, AxFocusEvent, AxNode, AxSnapshot } from '../model';
 import { AxShapeError, isSecureNode, parseAxElementRecord, parseAxSnapshot } from '../model';
-import type {
-  ActiveWindowResult,
-  HelperDisplay,
-  HelperHelloLine,
-  PermissionState,
-  PermissionsResult,
-} from './helper-protocol';
+import type { ActiveWindowResult, HelperDisplay, PermissionsResult } from './helper-protocol';
 import { HELPER_METHODS, HELPER_PROTOCOL_VERSION } from './helper-protocol';
+import {
+  excerpt,
+  parseActiveWindowResult,
+  parseHelperDisplays,
+  parseHelperLine,
+  parsePermissionsResult,
+  protocolError,
+  resultObject,
+  type HelperEvent,
+  type HelperHello,
+  type HelperMessage,
+  type HelperResponse,
+} from './helper-shapes';
 
-/** First line a helper prints: `{"type":"hello","protocol":2,"capabilities":[…],"helper":{…}}`. */
-export type HelperHello = HelperHelloLine;
-
-/** Error half of a failed response. */
-export type HelperErrorBody = { code: string; message: string };
-
-/** A response to request `id`. */
-export type HelperResponse =
-  | { type: 'response'; id: number; ok: true; result: unknown }
-  | { type: 'response'; id: number; ok: false; error: HelperErrorBody };
-
-/** An unsolicited event, e.g. `{"type":"event","t":12.5,"event":"focus",…}`. */
-export type HelperEvent = {
-  type: 'event';
-  /** Helper's monotonic clock in seconds, informational only (the parent stamps its own). */
-  t: number | null;
-  /** Event name, e.g. `focus`. */
-  event: string;
-  /** The whole event object. */
-  data: Record<string, unknown>;
-};
-
-/** Any valid line from a helper. */
-export type HelperMessage = HelperHello | HelperResponse | HelperEvent;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function protocolError(message: string, details?: Record<string, unknown>): AppError {
-  return new AppError('HELPER_PROTOCOL_ERROR', message, details);
-}
-
-/** Cuts a line for error messages. */
-function excerpt(line: string): string {
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
-// Parses one stdout line; throws HELPER_PROTOCOL_ERROR for anything that is not a valid message.
-export function parseHelperLine(line: string): HelperMessage {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    throw protocolError(`helper printed a line that is not JSON: ${excerpt(line)}`);
-  }
-  if (!isRecord(value)) {
-    throw protocolError(`helper printed JSON that is not an object: ${excerpt(line)}`);
-  }
-  if (value.type === 'hello') {
-    const { protocol, capabilities, helper } = value;
-    if (typeof protocol !== 'number' || !Number.isInteger(protocol)) {
-      throw protocolError(`hello without an integer protocol: ${excerpt(line)}`);
-    }
-    if (!Array.isArray(capabilities) || !capabilities.every((c) => typeof c === 'string')) {
-      throw protocolError(`hello without a capabilities string array: ${excerpt(line)}`);
-    }
-    const hello: HelperHello = { type: 'hello', protocol, capabilities };
-    if (helper !== undefined) {
-      // v2: which helper answered (docs/helper-protocol.md §2)
-      if (
-        !isRecord(helper) ||
-        typeof helper.name !== 'string' ||
-        typeof helper.os !== 'string' ||
-        typeof helper.pid !== 'number' ||
-        !Number.isInteger(helper.pid) ||
-        (helper.version !== undefined && typeof helper.version !== 'string')
-      ) {
-        throw protocolError(`hello with a helper that is not {name, os, pid}: ${excerpt(line)}`);
-      }
-      hello.helper = { name: helper.name, os: helper.os, pid: helper.pid };
-      if (typeof helper.version === 'string') {
-        hello.helper.version = helper.version;
-      }
-    }
-    return hello;
-  }
-  if (value.type === 'event') {
-    if (typeof value.event !== 'string') {
-      throw protocolError(`event without an event name: ${excerpt(line)}`);
-    }
-    return {
-      type: 'event',
-      t: typeof value.t === 'number' ? value.t : null,
-      event: value.event,
-      data: value,
-    };
-  }
-  if (value.type === undefined && 'id' in value) {
-    const { id, ok } = value;
-    if (typeof id !== 'number' || !Number.isInteger(id)) {
-      throw protocolError(`response with a non-integer id: ${excerpt(line)}`);
-    }
-    if (ok === true) {
-      return { type: 'response', id, ok: true, result: value.result ?? null };
-    }
-    if (ok === false && isRecord(value.error)) {
-      const { code, message } = value.error;
-      if (typeof code === 'string' && typeof message === 'string') {
-        return { type: 'response', id, ok: false, error: { code, message } };
-      }
-    }
-    throw protocolError(`response without ok/result or ok/error{code,message}: ${excerpt(line)}`);
-  }
-  throw protocolError(`unknown message from helper: ${excerpt(line)}`);
-}
+// the line and result parsers live in ./helper-shapes.ts (valibot schemas); their importers
+// keep importing them from here
+export {
+  parseActiveWindowResult,
+  parseHelperDisplays,
+  parseHelperLine,
+  parsePermissionsResult,
+  type HelperErrorBody,
+  type HelperEvent,
+  type HelperHello,
+  type HelperMessage,
+  type HelperResponse,
+} from './helper-shapes';
 
 /** Encodes a request line (with the trailing newline). */
 export function encodeHelperRequest(id: number, method: string, params: unknown): string {
@@ -135,135 +49,6 @@ export function encodeHelperRequest(id: number, method: string, params: unknown)
 /** Encodes the shutdown line sent before closing stdin. */
 export function encodeHelperShutdown(): string {
   return `${JSON.stringify({ type: 'shutdown' })}\n`;
-}
-
-const PERMISSION_STATES: readonly PermissionState[] = [
-  'granted',
-  'denied',
-  'unknown',
-  'not-required',
-];
-
-function shapeRecord(value: unknown, path: string): Record<string, unknown> {
-  if (!isRecord(value)) {
-    throw new AxShapeError(path, `expected an object, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function shapeNumber(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new AxShapeError(path, `expected a finite number, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function shapeString(value: unknown, path: string): string {
-  if (typeof value !== 'string') {
-    throw new AxShapeError(path, `expected a string, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-// A rectangle in physical pixels of the virtual desktop: x/y may be negative (displays left of or
-// above the primary one), width/height may not (docs/helper-protocol.md §3).
-function shapeRect(value: unknown, path: string): AxBounds {
-  const rect = shapeRecord(value, path);
-  const bounds = {
-    x: shapeNumber(rect.x, `${path}.x`),
-    y: shapeNumber(rect.y, `${path}.y`),
-    width: shapeNumber(rect.width, `${path}.width`),
-    height: shapeNumber(rect.height, `${path}.height`),
-  };
-  if (bounds.width < 0 || bounds.height < 0) {
-    throw new AxShapeError(path, `negative size ${bounds.width}×${bounds.height}`);
-  }
-  return bounds;
-}
-
-/** Validates an `activeWindow` result (docs/helper-protocol.md §3); throws {@link AxShapeError}. */
-export function parseActiveWindowResult(
-  value: unknown,
-  path = 'result',
-): ActiveWindowResult | null {
-  if (value === null) {
-    return null;
-  }
-  const record = shapeRecord(value, path);
-  const pid = shapeNumber(record.pid, `${path}.pid`);
-  if (!Number.isInteger(pid) || pid < 0) {
-    throw new AxShapeError(`${path}.pid`, `expected a process id, got ${pid}`);
-  }
-  const window: ActiveWindowResult = {
-    title: shapeString(record.title, `${path}.title`),
-    app: shapeString(record.app, `${path}.app`),
-    pid,
-    bounds: shapeRect(record.bounds, `${path}.bounds`),
-  };
-  if (record.windowId !== undefined) {
-    window.windowId = shapeString(record.windowId, `${path}.windowId`);
-  }
-  return window;
-}
-
-/** Validates a `displays` result or event list (docs/helper-protocol.md §3). */
-export function parseHelperDisplays(value: unknown, path = 'result'): HelperDisplay[] {
-  if (!Array.isArray(value)) {
-    throw new AxShapeError(path, `expected an array of displays, got ${JSON.stringify(value)}`);
-  }
-  return value.map((item, i): HelperDisplay => {
-    const at = `${path}[${i}]`;
-    const record = shapeRecord(item, at);
-    const scale = shapeNumber(record.scale, `${at}.scale`);
-    if (scale <= 0) {
-      throw new AxShapeError(`${at}.scale`, `expected a positive scale, got ${scale}`);
-    }
-    if (typeof record.primary !== 'boolean') {
-      throw new AxShapeError(
-        `${at}.primary`,
-        `expected a boolean, got ${JSON.stringify(record.primary)}`,
-      );
-    }
-    const display: HelperDisplay = {
-      id: shapeString(record.id, `${at}.id`),
-      bounds: shapeRect(record.bounds, `${at}.bounds`),
-      scale,
-      primary: record.primary,
-    };
-    if (record.name !== undefined) {
-      display.name = shapeString(record.name, `${at}.name`);
-    }
-    if (record.listIndex !== undefined) {
-      if (!Number.isInteger(record.listIndex) || (record.listIndex as number) < 0) {
-        throw new AxShapeError(
-          `${at}.listIndex`,
-          `expected an integer ≥ 0, got ${JSON.stringify(record.listIndex)}`,
-        );
-      }
-      display.listIndex = record.listIndex as number;
-    }
-    return display;
-  });
-}
-
-/** Validates a `permissions` result (docs/helper-protocol.md §3). */
-export function parsePermissionsResult(value: unknown, path = 'result'): PermissionsResult {
-  const record = shapeRecord(value, path);
-  const state = (key: keyof PermissionsResult): PermissionState => {
-    const v = record[key];
-    if (!PERMISSION_STATES.includes(v as PermissionState)) {
-      throw new AxShapeError(
-        `${path}.${key}`,
-        `expected one of ${PERMISSION_STATES.join(', ')}, got ${JSON.stringify(v)}`,
-      );
-    }
-    return v as PermissionState;
-  };
-  return {
-    accessibility: state('accessibility'),
-    screenRecording: state('screenRecording'),
-    inputMonitoring: state('inputMonitoring'),
-  };
 }
 
 // A secure field's name is '' whatever a helper sends (docs/helper-protocol.md §6): a helper that
@@ -523,7 +308,7 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
       return null;
     }
     const record = this.shaped(HELPER_METHODS.elementAt, () =>
-      parseAxElementRecord({ ...asRecord(result), tMs, x, y }, 'result'),
+      parseAxElementRecord({ ...resultObject(result), tMs, x, y }, 'result'),
     );
     return { ...record, path: record.path.map(redactSecureNames) };
   }
@@ -539,7 +324,7 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
     );
     const durationMs = this.options.now() - tMs;
     const snapshot = this.shaped(HELPER_METHODS.snapshotFocusedWindow, () =>
-      parseAxSnapshot({ ...asRecord(result), tMs, durationMs }, 'result'),
+      parseAxSnapshot({ ...resultObject(result), tMs, durationMs }, 'result'),
     );
     return snapshot.root === null
       ? snapshot
@@ -857,13 +642,6 @@ export class NativeHelperAdapter implements AccessibilityAdapter {
       this.pending.delete(id);
     }
   }
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  if (!isRecord(value)) {
-    throw new AxShapeError('result', `expected an object, got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 function toAppError(error: unknown, code: ErrorCode): AppError {

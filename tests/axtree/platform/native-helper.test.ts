@@ -84,8 +84,47 @@ describe('parseHelperLine', () => {
     ['{"id":1,"ok":false,"error":"boom"}', /ok\/error\{code,message\}/],
     ['{"id":1}', /ok\/result/],
     ['{"type":"banner"}', /unknown message/],
+    // cases the valibot schemas must keep (issue 31 item 6)
+    ['null', /not an object/],
+    ['{"type":"hello","protocol":1.5,"capabilities":[]}', /integer protocol/],
+    ['{"type":"hello","protocol":2}', /capabilities string array/],
+    ['{"type":"hello","protocol":2,"capabilities":[],"helper":null}', /helper that is not/],
+    [
+      '{"type":"hello","protocol":2,"capabilities":[],"helper":{"name":"a","os":"b","pid":7,"version":1}}',
+      /helper that is not/,
+    ],
+    ['{"type":"event","event":3}', /without an event name/],
+    ['{"id":1.5,"ok":true}', /non-integer id/],
+    ['{"id":1,"ok":"yes","result":1}', /ok\/result/],
+    ['{"id":1,"ok":false,"error":{"code":"X"}}', /ok\/error\{code,message\}/],
   ])('rejects %s', (line, message) => {
     expect(protocolErrorOf(line)).toMatch(message);
+  });
+
+  it('reads a missing or non-number t as null, drops unknown hello fields, keeps a null result', () => {
+    expect(parseHelperLine('{"type":"event","event":"focus","t":"soon"}')).toMatchObject({
+      t: null,
+    });
+    expect(parseHelperLine('{"type":"event","event":"displays"}')).toMatchObject({ t: null });
+    expect(
+      parseHelperLine(
+        '{"type":"hello","protocol":2,"capabilities":["a"],"extra":1,"helper":{"name":"h","os":"o","pid":1,"x":2}}',
+      ),
+    ).toEqual({
+      type: 'hello',
+      protocol: 2,
+      capabilities: ['a'],
+      helper: { name: 'h', os: 'o', pid: 1 },
+    });
+    expect(parseHelperLine('{"id":2,"ok":true,"result":null}')).toEqual({
+      type: 'response',
+      id: 2,
+      ok: true,
+      result: null,
+    });
+    expect(
+      parseHelperLine('{"id":2,"ok":false,"error":{"code":"X","message":"m","more":1}}'),
+    ).toEqual({ type: 'response', id: 2, ok: false, error: { code: 'X', message: 'm' } });
   });
 
   it('cuts very long lines in its message', () => {
@@ -140,6 +179,10 @@ describe('result shapes', () => {
       inputMonitoring: 'granted',
     };
     expect(parsePermissionsResult(permissions)).toEqual(permissions);
+    expect(() => parsePermissionsResult([])).toThrow('result: expected an object, got []');
+    expect(() => parsePermissionsResult({ accessibility: 'granted' })).toThrow(
+      'result.screenRecording: expected one of granted, denied, unknown, not-required, got undefined',
+    );
     expect(() => parsePermissionsResult({ ...permissions, screenRecording: 'yes' })).toThrow(
       /result.screenRecording: expected one of granted, denied, unknown, not-required/,
     );
