@@ -151,6 +151,41 @@ function childPids(pid: number, needle: string): number[] {
     });
 }
 
+/**
+ * Waits until the recording's first fragment (1 s of video: ffmpeg writes one per keyframe) is on
+ * disk, instead of sleeping for it: a recorder killed or stopped before has no video to keep.
+ */
+async function untilFirstFragment(lib: string, id: string): Promise<void> {
+  const video = path.join(lib, 'recordings', id, 'video-0.mp4');
+  const deadline = Date.now() + 10_000;
+  while (!(fs.existsSync(video) && fs.statSync(video).size > 20_000)) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for the first fragment of ${video}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Whether `pid` still runs (a zombie, exited but not yet reaped, does not). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until every process of `pids` has exited (throws after `timeoutMs`). */
+async function untilExited(pids: number[], timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(isRunning)) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for pids ${pids.filter(isRunning).join(', ')} to exit`);
+    }
+    await sleep(20);
+  }
+}
+
 async function showJson(lib: string, id: string) {
   const r = await runCli(['show', id, '--json', '--library', lib]);
   expect(r.code, r.stderr).toBe(0);
@@ -246,14 +281,7 @@ describe('recorder faults (issue 10)', () => {
     const lib = newLib();
     const { rec, id } = await recording(desktop, lib, ['--no-a11y']);
     // at least one fragment (1 s of video) is on disk: a kill before it leaves nothing to save
-    const video = path.join(lib, 'recordings', id, 'video-0.mp4');
-    for (
-      let t = 0;
-      t < 100 && !(fs.existsSync(video) && fs.statSync(video).size > 20_000);
-      t += 1
-    ) {
-      await sleep(100);
-    }
+    await untilFirstFragment(lib, id);
     const [ffmpegPid] = childPids(rec.pid, 'x11grab');
     expect(ffmpegPid).toBeDefined();
     process.kill(ffmpegPid!, 'SIGKILL');
@@ -279,10 +307,12 @@ describe('recorder faults (issue 10)', () => {
     const { rec, id } = await recording(desktop, lib, ['--no-a11y']);
     // past the second keyframe: the first fragment (1 s) is on disk whatever ffmpeg manages
     // after its parent dies (a recorder killed within its first second keeps no video)
-    await sleep(2500);
+    await untilFirstFragment(lib, id);
+    const ffmpegPids = childPids(rec.pid, 'x11grab');
+    expect(ffmpegPids).toHaveLength(1);
     rec.child.kill('SIGKILL');
     await rec.exit;
-    await sleep(1000); // ffmpeg (parent-death SIGTERM) finishes its file
+    await untilExited(ffmpegPids); // ffmpeg (parent-death SIGTERM) finishes its file
     const list = await runCli(['list', '--library', lib]);
     expect(list.stderr).toContain(`recovered ${id}`);
     const view = await showJson(lib, id);
