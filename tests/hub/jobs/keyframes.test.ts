@@ -36,8 +36,9 @@ let annotator: { userId: number; name: string };
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'hub-keyframes-'));
   hub = await openHubDb({ data: path.join(dir, 'hub') });
-  bare = await bundleTemplate({ keyframes: false });
-  fresh = await bundleTemplate();
+  // the example's 10-second clip: the job decodes its video (3 keyframe images, not 15)
+  bare = await bundleTemplate({ keyframes: false, clip: true });
+  fresh = await bundleTemplate({ clip: true });
   store = new FolderObjectStore({ dir: path.join(dir, 'objects'), secret: randomBytes(32) });
   const id = await insertUser(hub.db, { name: 'ann', passwordHash: '$argon2id$test-not-a-hash' });
   await setUserRoles(hub.db, id!, ['annotator']);
@@ -79,7 +80,7 @@ describe('keyframes', () => {
     const keyframes = createKeyframesHandler(deps);
     const out = await keyframes(p, testContext(enqueued[0]!.key));
     expect(out.outcome).toBe('computed');
-    expect(out.files.length).toBeGreaterThan(0);
+    expect(out.files).toHaveLength(3); // 2 steps and terminate
     const v = await findJobVersion(hub.db, r.submissionId, r.version);
     for (const f of out.files) {
       expect(f.path).toMatch(/^derived\/keyframes\/.+\.png$/);
