@@ -6,7 +6,9 @@
 //   {"id":…,"ok":true,"result":…} / {"id":…,"ok":false,"error":{code,message}} responses
 // Requests on stdin: {"id":…,"method":"shutdown"|"ping","params":{}}; closing stdin = shutdown.
 // `t` is the shared session clock (CLOCK_MONOTONIC, float ms), stamped in the uiohook callback.
-// Pure: types, encoders and the validating parser.
+// Pure: types, encoders and the validating parser (valibot schemas).
+import * as v from 'valibot';
+import { shapeObject } from '../../axtree/shape';
 
 /** Protocol version announced in the hello line. */
 export const HOOK_PROTOCOL_VERSION = 1;
@@ -167,59 +169,122 @@ export function encodeLine(line: object): string {
   return `${JSON.stringify(line)}\n`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+// ---- the parser: each line's shape as a valibot schema whose message is the problem reported
+
+/** An integer; anything else is `problem`. */
+function integer(problem: string) {
+  return v.pipe(v.number(problem), v.integer(problem));
 }
 
-function isFiniteNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+/** An integer ≥ `min`; anything else is `problem`. */
+function integerFrom(min: number, problem: string) {
+  return v.pipe(v.number(problem), v.integer(problem), v.minValue(min, problem));
 }
 
-function isInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
+const EVENT_TYPES = Object.values(UIOHOOK_EVENT_TYPES);
+
+const unknownEventType = (issue: v.BaseIssue<unknown>): string =>
+  `unknown e.type ${JSON.stringify(issue.input)}`;
+
+// what every input event has, checked first (the type, the time, the four modifier flags)
+const InputEventCommonSchema = shapeObject(
+  {
+    type: v.picklist(EVENT_TYPES, unknownEventType),
+    time: integerFrom(0, 'e.time must be a non-negative integer'),
+    altKey: v.boolean('e.altKey must be a boolean'),
+    ctrlKey: v.boolean('e.ctrlKey must be a boolean'),
+    metaKey: v.boolean('e.metaKey must be a boolean'),
+    shiftKey: v.boolean('e.shiftKey must be a boolean'),
+  },
+  'event line without an e object',
+);
+
+const XY = 'e.x and e.y must be integers';
+const KeySchema = shapeObject(
+  { keycode: integerFrom(0, 'e.keycode must be an integer ≥ 0') },
+  'event line without an e object',
+);
+const MouseSchema = shapeObject(
+  {
+    x: integer(XY),
+    y: integer(XY),
+    button: integer('e.button and e.clicks must be integers'),
+    clicks: integer('e.button and e.clicks must be integers'),
+  },
+  'event line without an e object',
+);
+const WHEEL = 'e.rotation, e.direction, e.amount and e.clicks must be integers';
+const WheelSchema = shapeObject(
+  {
+    x: integer(XY),
+    y: integer(XY),
+    rotation: integer(WHEEL),
+    direction: integer(WHEEL),
+    amount: integer(WHEEL),
+    clicks: integer(WHEEL),
+  },
+  'event line without an e object',
+);
+
+/** The fields of each event type beyond the common ones. */
+const EVENT_FIELDS: { [T in (typeof EVENT_TYPES)[number]]: v.GenericSchema } = {
+  [UIOHOOK_EVENT_TYPES.keyPressed]: KeySchema,
+  [UIOHOOK_EVENT_TYPES.keyReleased]: KeySchema,
+  [UIOHOOK_EVENT_TYPES.mousePressed]: MouseSchema,
+  [UIOHOOK_EVENT_TYPES.mouseReleased]: MouseSchema,
+  [UIOHOOK_EVENT_TYPES.mouseMoved]: MouseSchema,
+  [UIOHOOK_EVENT_TYPES.mouseWheel]: WheelSchema,
+};
+
+const FIRST_ISSUE = { abortEarly: true } as const;
+
+/** The first issue's message, or null when `value` fits `schema`. */
+function problemOf(schema: v.GenericSchema, value: unknown): string | null {
+  const result = v.safeParse(schema, value, FIRST_ISSUE);
+  return result.success ? null : result.issues[0].message;
 }
 
-const KNOWN_EVENT_TYPES: ReadonlySet<unknown> = new Set(Object.values(UIOHOOK_EVENT_TYPES));
-
-function inputEventProblem(e: Record<string, unknown>): string | null {
-  if (!KNOWN_EVENT_TYPES.has(e.type)) {
-    return `unknown e.type ${JSON.stringify(e.type)}`;
+function inputEventProblem(e: unknown): string | null {
+  const common = v.safeParse(InputEventCommonSchema, e, FIRST_ISSUE);
+  if (!common.success) {
+    return common.issues[0].message;
   }
-  if (!isInteger(e.time) || e.time < 0) {
-    return 'e.time must be a non-negative integer';
-  }
-  for (const flag of ['altKey', 'ctrlKey', 'metaKey', 'shiftKey']) {
-    if (typeof e[flag] !== 'boolean') {
-      return `e.${flag} must be a boolean`;
-    }
-  }
-  switch (e.type) {
-    case UIOHOOK_EVENT_TYPES.keyPressed:
-    case UIOHOOK_EVENT_TYPES.keyReleased:
-      return isInteger(e.keycode) && e.keycode >= 0 ? null : 'e.keycode must be an integer ≥ 0';
-    case UIOHOOK_EVENT_TYPES.mousePressed:
-    case UIOHOOK_EVENT_TYPES.mouseReleased:
-    case UIOHOOK_EVENT_TYPES.mouseMoved:
-      if (!isInteger(e.x) || !isInteger(e.y)) {
-        return 'e.x and e.y must be integers';
-      }
-      return isInteger(e.button) && isInteger(e.clicks)
-        ? null
-        : 'e.button and e.clicks must be integers';
-    case UIOHOOK_EVENT_TYPES.mouseWheel:
-      if (!isInteger(e.x) || !isInteger(e.y)) {
-        return 'e.x and e.y must be integers';
-      }
-      return isInteger(e.rotation) &&
-        isInteger(e.direction) &&
-        isInteger(e.amount) &&
-        isInteger(e.clicks)
-        ? null
-        : 'e.rotation, e.direction, e.amount and e.clicks must be integers';
-    default:
-      return `unknown e.type ${JSON.stringify(e.type)}`;
-  }
+  return problemOf(EVENT_FIELDS[common.output.type], e);
 }
+
+const ResponseSchema = v.looseObject({
+  id: v.union([v.number(), v.string()], 'response id must be a number or string'),
+  ok: v.boolean(),
+  result: v.optional(v.unknown()),
+  error: v.optional(v.unknown()),
+});
+
+const ERROR_BODY = 'error response without error.code/error.message';
+const ErrorBodySchema = shapeObject(
+  { code: v.string(ERROR_BODY), message: v.string(ERROR_BODY) },
+  ERROR_BODY,
+);
+
+const TimedLineSchema = v.looseObject({ t: v.pipe(v.number(), v.finite()) });
+
+const HEARTBEAT = 'heartbeat without integer seq/sent';
+const HeartbeatSchema = v.looseObject(
+  { seq: integer(HEARTBEAT), sent: integer(HEARTBEAT) },
+  HEARTBEAT,
+);
+
+const LOST = 'lost line without a positive integer keyPresses';
+const LostSchema = v.looseObject({ keyPresses: integerFrom(1, LOST) }, LOST);
+
+const HELLO = 'hello without integer protocol/pid and string capabilities';
+const HelloSchema = v.looseObject(
+  {
+    protocol: integer(HELLO),
+    capabilities: v.array(v.string(HELLO), HELLO),
+    pid: integer(HELLO),
+  },
+  HELLO,
+);
 
 // Validates one stdout line of the child; never throws.
 export function parseHookLine(text: string): ParsedHookLine {
@@ -229,76 +294,64 @@ export function parseHookLine(text: string): ParsedHookLine {
   } catch {
     return { ok: false, problem: 'not JSON' };
   }
-  if (!isRecord(value)) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problem: 'not a JSON object' };
   }
-  if (value.type === undefined && 'id' in value && typeof value.ok === 'boolean') {
-    const id = value.id;
-    if (typeof id !== 'number' && typeof id !== 'string') {
-      return { ok: false, problem: 'response id must be a number or string' };
+  const line = value as Record<string, unknown>;
+  if (line.type === undefined && 'id' in line && typeof line.ok === 'boolean') {
+    const response = v.safeParse(ResponseSchema, line, FIRST_ISSUE);
+    if (!response.success) {
+      return { ok: false, problem: response.issues[0].message };
     }
-    if (value.ok) {
-      return { ok: true, line: { type: 'response', id, ok: true, result: value.result } };
+    const { id, ok, result, error } = response.output;
+    if (ok) {
+      return { ok: true, line: { type: 'response', id, ok: true, result } };
     }
-    const error = value.error;
-    if (!isRecord(error) || typeof error.code !== 'string' || typeof error.message !== 'string') {
-      return { ok: false, problem: 'error response without error.code/error.message' };
+    const body = v.safeParse(ErrorBodySchema, error, FIRST_ISSUE);
+    if (!body.success) {
+      return { ok: false, problem: body.issues[0].message };
     }
-    return {
-      ok: true,
-      line: {
-        type: 'response',
-        id,
-        ok: false,
-        error: { code: error.code, message: error.message },
-      },
-    };
+    const { code, message } = body.output;
+    return { ok: true, line: { type: 'response', id, ok: false, error: { code, message } } };
   }
-  if (!isFiniteNumber(value.t)) {
-    return { ok: false, problem: `line of type ${JSON.stringify(value.type)} without a numeric t` };
+  const timed = v.safeParse(TimedLineSchema, line, FIRST_ISSUE);
+  if (!timed.success) {
+    return { ok: false, problem: `line of type ${JSON.stringify(line.type)} without a numeric t` };
   }
-  switch (value.type) {
+  const t = timed.output.t;
+  switch (line.type) {
     case 'event': {
-      if (!isRecord(value.e)) {
-        return { ok: false, problem: 'event line without an e object' };
-      }
-      const problem = inputEventProblem(value.e);
+      const problem = inputEventProblem(line.e);
       return problem === null
-        ? { ok: true, line: { type: 'event', t: value.t, e: value.e as HookInputEvent } }
+        ? { ok: true, line: { type: 'event', t, e: line.e as HookInputEvent } }
         : { ok: false, problem };
     }
-    case 'heartbeat':
-      return isInteger(value.seq) && isInteger(value.sent)
-        ? { ok: true, line: { type: 'heartbeat', t: value.t, seq: value.seq, sent: value.sent } }
-        : { ok: false, problem: 'heartbeat without integer seq/sent' };
+    case 'heartbeat': {
+      const heartbeat = v.safeParse(HeartbeatSchema, line, FIRST_ISSUE);
+      return heartbeat.success
+        ? {
+            ok: true,
+            line: { type: 'heartbeat', t, seq: heartbeat.output.seq, sent: heartbeat.output.sent },
+          }
+        : { ok: false, problem: heartbeat.issues[0].message };
+    }
     case 'rest':
-      return { ok: true, line: { type: 'rest', t: value.t } };
-    case 'lost':
-      return isInteger(value.keyPresses) && value.keyPresses > 0
-        ? { ok: true, line: { type: 'lost', t: value.t, keyPresses: value.keyPresses } }
-        : { ok: false, problem: 'lost line without a positive integer keyPresses' };
+      return { ok: true, line: { type: 'rest', t } };
+    case 'lost': {
+      const lost = v.safeParse(LostSchema, line, FIRST_ISSUE);
+      return lost.success
+        ? { ok: true, line: { type: 'lost', t, keyPresses: lost.output.keyPresses } }
+        : { ok: false, problem: lost.issues[0].message };
+    }
     case 'hello': {
-      const capabilities = value.capabilities;
-      if (
-        !isInteger(value.protocol) ||
-        !Array.isArray(capabilities) ||
-        !capabilities.every((c) => typeof c === 'string') ||
-        !isInteger(value.pid)
-      ) {
-        return { ok: false, problem: 'hello without integer protocol/pid and string capabilities' };
+      const hello = v.safeParse(HelloSchema, line, FIRST_ISSUE);
+      if (!hello.success) {
+        return { ok: false, problem: hello.issues[0].message };
       }
-      return {
-        ok: true,
-        line: {
-          type: 'hello',
-          protocol: value.protocol,
-          capabilities,
-          t: value.t,
-          pid: value.pid,
-        },
-      };
+      const { protocol, capabilities, pid } = hello.output;
+      return { ok: true, line: { type: 'hello', protocol, capabilities, t, pid } };
     }
     default:
-      return { ok: false, problem: `unknown line type ${JSON.stringify(value.type)}` };
+      return { ok: false, problem: `unknown line type ${JSON.stringify(line.type)}` };
   }
 }

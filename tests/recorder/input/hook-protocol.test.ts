@@ -83,6 +83,40 @@ describe('parseHookLine', () => {
     ['{"type":"other","t":1}', 'unknown line type "other"'],
     ['{"id":{},"ok":true}', 'response id must be a number or string'],
     ['{"id":1,"ok":false}', 'error response without error.code/error.message'],
+    // cases the valibot schemas must keep (issue 31 item 6)
+    ['null', 'not a JSON object'],
+    ['[]', 'not a JSON object'],
+    ['{"type":"event","t":1}', 'event line without an e object'],
+    ['{"type":"event","t":1,"e":{}}', 'unknown e.type undefined'],
+    [
+      `{"type":"event","t":1,"e":${JSON.stringify({ ...KEY, time: 1.5, keycode: 1 })}}`,
+      'e.time must be a non-negative integer',
+    ],
+    [
+      `{"type":"event","t":1,"e":${JSON.stringify({ ...KEY, altKey: null, shiftKey: 1, keycode: 1 })}}`,
+      'e.altKey must be a boolean',
+    ],
+    [
+      `{"type":"event","t":1,"e":${JSON.stringify({ ...KEY, type: 7, x: 1, y: 2, button: 1 })}}`,
+      'e.button and e.clicks must be integers',
+    ],
+    [
+      `{"type":"event","t":1,"e":${JSON.stringify({ ...KEY, type: 11, x: 1, y: 2, rotation: 1, direction: 3, amount: 0.5, clicks: 1 })}}`,
+      'e.rotation, e.direction, e.amount and e.clicks must be integers',
+    ],
+    [
+      `{"type":"event","t":1,"e":${JSON.stringify({ ...KEY, type: 11, rotation: 1, direction: 3, amount: 3, clicks: 1 })}}`,
+      'e.x and e.y must be integers',
+    ],
+    ['{"type":"lost","t":1,"keyPresses":0}', 'lost line without a positive integer keyPresses'],
+    ['{"type":"lost","t":1}', 'lost line without a positive integer keyPresses'],
+    ['{"type":"heartbeat","t":1,"seq":1.5,"sent":2}', 'heartbeat without integer seq/sent'],
+    [
+      '{"type":"hello","t":1,"protocol":1,"capabilities":[]}',
+      'hello without integer protocol/pid and string capabilities',
+    ],
+    ['{"t":1}', 'unknown line type undefined'],
+    ['{"id":1,"ok":false,"error":{"code":"X"}}', 'error response without error.code/error.message'],
   ])('rejects %s', (text, problem) => {
     expect(parseHookLine(text)).toEqual({ ok: false, problem });
   });
