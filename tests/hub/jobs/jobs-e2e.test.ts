@@ -62,7 +62,8 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'hub-jobs-e2e-'));
   [hub, template, swift] = await Promise.all([
     openHubDb({ data: path.join(dir, 'hub') }),
-    bundleTemplate(),
+    // the example's 10-second clip: the intakes hash it, the dataset build decodes its keyframes
+    bundleTemplate({ clip: true }),
     startSwift(),
   ]);
   store = new FolderObjectStore({ dir: path.join(dir, 'objects'), secret: randomBytes(32) });
