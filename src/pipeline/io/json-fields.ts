@@ -1,4 +1,6 @@
 // Typed field readers over parsed JSON objects; every failure names the field and the value.
+// Each field's type is a valibot schema; the messages are the importer's own.
+import * as v from 'valibot';
 import { importInvalid } from './import-error';
 import type { SourceLocation } from './import-error';
 import { describeJsonValue } from './json-text';
@@ -7,6 +9,31 @@ import { describeJsonValue } from './json-text';
 export const VIRTUAL_SCREEN_MIN = -32768;
 /** Highest coordinate of the virtual screen. */
 export const VIRTUAL_SCREEN_MAX = 32767;
+
+const NumberSchema = v.pipe(v.number(), v.finite());
+const IntegerSchema = v.pipe(v.number(), v.integer());
+const PositiveIntegerSchema = v.pipe(v.number(), v.integer(), v.minValue(1));
+const StringSchema = v.string();
+const BooleanSchema = v.boolean();
+const ScreenRangeSchema = v.pipe(
+  v.number(),
+  v.minValue(VIRTUAL_SCREEN_MIN),
+  v.maxValue(VIRTUAL_SCREEN_MAX),
+);
+
+/** `value` checked against `schema`, or an IMPORT_INVALID error with `message(first issue)`. */
+function checked<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  loc: SourceLocation,
+  message: (issue: v.BaseIssue<unknown>) => string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, value, { abortEarly: true });
+  if (!result.success) {
+    throw importInvalid(loc, message(result.issues[0]));
+  }
+  return result.output;
+}
 
 /** Returns `row[name]`, rejecting a missing key. */
 export function requireField(
@@ -46,10 +73,12 @@ export function integerField(
   loc: SourceLocation,
 ): number {
   const value = requireField(row, name, loc);
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw importInvalid(loc, `field "${name}" must be an integer, got ${describeJsonValue(value)}`);
-  }
-  return value;
+  return checked(
+    IntegerSchema,
+    value,
+    loc,
+    () => `field "${name}" must be an integer, got ${describeJsonValue(value)}`,
+  );
 }
 
 /** Reads a required integer > 0. */
@@ -59,13 +88,12 @@ export function positiveIntegerField(
   loc: SourceLocation,
 ): number {
   const value = requireField(row, name, loc);
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw importInvalid(
-      loc,
-      `field "${name}" must be a positive integer, got ${describeJsonValue(value)}`,
-    );
-  }
-  return value;
+  return checked(
+    PositiveIntegerSchema,
+    value,
+    loc,
+    () => `field "${name}" must be a positive integer, got ${describeJsonValue(value)}`,
+  );
 }
 
 /** Reads a required string. */
@@ -75,10 +103,7 @@ export function stringField(
   loc: SourceLocation,
 ): string {
   const value = requireField(row, name, loc);
-  if (typeof value !== 'string') {
-    throw importInvalid(loc, `field "${name}" must be a string, got ${describeJsonValue(value)}`);
-  }
-  return value;
+  return stringValue(value, name, loc);
 }
 
 /** Reads a string, or null when the key is absent or null. */
@@ -88,13 +113,7 @@ export function optionalStringField(
   loc: SourceLocation,
 ): string | null {
   const value = row[name];
-  if (value == null) {
-    return null;
-  }
-  if (typeof value !== 'string') {
-    throw importInvalid(loc, `field "${name}" must be a string, got ${describeJsonValue(value)}`);
-  }
-  return value;
+  return value == null ? null : stringValue(value, name, loc);
 }
 
 /** Reads a required boolean. */
@@ -104,10 +123,12 @@ export function booleanField(
   loc: SourceLocation,
 ): boolean {
   const value = requireField(row, name, loc);
-  if (typeof value !== 'boolean') {
-    throw importInvalid(loc, `field "${name}" must be a boolean, got ${describeJsonValue(value)}`);
-  }
-  return value;
+  return checked(
+    BooleanSchema,
+    value,
+    loc,
+    () => `field "${name}" must be a boolean, got ${describeJsonValue(value)}`,
+  );
 }
 
 /** Reads a required screen coordinate: finite, within the virtual screen range (floats allowed). */
@@ -117,23 +138,30 @@ export function coordinateField(
   loc: SourceLocation,
 ): number {
   const value = finiteNumberField(row, name, loc);
-  if (value < VIRTUAL_SCREEN_MIN || value > VIRTUAL_SCREEN_MAX) {
-    throw importInvalid(
-      loc,
+  return checked(
+    ScreenRangeSchema,
+    value,
+    loc,
+    () =>
       `field "${name}" is ${String(value)}, outside the virtual screen range ` +
-        `${VIRTUAL_SCREEN_MIN}..${VIRTUAL_SCREEN_MAX}`,
-    );
-  }
-  return value;
+      `${VIRTUAL_SCREEN_MIN}..${VIRTUAL_SCREEN_MAX}`,
+  );
 }
 
 function asFiniteNumber(value: unknown, name: string, loc: SourceLocation): number {
-  if (typeof value !== 'number') {
-    throw importInvalid(loc, `field "${name}" must be a number, got ${describeJsonValue(value)}`);
-  }
-  if (!Number.isFinite(value)) {
-    // Only reachable through overflowing literals such as 1e999 (JSON.parse gives ±Infinity).
-    throw importInvalid(loc, `field "${name}" is not a finite number (${String(value)})`);
-  }
-  return value;
+  return checked(NumberSchema, value, loc, () =>
+    typeof value !== 'number'
+      ? `field "${name}" must be a number, got ${describeJsonValue(value)}`
+      : // Only reachable through overflowing literals such as 1e999 (JSON.parse gives ±Infinity).
+        `field "${name}" is not a finite number (${String(value)})`,
+  );
+}
+
+function stringValue(value: unknown, name: string, loc: SourceLocation): string {
+  return checked(
+    StringSchema,
+    value,
+    loc,
+    () => `field "${name}" must be a string, got ${describeJsonValue(value)}`,
+  );
 }
