@@ -253,6 +253,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       annotator: queueActor(ctx),
       manifestText: input.manifest,
       ...(input.resend ? { resend: input.resend } : {}),
+      ...(input.fresh ? { fresh: true } : {}),
     });
     return {
       recording: plan.recordingId,
@@ -270,6 +271,7 @@ export const HUB_HANDLERS: { [M in HubMethod]: Handler<M> } = {
       manifestSha256: input.manifestSha256,
       ...(input.checkSummary ? { checkSummary: input.checkSummary } : {}),
       ...(input.piiSummary ? { piiSummary: input.piiSummary } : {}),
+      ...(input.manifest !== undefined ? { manifestText: input.manifest } : {}),
       // with a job layer every version is taken in (re-hash, PII scan, check) before review
       ...(ctx.jobs ? { awaitIntake: true } : {}),
     });

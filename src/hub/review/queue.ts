@@ -7,7 +7,6 @@ import { AppError } from '../../shared/errors';
 import {
   currentIntakes,
   endLease,
-  ensureSubmissionLocked,
   findLiveLeaseOf,
   findOpenLease,
   findSubmission,
@@ -18,6 +17,7 @@ import {
   insertQaReview,
   insertVerdict,
   insertVersion,
+  insertVersionStats,
   leaseOldestQa,
   listSubmissionsOf,
   listUsersWithRoles,
@@ -34,6 +34,8 @@ import {
   type LeaseRecord,
   type SubmissionRecord,
   type VerdictRecord,
+  type VersionSummary,
+  upsertSubmissionLocked,
 } from '../db';
 import { isDrawn, readQaSettings } from './qa';
 
@@ -118,6 +120,8 @@ export async function registerVersion(
     piiSummary?: Record<string, unknown>;
     /** A job runner runs this version's intake before it joins the queue (status `intake`). */
     awaitIntake?: boolean;
+    /** The version's dashboard summary (migration 16), written in the same transaction. */
+    stats?: VersionSummary;
   },
 ): Promise<RegisteredVersion> {
   if (!SHA256_RE.test(input.manifestSha256)) {
@@ -128,15 +132,23 @@ export async function registerVersion(
       'Send the SHA-256 of the bundle’s manifest.json as lower-case hex.',
     );
   }
+  // four statements in one transaction (the lock, the idempotency lookup, the version with its
+  // audit row, the dashboard's summary): each is a round trip, and on PGlite a share of the
+  // hub's one thread
   return await inTransaction(db, async (trx) => {
-    const submissionId = await ensureSubmissionLocked(trx, {
+    const submission = await upsertSubmissionLocked(trx, {
       annotatorId: input.annotator.userId,
       recordingId: input.recordingId,
       task: input.task,
     });
-    const submission = await mustFind(trx, submissionId);
+    const submissionId = submission.id;
+    // after the lock: a registration of the same bytes that held it has committed its version
     const known = await findVersionBySha(trx, submissionId, input.manifestSha256);
     if (known) {
+      if (input.stats) {
+        // a version registered without its summary (before migration 16) gets it now
+        await insertVersionStats(trx, submissionId, known.version, input.stats);
+      }
       return {
         submissionId,
         recordingId: submission.recordingId,
@@ -167,17 +179,20 @@ export async function registerVersion(
       checkSummary: input.checkSummary ?? {},
       piiSummary: input.piiSummary ?? {},
       ...(input.awaitIntake ? { awaitIntake: true } : {}),
-    });
-    await writeAudit(trx, {
-      ...audit(input.annotator),
-      action: 'submission.submit',
-      target: `submission:${submissionId}`,
-      details: {
-        recordingId: submission.recordingId,
-        version,
-        manifestSha256: input.manifestSha256,
+      audit: {
+        ...audit(input.annotator),
+        action: 'submission.submit',
+        target: `submission:${submissionId}`,
+        details: {
+          recordingId: submission.recordingId,
+          version,
+          manifestSha256: input.manifestSha256,
+        },
       },
     });
+    if (input.stats) {
+      await insertVersionStats(trx, submissionId, version, input.stats);
+    }
     return {
       submissionId,
       recordingId: submission.recordingId,

@@ -2,11 +2,12 @@
 // manifest, gets a presigned upload URL for each file the store does not hold yet (so a resumed
 // submit sends only what is missing), PUTs the bytes straight to the store, then asks the hub
 // to register it: the hub checks every stored file against the manifest and registers the
-// version, idempotently by the manifest's SHA-256.
+// version, idempotently by the manifest's SHA-256. Each presigned PUT carries the file's MD5 from
+// the manifest as Content-MD5 where the manifest has one (S3 refuses other bytes).
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors';
 import { MANIFEST_NAME, parseManifest } from '../../services/upload/manifest';
-import { insertVersionStats, type HubRootDb } from '../db';
+import type { HubRootDb } from '../db';
 import {
   checkObjectKey,
   verifyBundle,
@@ -39,7 +40,14 @@ export type UploadPlan = {
  * verification named); the manifest itself last. */
 export async function planUpload(
   store: HubObjectStore,
-  input: { annotator: QueueActor; manifestText: string; resend?: readonly string[] },
+  input: {
+    annotator: QueueActor;
+    manifestText: string;
+    resend?: readonly string[];
+    /** The app made the manifest just now: its prefix (named by the manifest's SHA-256) holds
+     * nothing yet, so the store is not listed. A wrong claim only costs the app a resend. */
+    fresh?: boolean;
+  },
 ): Promise<UploadPlan> {
   const manifest = parseManifest(input.manifestText, 'the submitted manifest');
   const manifestSha256 = createHash('sha256').update(input.manifestText).digest('hex');
@@ -48,8 +56,10 @@ export async function planUpload(
   const resend = new Set(input.resend ?? []);
   // what the store holds under the bundle's prefix, in one listing (not a request per file)
   const held = new Map<string, number>();
-  for await (const o of store.list(`${prefix}/`)) {
-    held.set(o.key, o.sizeBytes);
+  if (!input.fresh) {
+    for await (const o of store.list(`${prefix}/`)) {
+      held.set(o.key, o.sizeBytes);
+    }
   }
   for (const f of manifest.files) {
     const key = `${prefix}/${f.path}`;
@@ -58,7 +68,10 @@ export async function planUpload(
       uploads.push({
         path: f.path,
         sizeBytes: f.sizeBytes,
-        request: await store.presignPut(key, { sizeBytes: f.sizeBytes }),
+        request: await store.presignPut(key, {
+          sizeBytes: f.sizeBytes,
+          ...(f.md5 ? { md5Hex: f.md5 } : {}),
+        }),
       });
     }
   }
@@ -67,7 +80,10 @@ export async function planUpload(
     uploads.push({
       path: MANIFEST_NAME,
       sizeBytes: manifestBytes,
-      request: await store.presignPut(`${prefix}/${MANIFEST_NAME}`, { sizeBytes: manifestBytes }),
+      request: await store.presignPut(`${prefix}/${MANIFEST_NAME}`, {
+        sizeBytes: manifestBytes,
+        md5Hex: createHash('md5').update(input.manifestText).digest('hex'),
+      }),
     });
   }
   return { recordingId: manifest.recordingId, manifestSha256, prefix, uploads };
@@ -76,7 +92,9 @@ export async function planUpload(
 /** Verifies the uploaded bundle of `manifestSha256` against its manifest and registers it as a
  * version of the annotator's submission of that recording. A bundle that fails (a file missing,
  * short or changed, a manifest that is not the one named) is refused with INTEGRITY_FAILED and
- * nothing is registered; the same bundle registered again returns its version (isNew false). */
+ * nothing is registered; the same bundle registered again returns its version (isNew false).
+ * With `awaitIntake` a file whose stored MD5 matches the manifest's is not read back: the
+ * intake checks its SHA-256 before anyone reviews it. */
 export async function registerUploaded(
   db: HubRootDb,
   store: HubObjectStore,
@@ -88,10 +106,19 @@ export async function registerUploaded(
     piiSummary?: Record<string, unknown>;
     /** A job runner runs the version's intake before it joins the review queue. */
     awaitIntake?: boolean;
+    /** The manifest's text as the app planned it (verifyBundle's manifestText). */
+    manifestText?: string;
   },
 ): Promise<RegisteredVersion> {
   const prefix = bundlePrefix(input.annotator.name, input.recordingId, input.manifestSha256);
-  const bundle = await verifyBundle(store, prefix);
+  // with a job layer every version's intake re-hashes every file (SHA-256) before a reviewer
+  // sees it, and refuses a mismatch: here the store's MD5 of what it took (S3 checked each PUT's
+  // presigned Content-MD5) then suffices, and S3 sends nothing back. Without one this is the
+  // only check: the SHA-256 of every file.
+  const bundle = await verifyBundle(store, prefix, {
+    md5Suffices: input.awaitIntake === true,
+    ...(input.manifestText !== undefined ? { manifestText: input.manifestText } : {}),
+  });
   if (
     bundle.manifestSha256 !== input.manifestSha256 ||
     bundle.manifest.recordingId !== input.recordingId
@@ -104,7 +131,10 @@ export async function registerUploaded(
       'Submit the recording again: its manifest was changed on the way.',
     );
   }
-  const registered = await registerVersion(db, {
+  // the dashboard's summary of this version (migration 16), written in the registration's
+  // transaction; also on a retry that finds the version registered without it
+  const stats = await summarizeBundle(store, prefix, bundle.manifest);
+  return await registerVersion(db, {
     annotator: input.annotator,
     recordingId: input.recordingId,
     task: bundle.manifest.task,
@@ -113,14 +143,6 @@ export async function registerUploaded(
     checkSummary: { files: bundle.files, bytes: bundle.bytes, ...input.checkSummary },
     piiSummary: input.piiSummary ?? (bundle.manifest.pii ? { allowed: bundle.manifest.pii } : {}),
     ...(input.awaitIntake ? { awaitIntake: true } : {}),
+    stats,
   });
-  // the dashboard's summary of this version (migration 16); written once, also on a retry that
-  // finds the version registered without it
-  await insertVersionStats(
-    db,
-    registered.submissionId,
-    registered.version,
-    await summarizeBundle(store, prefix, bundle.manifest),
-  );
-  return registered;
 }

@@ -12,6 +12,9 @@ export type HubObjectInfo = {
   /** The object's SHA-256 (hex) when the store knows it without reading the object back (the
    * folder store hashes what it writes); verification then reads nothing. */
   sha256?: string;
+  /** The object's MD5 (hex) when the store gives it: an S3 ETag that is a plain MD5 (a single
+   * PUT; not a multipart upload's, nor an encrypting store's opaque one). */
+  md5?: string;
 };
 
 /** A request the app makes straight to the store. */
@@ -27,6 +30,10 @@ export type PresignedRequest = {
 export type PresignPutOptions = {
   /** The object's exact size in bytes (from the manifest): the store refuses any other. */
   sizeBytes: number;
+  /** The body's MD5 (hex, from the manifest). S3: signed as Content-MD5, so the store refuses
+   * any other body (BadDigest) and its ETag is this MD5; the folder store ignores it (it takes
+   * the SHA-256 of what it writes). */
+  md5Hex?: string;
   /** How long the URL works, in seconds (1 s to 7 days; default 15 minutes). */
   expiresInSec?: number;
 };

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../../shared/errors';
 import type { UploadAuth } from '../../services/upload/credentials';
 import type { ObjectStore } from '../../services/upload/object-store';
+import type { createS3Client } from '../../services/upload/s3-client';
 import { openS3Store } from '../../services/upload/s3-store';
 import { isStorageFullAnswer } from '../../services/upload/storage-full';
 import { describeTarget, joinKey, type UploadTarget } from '../../services/upload/target';
@@ -70,6 +71,8 @@ export class S3HubObjectStore implements HubObjectStore {
   readonly kind = 's3';
   readonly description: string;
   private readonly store: ObjectStore;
+  // the SDK client whose credential provider signs presigned URLs (aws-chain only)
+  private signer: Promise<ReturnType<typeof createS3Client>> | null = null;
 
   constructor(
     private readonly target: UploadTarget,
@@ -149,7 +152,7 @@ export class S3HubObjectStore implements HubObjectStore {
 
   async stat(key: string): Promise<HubObjectInfo | null> {
     const info = await this.call(() => this.store.headObject(this.full(key)));
-    return info ? { key, sizeBytes: info.sizeBytes } : null;
+    return info ? { key, sizeBytes: info.sizeBytes, ...md5Of(info.etag) } : null;
   }
 
   async delete(key: string): Promise<void> {
@@ -161,7 +164,7 @@ export class S3HubObjectStore implements HubObjectStore {
     const base = this.target.prefix ? `${this.target.prefix}/` : '';
     try {
       for await (const o of this.store.listObjects(`${base}${prefix}`)) {
-        yield { key: o.key.slice(base.length), sizeBytes: o.sizeBytes };
+        yield { key: o.key.slice(base.length), sizeBytes: o.sizeBytes, ...md5Of(o.etag) };
       }
     } catch (e) {
       throw storageErrorFromS3(e, this.description);
@@ -177,13 +180,21 @@ export class S3HubObjectStore implements HubObjectStore {
           (this.auth as { provide: () => Promise<SigningCredentials> }).provide(),
         );
       case 'aws-chain': {
-        // the SDK's own chain (environment, profile files): loaded only when presigning needs it
-        const { createS3Client } = await import('../../services/upload/s3-client');
-        const client = createS3Client(this.target, this.auth);
+        // the SDK's own chain (environment, profile files), loaded when presigning first needs
+        // it; one client for the store's life: its provider keeps the credentials and renews
+        // them before they expire (a client per URL cost each plan ~5 ms of the hub's thread)
+        this.signer ??= (async () => {
+          const { createS3Client: create } = await import('../../services/upload/s3-client');
+          return create(this.target, this.auth);
+        })();
+        const client = await this.signer;
         try {
           return await this.call(async () => await client.config.credentials());
-        } finally {
+        } catch (e) {
+          // the next URL tries the chain again (a profile fixed meanwhile)
+          this.signer = null;
           client.destroy();
+          throw e;
         }
       }
     }
@@ -202,9 +213,10 @@ export class S3HubObjectStore implements HubObjectStore {
     method: 'PUT' | 'GET',
     key: string,
     expiresInSec: number | undefined,
-    contentLength?: number,
+    put?: { contentLength: number; md5Hex?: string | undefined },
   ): Promise<PresignedRequest> {
     const sec = checkExpiresIn(expiresInSec);
+    const contentMd5 = put?.md5Hex === undefined ? undefined : md5Base64(put.md5Hex);
     const now = new Date();
     const { origin, path } = this.location(this.full(key));
     const url = presignS3Url({
@@ -215,26 +227,54 @@ export class S3HubObjectStore implements HubObjectStore {
       credentials: await this.credentials(),
       expiresInSec: sec,
       now,
-      ...(contentLength === undefined ? {} : { contentLength }),
+      ...(put ? { contentLength: put.contentLength } : {}),
+      ...(contentMd5 ? { contentMd5 } : {}),
     });
     return {
       method,
       url,
-      headers: contentLength === undefined ? {} : { 'content-length': String(contentLength) },
+      headers: {
+        ...(put ? { 'content-length': String(put.contentLength) } : {}),
+        ...(contentMd5 ? { 'content-md5': contentMd5 } : {}),
+      },
       expiresAtMs: now.getTime() + sec * 1000,
     };
   }
 
   async presignPut(key: string, options: PresignPutOptions): Promise<PresignedRequest> {
-    return await this.presign('PUT', key, options.expiresInSec, checkSize(options.sizeBytes));
+    return await this.presign('PUT', key, options.expiresInSec, {
+      contentLength: checkSize(options.sizeBytes),
+      md5Hex: options.md5Hex,
+    });
   }
 
   async presignGet(key: string, options: PresignGetOptions = {}): Promise<PresignedRequest> {
     return await this.presign('GET', key, options.expiresInSec);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.store.close();
-    return Promise.resolve();
+    const signer = this.signer;
+    this.signer = null;
+    (await signer?.catch(() => null))?.destroy();
   }
+}
+
+// an ETag that is a plain MD5 (hex): a single PUT's on S3 and Swift; a multipart upload's
+// (`<md5>-<parts>`) or an encrypting store's is not the body's MD5
+function md5Of(etag: string): { md5?: string } {
+  return /^[0-9a-f]{32}$/.test(etag) ? { md5: etag } : {};
+}
+
+// Content-MD5 is the MD5's 16 bytes in base64 (RFC 1864)
+function md5Base64(md5Hex: string): string {
+  if (!/^[0-9a-f]{32}$/.test(md5Hex)) {
+    throw new AppError(
+      'INVALID_PAYLOAD',
+      `an MD5 must be 32 lower-case hex digits (got "${md5Hex.slice(0, 40)}")`,
+      undefined,
+      'Give the MD5 from the manifest.',
+    );
+  }
+  return Buffer.from(md5Hex, 'hex').toString('base64');
 }

@@ -2,7 +2,8 @@
 // Using Query Parameters", AWS S3 API reference), computed with node:crypto. The project's
 // upload client signs headers through the AWS SDK; presigning needs only the credentials, so the
 // hub signs URLs here rather than adding the SDK's presigner package. A PUT signs its exact
-// Content-Length, so the store itself refuses a body of another size.
+// Content-Length, and its Content-MD5 when given, so the store itself refuses a body of another
+// size or other bytes.
 import { createHash, createHmac } from 'node:crypto';
 
 /** Credentials that sign a URL. */
@@ -24,6 +25,8 @@ export type PresignInput = {
   expiresInSec: number;
   /** PUT: the body's exact size, signed as the content-length header. */
   contentLength?: number;
+  /** PUT: the body's MD5, base64, signed as the content-md5 header (S3 refuses another body). */
+  contentMd5?: string;
   /** The signing time (default now). */
   now?: Date;
 };
@@ -53,6 +56,9 @@ export function presignS3Url(input: PresignInput): string {
   const headers: [string, string][] = [['host', host]];
   if (input.contentLength !== undefined) {
     headers.push(['content-length', String(input.contentLength)]);
+  }
+  if (input.contentMd5 !== undefined) {
+    headers.push(['content-md5', input.contentMd5]);
   }
   headers.sort(([a], [b]) => (a < b ? -1 : 1));
   const signedHeaders = headers.map(([k]) => k).join(';');

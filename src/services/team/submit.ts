@@ -72,14 +72,21 @@ export function hubStageDir(recordingId: string): string {
 /** The staged manifest (kept with the bundle so a rerun sends the same bytes). */
 const STAGED_MANIFEST = '.hub-manifest.json';
 
-async function fileDigest(file: string): Promise<{ sha256: string; sizeBytes: number }> {
-  const hash = createHash('sha256');
+// SHA-256 (the manifest's check of record) and MD5 (the hub presigns each PUT with it as
+// Content-MD5: the store refuses other bytes, and the hub checks the ETag instead of reading
+// the file back) in one read
+async function fileDigest(
+  file: string,
+): Promise<{ sha256: string; md5: string; sizeBytes: number }> {
+  const sha256 = createHash('sha256');
+  const md5 = createHash('md5');
   let sizeBytes = 0;
   for await (const chunk of createReadStream(file)) {
-    hash.update(chunk as Buffer);
+    sha256.update(chunk as Buffer);
+    md5.update(chunk as Buffer);
     sizeBytes += (chunk as Buffer).length;
   }
-  return { sha256: hash.digest('hex'), sizeBytes };
+  return { sha256: sha256.digest('hex'), md5: md5.digest('hex'), sizeBytes };
 }
 
 function bundleFilePath(lib: Library, p: string): string {
@@ -87,13 +94,13 @@ function bundleFilePath(lib: Library, p: string): string {
 }
 
 // The bundle's manifest: the staged one when it belongs to this bundle, else built (every file
-// hashed) and staged.
+// hashed) and staged (`fresh`: its bundle cannot be in the hub's store yet).
 async function manifestOf(
   lib: Library,
   bundle: Bundle,
   stageDir: string,
   input: { annotator: string; appVersion: string; nowMs: number; pii: unknown },
-): Promise<string> {
+): Promise<{ text: string; fresh: boolean }> {
   const file = path.join(stageDir, STAGED_MANIFEST);
   try {
     const staged = JSON.parse(await fs.readFile(file, 'utf8')) as {
@@ -106,7 +113,7 @@ async function manifestOf(
       staged.annotator === input.annotator &&
       typeof staged.text === 'string'
     ) {
-      return staged.text;
+      return { text: staged.text, fresh: false };
     }
   } catch {
     // none yet: build it
@@ -121,6 +128,7 @@ async function manifestOf(
       path: f.relKey,
       sizeBytes: d.sizeBytes,
       sha256: d.sha256,
+      md5: d.md5,
       role: f.role,
       ...(f.libraryPath ? { libraryPath: f.libraryPath } : {}),
       ...(f.table ? { table: f.table } : {}),
@@ -151,11 +159,13 @@ async function manifestOf(
     JSON.stringify({ fingerprint: bundle.fingerprint, annotator: input.annotator, text }),
   );
   await fs.rename(temp, file);
-  return text;
+  return { text, fresh: true };
 }
 
-/** PUTs one file to its presigned URL, streamed from disk (or the manifest's text). */
-async function putFile(
+/** PUTs one file to its presigned URL, streamed from disk (or the manifest's text); the store's
+ * refusal as a coded error (INTEGRITY_FAILED naming the file when its bytes are not the ones the
+ * manifest describes, STORAGE_FULL, STORAGE_UNREACHABLE). */
+export async function putFile(
   transfer: HubTransfer,
   body: { file: string } | { text: string },
 ): Promise<void> {
@@ -194,6 +204,21 @@ async function putFile(
       const s3Code = s3ErrorCode(text);
       const s3Message = /<Message>([^<]{0,300})<\/Message>/.exec(text)?.[1];
       message = s3Code ? `${s3Code}${s3Message ? `: ${s3Message}` : ''}` : message;
+    }
+    if (s3ErrorCode(text) === 'BadDigest') {
+      // the bytes differ from the MD5 the manifest gave (signed into the URL as Content-MD5)
+      throw new AppError(
+        'INTEGRITY_FAILED',
+        `the hub's store refused ${transfer.path}: its bytes are not the ones its manifest ` +
+          `describes (${message})`,
+        {
+          path: transfer.path,
+          status: res.status,
+          problems: [{ path: transfer.path, problem: 'md5', expected: 'the manifest’s MD5' }],
+        },
+        'A file of the prepared bundle changed after its manifest was made: submit again; if ' +
+          'it is refused again, check the disk of the library.',
+      );
     }
     // the hub's folder route answers JSON with a code; S3 answers XML with its own
     const full = code === 'STORAGE_FULL' || isStorageFullAnswer(res.status, s3ErrorCode(text));
@@ -279,7 +304,7 @@ export async function submitToHub(
       appVersion: options.appVersion,
       includeKeyframes: options.includeKeyframes ?? true,
     });
-    const text = await manifestOf(lib, bundle, stageDir, {
+    const { text, fresh } = await manifestOf(lib, bundle, stageDir, {
       annotator: user,
       appVersion: options.appVersion,
       nowMs: now(),
@@ -292,6 +317,8 @@ export async function submitToHub(
       const plan = await client.call('submissions:plan-upload', {
         manifest: text,
         ...(resend ? { resend } : {}),
+        // a manifest made now names a prefix nothing was sent to: the hub need not list it
+        ...(fresh && !resend ? { fresh: true } : {}),
       });
       for (const t of plan.uploads) {
         if (t.path === MANIFEST_NAME) {
@@ -313,6 +340,7 @@ export async function submitToHub(
       client.call('submissions:register', {
         recording: plan.recording,
         manifestSha256: plan.manifestSha256,
+        manifest: text,
         checkSummary,
         piiSummary: decision.allowance ? { allowed: decision.allowance } : {},
         ...(taskId === null ? {} : { taskId }),

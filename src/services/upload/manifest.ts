@@ -32,6 +32,10 @@ export type ManifestFile = {
   sizeBytes: number;
   /** SHA-256 of the bytes, lower-case hex. */
   sha256: string;
+  /** MD5 of the bytes, lower-case hex (team submissions): the hub presigns each PUT with it as
+   * Content-MD5, so the store refuses other bytes and registration checks the ETag instead of
+   * reading the file back; the SHA-256 stays the check of record (the hub's intake). */
+  md5?: string;
   role: FileRole;
   /** video/file roles: where the file lives inside the recording's library folder. */
   libraryPath?: string;
@@ -67,6 +71,7 @@ export type SubmissionManifest = {
 };
 
 const SHA256_RE = /^[0-9a-f]{64}$/;
+const MD5_RE = /^[0-9a-f]{32}$/;
 const SEGMENT_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 // True for a relative `/`-separated path that cannot leave the folder it is joined to.
@@ -161,6 +166,13 @@ export function parseManifest(text: string, where: string): SubmissionManifest {
       throw invalid(w, `unknown role ${JSON.stringify(role)}`);
     }
     const out: ManifestFile = { path, sizeBytes: num(e, 'sizeBytes', w), sha256, role };
+    if (e.md5 !== undefined) {
+      const md5 = str(e, 'md5', w);
+      if (!MD5_RE.test(md5)) {
+        throw invalid(w, '"md5" must be 32 lower-case hex digits');
+      }
+      out.md5 = md5;
+    }
     if (e.libraryPath !== undefined) {
       const lp = str(e, 'libraryPath', w);
       if (!isSafeRelativePath(lp)) {

@@ -442,6 +442,9 @@ export const HUB_METHOD_SCHEMAS = {
     input: obj({
       manifest: text(HUB_MANIFEST_MAX, 1),
       resend: v.optional(v.pipe(v.array(text(1024, 1)), v.maxLength(10_000))),
+      /** The app made this manifest just now (not a resumed submit): nothing of the bundle can
+       * be in the store yet, so the hub does not list it (every file gets a URL). */
+      fresh: v.optional(v.boolean()),
     }),
     output: v.strictObject({
       recording: v.string(),
@@ -453,6 +456,9 @@ export const HUB_METHOD_SCHEMAS = {
     input: obj({
       recording: idField,
       manifestSha256: sha256Field,
+      /** The manifest's text as planned: with a job layer the hub then need not read the stored
+       * one back when its size and MD5 (the store's listing) match this text's. */
+      manifest: v.optional(text(HUB_MANIFEST_MAX, 1)),
       checkSummary: v.optional(summaryField),
       piiSummary: v.optional(summaryField),
       /** The hub task the recording was made for (tasks:claim). */

@@ -345,9 +345,11 @@ describe('S3 object store (Swift s3api)', () => {
       expect(put.url).toContain(`${swift.endpoint}/${BUCKET}/team/one/sub-1/v1/video.mp4?`);
       const res = await fetch(put.url, { method: 'PUT', body, headers: put.headers });
       expect(res.status).toBe(200);
+      // the ETag of a single PUT is the body's MD5: the store gives it
       expect(await store.stat('sub-1/v1/video.mp4')).toEqual({
         key: 'sub-1/v1/video.mp4',
         sizeBytes: body.length,
+        md5: createHash('md5').update(body).digest('hex'),
       });
       const get = await store.presignGet('sub-1/v1/video.mp4');
       const got = Buffer.from(await (await fetch(get.url)).arrayBuffer());

@@ -80,4 +80,13 @@ describe('submission manifest', () => {
     );
     expect(problem('not json at all')).toMatch(/not a JSON object/);
   });
+
+  it('keeps a file’s MD5 (team submissions: the presigned Content-MD5) and refuses a malformed one', () => {
+    const md5 = '0123456789abcdef0123456789abcdef';
+    const withMd5 = { ...VALID, files: [{ ...VALID.files[0]!, md5 }, VALID.files[1]!] };
+    expect(parseManifest(manifestText(withMd5), 'm')).toEqual(withMd5);
+    for (const bad of [md5.toUpperCase(), md5.slice(1), 42]) {
+      expect(problem({ ...VALID, files: [{ ...VALID.files[0]!, md5: bad }] })).toMatch(/"md5"/);
+    }
+  });
 });

@@ -28,23 +28,25 @@ export type AuditRecord = Required<Omit<AuditEntry, 'address' | 'userAgent'>> & 
   atMs: number;
 };
 
+/** The audit_log row of an entry (writeAudit, or a statement that writes it with others). */
+export function auditRow(entry: AuditEntry) {
+  return {
+    actor: entry.actor,
+    actor_user_id: entry.actorUserId,
+    action: entry.action,
+    target: entry.target,
+    client: entry.client,
+    details: JSON.stringify({
+      ...(entry.details ?? {}),
+      ...(entry.address !== undefined ? { address: entry.address } : {}),
+      ...(entry.userAgent !== undefined ? { userAgent: entry.userAgent } : {}),
+    }),
+  };
+}
+
 /** Appends one entry to the audit log. */
 export async function writeAudit(db: HubDb, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      actor: entry.actor,
-      actor_user_id: entry.actorUserId,
-      action: entry.action,
-      target: entry.target,
-      client: entry.client,
-      details: JSON.stringify({
-        ...(entry.details ?? {}),
-        ...(entry.address !== undefined ? { address: entry.address } : {}),
-        ...(entry.userAgent !== undefined ? { userAgent: entry.userAgent } : {}),
-      }),
-    })
-    .execute();
+  await db.insertInto('audit_log').values(auditRow(entry)).execute();
 }
 
 /** The newest audit entries, newest first: by `actor` (exactly) and `action` (exactly, or
