@@ -13,6 +13,7 @@ import { RecordingSession, type RecordingSink } from '../../src/recorder/session
 import { openLibrary } from '../../src/services/library/library';
 import { getRecordingDto } from '../../src/services/review-service';
 import { runCli } from '../helpers/cli';
+import { untilExited } from '../helpers/wait';
 import { startDesktop, type Desktop } from '../helpers/desktop';
 import { REPO_ROOT } from '../helpers/paths';
 import { launchGtkForm, SYSTEM_PYTHON } from '../fixtures/apps/gtk-form';
@@ -163,26 +164,6 @@ async function untilFirstFragment(lib: string, id: string): Promise<void> {
       throw new Error(`timed out waiting for the first fragment of ${video}`);
     }
     await sleep(50);
-  }
-}
-
-/** Whether `pid` still runs (a zombie, exited but not yet reaped, does not). */
-function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Waits until every process of `pids` has exited (throws after `timeoutMs`). */
-async function untilExited(pids: number[], timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (pids.some(isRunning)) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for pids ${pids.filter(isRunning).join(', ')} to exit`);
-    }
-    await sleep(20);
   }
 }
 

@@ -1,4 +1,5 @@
 // Polling for tests that wait on another process (a child's output, an X server, a job's status).
+import { readFileSync } from 'node:fs';
 
 /**
  * Polls `condition` every 10 ms until it holds; after `timeoutMs` throws "timed out waiting for
@@ -39,4 +40,37 @@ export async function untilValue<T>(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Whether process `pid` still runs (a zombie, exited but not yet reaped, does not). Linux. */
+export function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The child processes of `pid` (Linux: /proc/<pid>/task/<pid>/children). */
+export function childPidsOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Polls every 20 ms until every process of `pids` has exited (for the children of a killed
+ * process winding down); after `timeoutMs` throws naming those still running.
+ */
+export async function untilExited(pids: number[], timeoutMs = 10_000): Promise<void> {
+  await until(
+    () => !pids.some(isRunning),
+    () => `pids ${pids.filter(isRunning).join(', ')} to exit`,
+    timeoutMs,
+  );
 }
