@@ -13,6 +13,7 @@ import { readEvents } from '../../../src/store';
 import { runCli } from '../../helpers/cli';
 import { startDesktop, type Desktop } from '../../helpers/desktop';
 import { REPO_ROOT } from '../../helpers/paths';
+import { childPidsOf, untilExited } from '../../helpers/wait';
 import { probeStream } from '../../recorder/screen/helpers/media';
 
 const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -96,9 +97,11 @@ describe('recorder killed with SIGKILL', () => {
     await sleep(500);
     framesAtKill = await framesOnDisk(dir);
     killAtMs = monotonicMs();
+    const children = childPidsOf(child.pid!); // ffmpeg and the input hook child
+    expect(children.length).toBeGreaterThanOrEqual(2);
     child.kill('SIGKILL');
     await exited;
-    await sleep(1500); // ffmpeg (parent-death SIGTERM) and the hook child wind down
+    await untilExited(children); // ffmpeg (parent-death SIGTERM) and the hook child wind down
     recover = await runCli(['list', '--json', '--library', lib], desktop.env);
   }, 120_000);
 
