@@ -59,6 +59,7 @@ const HUB_TABLES = [
   'tasks',
   'user_roles',
   'users',
+  'verdict_facts',
   'verdicts',
   'version_stats',
 ];
