@@ -18,6 +18,7 @@ import { insertEvents, insertVideo, listKeyframes } from '../../src/store';
 import { runCli } from '../helpers/cli';
 import { startDesktop } from '../helpers/desktop';
 import { tempLibrary } from '../helpers/library';
+import { exampleClipDir } from '../helpers/example-clip';
 import { FIXTURE_DIR, REPO_ROOT } from '../helpers/paths';
 import { makeRecording } from '../helpers/store';
 import { EventScript } from '../pipeline/reduce/event-script';
@@ -344,7 +345,9 @@ describe('a read-only library', () => {
     const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', lib]);
     expect(m.status, String(m.stderr)).toBe(0);
     mounts.push(lib);
-    const made = await runCli(['import', FIXTURE_DIR, '--no-keyframes', '--library', lib]);
+    // the example's 10-second clip: the agentnet-jsonl export decodes its keyframes (none stored)
+    const clip = await exampleClipDir();
+    const made = await runCli(['import', clip, '--no-keyframes', '--library', lib]);
     expect(made.code, made.stderr).toBe(0);
     const ro = spawnSync('mount', ['-o', 'remount,ro', lib]);
     expect(ro.status, String(ro.stderr)).toBe(0);
@@ -357,7 +360,9 @@ describe('a read-only library', () => {
   it('item 48: a folder without write permission for the user: the same, run as another user', async () => {
     fs.chmodSync(root, 0o755);
     const lib = path.join(root, 'chmod');
-    const made = await runCli(['import', FIXTURE_DIR, '--no-keyframes', '--library', lib]);
+    // the example's 10-second clip: the agentnet-jsonl export decodes its keyframes (none stored)
+    const clip = await exampleClipDir();
+    const made = await runCli(['import', clip, '--no-keyframes', '--library', lib]);
     expect(made.code, made.stderr).toBe(0);
     spawnSync('chmod', ['-R', 'a-w', lib]);
     const out = path.join(root, 'chmod-out');
