@@ -246,6 +246,16 @@ export class X11Connection {
     return this.isPaused;
   }
 
+  /** True once the connection has ended (closed by us, by the server, or failed). */
+  get isEnded(): boolean {
+    return this.isClosed;
+  }
+
+  /** Lets the process exit while this connection is open (one kept for occasional requests). */
+  unref(): void {
+    this.socket?.unref();
+  }
+
   /** Reads the socket again as data comes. */
   resumeReading(): void {
     this.isPaused = false;
