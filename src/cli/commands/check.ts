@@ -1,10 +1,8 @@
 // `cua-annotator check <id>`: the checks before submit (docs/quality.md); exit 1 when a problem
 // is an error, 0 otherwise (warnings allowed).
 import { CHECK_CODES, type CheckProblem } from '../../shared/domain';
-import { AppError } from '../../shared/errors';
 import { LONG_IDLE_MS } from '../../pipeline/quality/check';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { defineCommand, unwrapResult, type Command } from '../command';
 import { withServices } from '../context';
 import { out, outJson } from '../output';
 
@@ -35,30 +33,20 @@ Options:
   -h, --help      show this help`;
 
 /** The `check` command. */
-export const checkCommand: Command = {
+export const checkCommand: Command = defineCommand({
   name: 'check',
   summary: 'check a recording before submit or upload (codes, steps, fixes)',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length !== 1 || !positionals[0]) {
-      throw new UsageError('check takes exactly one recording id');
-    }
-    const idOrPrefix = positionals[0];
+  options: { json: { type: 'boolean' } },
+  args: { exactly: 1, usage: 'check takes exactly one recording id' },
+  run: async ({ values, positionals }) => {
+    const idOrPrefix = positionals[0] ?? '';
     const { id, ok, problems } = await withServices(
       values.library,
       async (services) => {
         const view = services.showRecording(idOrPrefix);
         const result = await services.dispatch('recordings:check', { id: view.id });
-        if (!result.ok) {
-          const e = result.error;
-          throw new AppError(e.code, e.message, e.details, e.fix);
-        }
-        const value = result.value as { ok: boolean; problems: CheckProblem[] };
+        const value = unwrapResult(result) as { ok: boolean; problems: CheckProblem[] };
         return { id: view.id, ...value };
       },
       { readOnly: true },
@@ -90,4 +78,4 @@ export const checkCommand: Command = {
     );
     return ok ? 0 : 1;
   },
-};
+});

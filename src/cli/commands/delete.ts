@@ -1,7 +1,6 @@
 // `cua-annotator delete <id>`: removes a recording and its files.
 import { isAppError } from '../../shared/errors';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 
@@ -17,19 +16,13 @@ Options:
   -h, --help      show this help`;
 
 /** The `delete` command. */
-export const deleteCommand: Command = {
+export const deleteCommand: Command = defineCommand({
   name: 'delete',
   summary: 'delete recordings and their files',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (!positionals.length) {
-      throw new UsageError('delete needs at least one recording id');
-    }
+  options: { json: { type: 'boolean' } },
+  args: { atLeast: 1, usage: 'delete needs at least one recording id' },
+  run: async ({ values, positionals }) => {
     // every id is tried: one that fails never hides what the others did
     const { deleted, failed } = await withServices(values.library, async (services) => {
       const done: string[] = [];
@@ -64,4 +57,4 @@ export const deleteCommand: Command = {
     }
     return failed.length ? 2 : 0;
   },
-};
+});

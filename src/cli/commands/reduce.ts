@@ -1,7 +1,6 @@
 // `cua-annotator reduce <id>`: (re)runs the reducer over a recording's raw events.
 import { stepCode } from '../../services/create-services';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 
@@ -20,24 +19,18 @@ Options:
   -h, --help           show this help`;
 
 /** The `reduce` command. */
-export const reduceCommand: Command = {
+export const reduceCommand: Command = defineCommand({
   name: 'reduce',
   summary: 're-run action reduction over a recording',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      'dry-run': { type: 'boolean' },
-      'replace-imported': { type: 'boolean' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length !== 1 || !positionals[0]) {
-      throw new UsageError('reduce takes exactly one recording id');
-    }
-    const id = positionals[0];
+  options: {
+    'dry-run': { type: 'boolean' },
+    'replace-imported': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  args: { exactly: 1, usage: 'reduce takes exactly one recording id' },
+  run: async ({ values, positionals }) => {
+    const id = positionals[0] ?? '';
     const r = await withServices(values.library, (services) =>
       services.reduceRecording(id, {
         dryRun: values['dry-run'],
@@ -78,4 +71,4 @@ export const reduceCommand: Command = {
     }
     return 0;
   },
-};
+});

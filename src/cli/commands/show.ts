@@ -1,6 +1,5 @@
 // `cua-annotator show <id>`: one recording in detail.
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { out, outJson } from '../output';
 import { formatDuration } from './list';
@@ -17,20 +16,14 @@ Options:
   -h, --help      show this help`;
 
 /** The `show` command. */
-export const showCommand: Command = {
+export const showCommand: Command = defineCommand({
   name: 'show',
   summary: 'show one recording with its steps',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length !== 1 || !positionals[0]) {
-      throw new UsageError('show takes exactly one recording id');
-    }
-    const id = positionals[0];
+  options: { json: { type: 'boolean' } },
+  args: { exactly: 1, usage: 'show takes exactly one recording id' },
+  run: async ({ values, positionals }) => {
+    const id = positionals[0] ?? '';
     // reads only: works on a read-only library
     const view = await withServices(values.library, (services) => services.showRecording(id), {
       readOnly: true,
@@ -70,4 +63,4 @@ export const showCommand: Command = {
     }
     return 0;
   },
-};
+});
