@@ -8,7 +8,8 @@
 // the largest single process, what GNU time reports, is shown beside it).
 //   npx tsx bench/export-cold.ts
 //   OPENCUA_DATA_PROCESS=/path/to/OpenCUA/data/data-process npx tsx bench/export-cold.ts
-// Env: BENCH_RUNS (default 3), OPENCUA_PYTHON (default /usr/bin/python3; needs cv2, numpy, PIL,
+// Env: BENCH_RUNS (default 3), EXPORT_COLD_ENTRY (see below),
+// OPENCUA_PYTHON (default /usr/bin/python3; needs cv2, numpy, PIL,
 // tqdm; a missing `pybase64` is stood in for by the standard library's base64 and said so).
 // Our process is started the way bin/cua-annotator.mjs starts the CLI (whatever it does now:
 // tsx over the sources, or built JavaScript), running import then export in one process.
@@ -53,10 +54,16 @@ const useBuilt =
   binSource.includes('out/node/cli.js') &&
   process.env.CUA_ANNOTATOR_FROM_SOURCE !== '1' &&
   fs.existsSync(BUILT);
-const ENTRY = useBuilt ? BUILT : BIN;
-const startMode = useBuilt
-  ? `the built bundle out/node/cli.js (built ${fs.statSync(BUILT).mtime.toISOString()})`
-  : 'tsx over the TypeScript sources';
+// EXPORT_COLD_ENTRY: another build's cli.js (e.g. `npx vite build -c vite.node.config.ts
+// --outDir out/before`), to compare two trees in the same conditions
+const OTHER = process.env.EXPORT_COLD_ENTRY ? path.resolve(process.env.EXPORT_COLD_ENTRY) : null;
+const ENTRY = OTHER ?? (useBuilt ? BUILT : BIN);
+const builtAt = (file: string): string => fs.statSync(file).mtime.toISOString();
+const startMode = OTHER
+  ? `the bundle ${path.relative(REPO_ROOT, OTHER)} (built ${builtAt(OTHER)})`
+  : useBuilt
+    ? `the built bundle out/node/cli.js (built ${fs.statSync(BUILT).mtime.toISOString()})`
+    : 'tsx over the TypeScript sources';
 const entrySource = fs.readFileSync(ENTRY, 'utf8');
 const CALL = 'main(process.argv.slice(2))';
 if (!entrySource.includes(CALL)) {

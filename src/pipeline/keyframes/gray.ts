@@ -139,6 +139,38 @@ export function rgbFramesDiffer(rgbA: Uint8Array, rgbB: Uint8Array): boolean {
   return 1 - diff / pixelCount < SIMILARITY_THRESHOLD;
 }
 
+// grayFramesDiffer(rgbToGray(rgb), gray) without converting the frame first: a reference kept as
+// gray (a third of its RGB) is compared with an RGB probe pixel by pixel, with the same early
+// exit.
+export function rgbDiffersFromGray(rgb: Uint8Array, gray: Uint8Array): boolean {
+  const pixelCount = gray.length;
+  if (rgb.length !== pixelCount * 3) {
+    throw new RangeError(
+      `rgbDiffersFromGray: ${rgb.length} RGB24 bytes do not match ${pixelCount} gray pixels`,
+    );
+  }
+  if (pixelCount === 0) {
+    throw new RangeError('gray frames are empty');
+  }
+  const stopAbove = 0.011 * pixelCount;
+  let diff = 0;
+  for (let pixel = 0, byte = 0; pixel < pixelCount; pixel += 1, byte += 3) {
+    const value =
+      (WEIGHT_R * (rgb[byte] as number) +
+        WEIGHT_G * (rgb[byte + 1] as number) +
+        WEIGHT_B * (rgb[byte + 2] as number) +
+        ROUNDING) >>
+      15;
+    if (value !== gray[pixel]) {
+      diff += 1;
+      if (diff > stopAbove) {
+        break;
+      }
+    }
+  }
+  return 1 - diff / pixelCount < SIMILARITY_THRESHOLD;
+}
+
 function assertSameSize(grayA: Uint8Array, grayB: Uint8Array): void {
   if (grayA.length !== grayB.length) {
     throw new RangeError(

@@ -35,6 +35,7 @@ export {
   countDifferentPixels,
   grayFramesDiffer,
   grayValue,
+  rgbDiffersFromGray,
   rgbFramesDiffer,
   rgbToGray,
   similarity,

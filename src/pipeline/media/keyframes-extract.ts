@@ -31,6 +31,7 @@
 // decode plans (segment-plans.ts) and the segment runner that runs them (segment-runner.ts).
 import os from 'node:os';
 import { isAppError } from '../../shared/errors';
+import { rgbToGray } from '../keyframes/gray';
 import { planKeyframes } from '../keyframes/plan';
 import { resolveKeyframes, resolveUnreadableVideo } from '../keyframes/resolve';
 import type {
@@ -108,7 +109,18 @@ export async function extractKeyframes(
     Math.floor(options.concurrency ?? Math.min(2, os.availableParallelism())),
   );
   const searchBudget = (options.bufferBytes ?? DEFAULT_KEYFRAME_BUFFER_BYTES) / concurrency;
-  const runner = new SegmentRunner(options, index, timeline, concurrency);
+  const runner = new SegmentRunner(options, index, timeline, concurrency, searchBudget);
+  // chosen frames encoded as soon as they are known (options.encodeFrame), by frame
+  const encoded = new Map<number, Buffer>();
+  const { encodeFrame } = options;
+  const keepEncoded = encodeFrame
+    ? (frame: number, rgb: Buffer): boolean => {
+        if (!encoded.has(frame)) {
+          encoded.set(frame, encodeFrame(frame, rgb));
+        }
+        return true;
+      }
+    : undefined;
 
   try {
     const decodeStart = performance.now();
@@ -119,12 +131,13 @@ export async function extractKeyframes(
       searchBudget,
       hasTimeline: timeline !== null,
     });
-    const refRgb = new Map<number, Buffer>();
+    // prefetched references are kept as gray: the comparison needs no more (§4)
+    const refGray = new Map<number, Uint8Array>();
     if (prefetched.length > 0) {
       const refUnits = [...new Set(prefetched.map((search) => search.plan.refFrame))].map(
         (frame) =>
           new FixedUnit(frame, frameLimit, (rgb) => {
-            refRgb.set(frame, Buffer.from(rgb));
+            refGray.set(frame, rgbToGray(rgb));
             return false;
           }),
       );
@@ -149,7 +162,7 @@ export async function extractKeyframes(
     const reversedUnits: SearchUnit[] = [];
     for (const search of searches) {
       const preset = prefetched.includes(search)
-        ? (refRgb.get(search.plan.refFrame) ?? 'missing')
+        ? (refGray.get(search.plan.refFrame) ?? 'missing')
         : null;
       const isReversed = reversed.has(search);
       const unit = new SearchUnit(
@@ -157,14 +170,17 @@ export async function extractKeyframes(
         frameLimit,
         preset,
         isReversed ? 'descending' : 'ascending',
+        keepEncoded,
       );
       place(search.target, unit);
       searchUnits.push(unit);
       (isReversed && unit.frames.length > 0 ? reversedUnits : units).push(unit);
     }
+    // each search now holds its prefetched reference, and lets it go once decided
+    refGray.clear();
     const reversedSegments = timeline ? planReversedSegments(reversedUnits, timeline) : [];
     const addFixed = (target: Target, frame: number): void => {
-      const unit = new FixedUnit(frame, frameLimit, () => true);
+      const unit = new FixedUnit(frame, frameLimit, (rgb) => !keepEncoded?.(frame, rgb));
       place(target, unit);
       // a frame inside a reversed decode's range comes with it (in any order)
       const host = reversedSegments.find(
@@ -205,11 +221,21 @@ export async function extractKeyframes(
     const resolved = resolveKeyframes(plan, outcomes, {
       isFrameReadable: (frame) => delivered.has(frame),
     });
-    const pixelsFor = (target: Target, frame: number | null): Buffer | null => {
+    const pixelsFor = (target: Target, frame: number | null): Pixels => {
       if (frame === null || !delivered.has(frame)) {
-        return null;
+        return { rgb: null, encoded: null };
       }
       const rgb = (target === 'terminate' ? terminateUnit : stepUnits[target])?.pixels(frame);
+      const kept = encoded.get(frame);
+      if (kept !== undefined) {
+        return { rgb: null, encoded: kept };
+      }
+      if (rgb !== undefined && encodeFrame) {
+        // a search whose walk ended with its decode (not decided on the way)
+        const late = encodeFrame(frame, rgb);
+        encoded.set(frame, late);
+        return { rgb: null, encoded: late };
+      }
       if (rgb === undefined) {
         const name = target === 'terminate' ? 'terminate' : `step ${target}`;
         throw new Error(
@@ -217,7 +243,7 @@ export async function extractKeyframes(
             'not kept',
         );
       }
-      return rgb;
+      return { rgb, encoded: null };
     };
     return { ...attachPixels(resolved, pixelsFor), plan, stats };
   } catch (error) {
@@ -225,8 +251,8 @@ export async function extractKeyframes(
     if (isAppError(error, 'VIDEO_UNREADABLE')) {
       const resolved = resolveUnreadableVideo(plan, error.message);
       return {
-        steps: resolved.steps.map((step) => ({ ...step, rgb: null })),
-        terminate: resolved.terminate && { ...resolved.terminate, rgb: null },
+        steps: resolved.steps.map((step) => ({ ...step, rgb: null, encoded: null })),
+        terminate: resolved.terminate && { ...resolved.terminate, rgb: null, encoded: null },
         plan,
         stats,
       };
@@ -239,19 +265,22 @@ export async function extractKeyframes(
   }
 }
 
+/** A chosen frame's pixels: RGB, or what options.encodeFrame made of them. */
+type Pixels = { rgb: Buffer | null; encoded: Buffer | null };
+
 /** The resolved keyframes with the pixels of their chosen frames. */
 function attachPixels(
   resolved: ResolvedKeyframes,
-  pixelsFor: (target: Target, frame: number | null) => Buffer | null,
+  pixelsFor: (target: Target, frame: number | null) => Pixels,
 ): Pick<KeyframeExtraction, 'steps' | 'terminate'> {
   return {
     steps: resolved.steps.map((step, index) => ({
       ...step,
-      rgb: pixelsFor(index, step.frame),
+      ...pixelsFor(index, step.frame),
     })),
     terminate: resolved.terminate && {
       ...resolved.terminate,
-      rgb: pixelsFor('terminate', resolved.terminate.frame),
+      ...pixelsFor('terminate', resolved.terminate.frame),
     },
   };
 }

@@ -100,22 +100,28 @@ export function lazyDecodeBinaries(options: {
 }
 
 /** How the services decode for keyframes (issue 31, measured with bench/export-cold.ts): one
- * decoder at a time (a second ffmpeg is 75–85 MiB more and buys little on two cores) and a small
- * budget for buffered frames (a backward search larger than it decodes its reference first and
- * compares on the fly instead of holding its probes' RGB). Same frames and pixels either way. */
+ * decoder at a time (a second ffmpeg is 75–85 MiB more and buys little on two cores), without
+ * frame threads (each thread holds its own frames: ffmpeg's peak 84 -> 71 MiB on the example,
+ * and less CPU), and a small budget for buffered frames (a backward search larger than it
+ * decodes its reference first, keeps it as gray and compares on the fly instead of holding its
+ * probes' RGB). Same frames and pixels either way. */
 export const SERVICE_DECODE_LIMITS = {
   concurrency: 1,
-  bufferBytes: 64 * 1024 * 1024,
+  decoderThreads: 1,
+  bufferBytes: 16 * 1024 * 1024,
 } as const;
 
 /** The keyframes of `steps` in a recording's video (frame count and rate must be known): the
- * one place the services decode a video for keyframes. */
+ * one place the services decode a video for keyframes. With `encodeFrame` (e.g. to PNG) each
+ * chosen frame is encoded as soon as it is known and its RGB let go (the keyframes carry
+ * `encoded`, no `rgb`). */
 export async function extractStepKeyframes(
   videoPath: string,
   video: VideoInfo & { frameCount: number },
   steps: readonly Step[],
   binaries: DecodeBinaries,
   signal?: AbortSignal,
+  encodeFrame?: (frame: number, rgb: Buffer) => Buffer,
 ): Promise<KeyframeExtraction> {
   // the decoder loads with the first extraction: hosts that only read keyframes skip it
   const { extractKeyframes } = await import('../../pipeline/media/keyframes-extract');
@@ -130,5 +136,6 @@ export async function extractStepKeyframes(
     steps: steps.map(keyframeInputOf),
     ...SERVICE_DECODE_LIMITS,
     ...(signal ? { signal } : {}),
+    ...(encodeFrame ? { encodeFrame } : {}),
   });
 }

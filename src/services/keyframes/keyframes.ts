@@ -154,12 +154,14 @@ export async function refreshStaleKeyframes(
   const last = steps.at(-1)!;
   const inputs = isTerminateStale && stale.at(-1) !== last ? [...stale, last] : stale;
   options.onPhase?.('decoding', stale.length);
+  const redactions = keyframeRedactions(lib, rec.seq);
   const extraction = await extractStepKeyframes(
     lib.resolve(video.path),
     { ...video, frameCount: video.frameCount },
     inputs,
     await resolveDecodeBinaries(options),
     options.signal,
+    keyframePngEncoder(video, redactions.redactions),
   );
   options.onPhase?.('storing', stale.length);
   const final = path.join(lib.resolve(rec.dir), KEYFRAMES_DIR);
@@ -171,7 +173,7 @@ export async function refreshStaleKeyframes(
   const sink: KeyframeSink = {
     recDir: rec.dir,
     video,
-    ...keyframeRedactions(lib, rec.seq),
+    ...redactions,
     computedAtMs,
     diagnostics,
     // a frame's PNG is the same whichever step chose it: an existing file is kept
@@ -307,6 +309,7 @@ async function compute(
   }
   const steps = effectiveSteps(lib, rec.seq);
   options.onPhase?.('decoding', steps.length);
+  const redactions = keyframeRedactions(lib, rec.seq);
   const extraction = steps.length
     ? await extractStepKeyframes(
         lib.resolve(video.path),
@@ -314,6 +317,7 @@ async function compute(
         steps,
         await resolveDecodeBinaries(options),
         options.signal,
+        keyframePngEncoder(video, redactions.redactions),
       )
     : null;
   options.onPhase?.('storing', steps.length);
@@ -332,7 +336,7 @@ async function compute(
     const sink: KeyframeSink = {
       recDir: rec.dir,
       video,
-      ...keyframeRedactions(lib, rec.seq),
+      ...redactions,
       computedAtMs,
       diagnostics,
       writePng: async (name, frame, png) => {
@@ -430,18 +434,13 @@ async function keyframeRecord(
 ): Promise<KeyframeRecord> {
   const { video } = sink;
   let relPath: string | null = null;
-  if (k.frame !== null && k.rgb) {
-    const { rgb, frame } = k;
+  const { frame, rgb, encoded } = k;
+  if (frame !== null && (encoded || rgb)) {
     const name = keyframeFileName(frame, sink.redactHash);
-    // keyframes are chosen on the original video, then redacted (issue 14)
-    await sink.writePng(name, frame, () =>
-      encodePngRgb(
-        sink.redactions.length
-          ? redactRgbFrame(Uint8Array.from(rgb), frame, sink.redactions, video)
-          : rgb,
-        video.width,
-        video.height,
-      ),
+    await sink.writePng(
+      name,
+      frame,
+      () => encoded ?? keyframePngEncoder(video, sink.redactions)(frame, rgb as Buffer),
     );
     relPath = `${sink.recDir}/${KEYFRAMES_DIR}/${name}`;
   }
@@ -458,6 +457,23 @@ async function keyframeRecord(
     diagnostics: k.diagnostics.map((d) => `${d.code}: ${d.message}`),
     computedAtMs: sink.computedAtMs,
   };
+}
+
+/** A chosen frame's PNG as stored: keyframes are chosen on the original video, then redacted
+ * (issue 14). Given to the extraction, which encodes each chosen frame as soon as it is known. */
+function keyframePngEncoder(
+  video: KeyframeSink['video'],
+  redactions: PixelRedaction[],
+): (frame: number, rgb: Buffer) => Buffer {
+  // one scratch buffer for every image of the extraction (the encoder is synchronous)
+  const scratch = Buffer.allocUnsafe((video.width * 3 + 1) * video.height);
+  return (frame, rgb) =>
+    encodePngRgb(
+      redactions.length ? redactRgbFrame(Uint8Array.from(rgb), frame, redactions, video) : rgb,
+      video.width,
+      video.height,
+      { scratch },
+    );
 }
 
 async function pathExists(p: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import {
   countDifferentPixels,
   grayFramesDiffer,
   grayValue,
+  rgbDiffersFromGray,
   rgbFramesDiffer,
   rgbToGray,
   similarity,
@@ -144,6 +145,25 @@ describe('rgbFramesDiffer', () => {
         expect(rgbFramesDiffer(shiftedA.subarray(1), shiftedB.subarray(1))).toBe(expected);
       }
     }
+  });
+
+  it('rgbDiffersFromGray (a gray reference) agrees with grayFramesDiffer the same way', () => {
+    for (const pixels of [1001, 4000, 10_007]) {
+      const base = frame(pixels, pixels + 1);
+      for (const changed of [0, 9, 10, 11, 12, 40, pixels]) {
+        const other = base.slice();
+        for (let k = 0; k < changed; k += 1) {
+          const pixel = Math.floor((k * pixels) / Math.max(1, changed));
+          other[pixel * 3 + 1] = (other[pixel * 3 + 1]! + 1 + (k % 5)) & 0xff;
+        }
+        const refGray = rgbToGray(base);
+        expect(rgbDiffersFromGray(other, refGray), `${pixels} px, ${changed} changed`).toBe(
+          grayFramesDiffer(rgbToGray(other), refGray),
+        );
+      }
+    }
+    expect(() => rgbDiffersFromGray(new Uint8Array(9), new Uint8Array(4))).toThrow(RangeError);
+    expect(() => rgbDiffersFromGray(new Uint8Array(0), new Uint8Array(0))).toThrow(RangeError);
   });
 
   it('is false for equal frames and true for unrelated ones', () => {

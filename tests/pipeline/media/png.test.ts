@@ -66,6 +66,24 @@ describe('encodePngRgb / decodePng', () => {
     expect(decoded.rgb.equals(rgb)).toBe(true);
   });
 
+  it('writes the same bytes with a reused scratch buffer, which may be larger than needed', () => {
+    const scratch = Buffer.alloc((256 * 3 + 1) * 3);
+    for (const [width, height] of [
+      [256, 3],
+      [37, 23],
+    ] as const) {
+      const rgb = randomBytes(width * height * 3);
+      expect(
+        encodePngRgb(rgb, width, height, { scratch }).equals(encodePngRgb(rgb, width, height)),
+      ).toBe(true);
+    }
+    // too small: a buffer of its own
+    const rgb = randomBytes(40 * 40 * 3);
+    expect(
+      encodePngRgb(rgb, 40, 40, { scratch: Buffer.alloc(10) }).equals(encodePngRgb(rgb, 40, 40)),
+    ).toBe(true);
+  });
+
   it('rejects pixel buffers of the wrong size', () => {
     expect(() => encodePngRgb(new Uint8Array(11), 2, 2)).toThrow(RangeError);
     expect(() => encodePngRgb(new Uint8Array(0), 0, 0)).toThrow(RangeError);

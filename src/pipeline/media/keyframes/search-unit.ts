@@ -1,8 +1,10 @@
 // The search unit (docs/keyframes.md §6 step 3): one similarity search (a backward case A search,
 // §1.2, or the forward terminate search, §1.5) fed frames by a decode. It compares each probe
 // with the reference as soon as both are decoded, walks the loop as far as the verdicts allow,
-// holds only the pixels it may still choose, and reports the verdicts resolve.ts needs.
-import { rgbFramesDiffer } from '../../keyframes/gray';
+// holds only the pixels it may still choose (and lets the reference go once the walk is
+// decided), hands its chosen frame to `onChosen` as soon as it is known and decoded (which may
+// keep it, e.g. as a PNG, instead of this unit), and reports the verdicts resolve.ts needs.
+import { rgbDiffersFromGray, rgbFramesDiffer } from '../../keyframes/gray';
 import type { KeyframeSearchPlan } from '../../keyframes/plan';
 import type { KeyframeSearchOutcome } from '../../keyframes/resolve';
 import type { DecodeUnit } from './decode-unit';
@@ -20,6 +22,12 @@ export class SearchUnit implements DecodeUnit {
   private readonly differs: (boolean | undefined)[] = [];
   private readonly held = new Map<number, Buffer>();
   private refRgb: Buffer | null = null;
+  /** A prefetched reference, kept as gray (a third of its RGB) until the walk is decided. */
+  private refGray: Uint8Array | null = null;
+  /** The reference was read (its pixels are let go once the walk is decided). */
+  private isRefRead = false;
+  /** The chosen frame's pixels went to `onChosen`, which kept them. */
+  private isChosenTaken = false;
   /** The reference was prefetched (or found missing) before this pass. */
   private readonly isRefPreset: boolean;
   /** Lowest loop index known to differ (eager comparisons). */
@@ -34,14 +42,20 @@ export class SearchUnit implements DecodeUnit {
   constructor(
     private readonly plan: KeyframeSearchPlan,
     private readonly frameLimit: number,
-    preset: Buffer | 'missing' | null,
+    /** The prefetched reference as gray (rgbToGray), 'missing' when it could not be read, null
+     * when this pass decodes it. */
+    preset: Uint8Array | 'missing' | null,
     /** Order the frames arrive in (descending: a reversed decode, reference first). */
     private readonly arrival: 'ascending' | 'descending' = 'ascending',
+    /** Sees the chosen frame once the walk is decided and the frame decoded; true: it kept the
+     * pixels (this unit then lets them go and {@link pixels} no longer has them). */
+    private readonly onChosen?: (frame: number, rgb: Buffer) => boolean,
   ) {
     this.lastArrived = arrival === 'ascending' ? -1 : Number.POSITIVE_INFINITY;
     this.isOpenEnded = plan.direction === 'forward';
     this.isRefPreset = preset !== null;
-    this.refRgb = preset === 'missing' ? null : preset;
+    this.refGray = preset === 'missing' ? null : preset;
+    this.isRefRead = this.refGray !== null;
     const wanted = new Set<number>();
     const want = (frame: number): void => {
       if (frame >= 0 && frame < frameLimit) {
@@ -84,13 +98,33 @@ export class SearchUnit implements DecodeUnit {
     if (this.decided === null) {
       if (frame === this.plan.refFrame && this.refRgb === null && !this.isRefPreset) {
         this.refRgb = Buffer.from(rgb); // the pool may reuse `rgb` once the unit lets it go
+        this.isRefRead = true;
       }
-      if (this.isRefPreset && this.refRgb !== null) {
+      if (this.refGray !== null) {
         this.compareEagerly(frame, rgb);
       }
       this.advance();
     }
+    if (this.decided !== null) {
+      // no comparison is left to make
+      this.refRgb = null;
+      this.refGray = null;
+      this.handOverChosen();
+    }
     this.prune();
+  }
+
+  /** Gives the chosen frame to `onChosen` once it is decided and decoded. */
+  private handOverChosen(): void {
+    if (this.onChosen === undefined || this.isChosenTaken) {
+      return;
+    }
+    const chosen = this.chosenFrame();
+    const rgb = this.held.get(chosen);
+    if (rgb !== undefined && this.onChosen(chosen, rgb)) {
+      this.isChosenTaken = true;
+      this.held.delete(chosen);
+    }
   }
 
   isDone(): boolean {
@@ -98,7 +132,9 @@ export class SearchUnit implements DecodeUnit {
       return false;
     }
     const chosen = this.chosenFrame();
-    return !this.wanted.has(chosen) || this.held.has(chosen) || this.isPast(chosen);
+    return (
+      this.isChosenTaken || !this.wanted.has(chosen) || this.held.has(chosen) || this.isPast(chosen)
+    );
   }
 
   /** Whether `frame` would have arrived by now (a wanted frame that did not is missing). */
@@ -108,7 +144,7 @@ export class SearchUnit implements DecodeUnit {
 
   /** Verdicts for resolveKeyframes. */
   outcome(): KeyframeSearchOutcome {
-    return { isRefRead: this.refRgb !== null, differs: this.differs };
+    return { isRefRead: this.isRefRead, differs: this.differs };
   }
 
   holds(frame: number): boolean {
@@ -136,7 +172,7 @@ export class SearchUnit implements DecodeUnit {
       if (this.bestDiffering !== null && probe > this.bestDiffering) {
         continue; // the walk stops at bestDiffering before reaching this probe
       }
-      const differs = rgbFramesDiffer(rgb, this.refRgb as Buffer);
+      const differs = this.differsFromRef(rgb);
       this.comparisons += 1;
       this.differs[probe] = differs;
       if (differs && (this.bestDiffering === null || probe < this.bestDiffering)) {
@@ -147,7 +183,7 @@ export class SearchUnit implements DecodeUnit {
 
   /** Walks the loop as far as the decoded frames allow (docs/keyframes.md §1.2 step 4, §1.5 step 4). */
   private advance(): void {
-    if (this.refRgb === null) {
+    if (this.refRgb === null && this.refGray === null) {
       return;
     }
     while (this.decided === null) {
@@ -160,7 +196,7 @@ export class SearchUnit implements DecodeUnit {
       if (differs === undefined) {
         const rgb = this.held.get(probe.frame);
         if (rgb !== undefined) {
-          differs = rgbFramesDiffer(rgb, this.refRgb);
+          differs = this.differsFromRef(rgb);
           this.comparisons += 1;
           this.differs[this.walk] = differs;
         } else if (this.isPast(probe.frame) || probe.frame >= this.frameLimit) {
@@ -178,6 +214,14 @@ export class SearchUnit implements DecodeUnit {
     }
   }
 
+  /** Whether a probe's pixels differ from the reference (docs/keyframes.md §4). */
+  private differsFromRef(rgb: Buffer): boolean {
+    if (this.refGray !== null) {
+      return rgbDiffersFromGray(rgb, this.refGray);
+    }
+    return rgbFramesDiffer(rgb, this.refRgb as Buffer);
+  }
+
   /** Drops pixels this search can no longer need. */
   private prune(): void {
     for (const frame of this.held.keys()) {
@@ -189,7 +233,7 @@ export class SearchUnit implements DecodeUnit {
 
   private mayNeed(frame: number): boolean {
     if (this.decided !== null) {
-      return frame === this.chosenFrame();
+      return frame === this.chosenFrame() && !this.isChosenTaken;
     }
     if (frame === this.plan.fallbackFrame) {
       return true;

@@ -35,8 +35,13 @@ export class SegmentRunner {
     private readonly index: Mp4VideoIndex | null,
     private readonly timeline: FrameTimeline | null,
     private readonly concurrency: number,
+    /** Bytes of frames the searches of one decode slot may buffer (the pool keeps no more). */
+    searchBudget: number,
   ) {
-    this.pool = new FrameBufferPool(options.width * options.height * 3, 128);
+    const frameBytes = options.width * options.height * 3;
+    // free buffers are kept for reuse up to what the budget lets the searches hold, no more
+    const maxFree = Math.min(128, Math.max(8, Math.floor(searchBudget / frameBytes)));
+    this.pool = new FrameBufferPool(frameBytes, maxFree);
   }
 
   /** Ascending segments for `units`, merged by {@link planDecodeSegments}. */
@@ -162,7 +167,11 @@ export class SegmentRunner {
       signal,
       pool: this.pool,
       // parallel decodes fill the cores themselves; frame threading would only add overhead
-      ...(this.concurrency > 1 ? { decoderThreads: 1 } : {}),
+      ...(this.options.decoderThreads !== undefined
+        ? { decoderThreads: this.options.decoderThreads }
+        : this.concurrency > 1
+          ? { decoderThreads: 1 }
+          : {}),
       onFrame: ({ index, rgb }) => {
         lastFrame = Math.max(lastFrame, index);
         onDelivered(index);

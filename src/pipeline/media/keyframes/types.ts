@@ -37,6 +37,13 @@ export type ExtractKeyframesOptions = {
   concurrency?: number;
   /** Memory budget of buffered frames, bytes; default {@link DEFAULT_KEYFRAME_BUFFER_BYTES}. */
   bufferBytes?: number;
+  /** `-threads` of each decoding ffmpeg; default 1 when decodes run in parallel, else ffmpeg's
+   * own (frame threads on every core, each holding its own frames). */
+  decoderThreads?: number;
+  /** Encodes a chosen frame (e.g. to PNG) as soon as its search is decided, so that its RGB is
+   * not held to the end; the keyframes then carry `encoded` and no `rgb`. Called once per
+   * chosen frame. Absent: the keyframes carry `rgb`. */
+  encodeFrame?: (frame: number, rgb: Buffer) => Buffer;
 };
 
 /** One chosen keyframe with its pixels. */
@@ -44,6 +51,9 @@ export type ExtractedKeyframe = ResolvedKeyframe & {
   /** RGB24 pixels of `frame` (width · height · 3 bytes; steps choosing the same frame may share
    * the buffer); null when the frame could not be read (see diagnostics). */
   rgb: Buffer | null;
+  /** With `encodeFrame`: what it made of `frame` (steps choosing the same frame share it), null
+   * when the frame could not be read; without: null. */
+  encoded: Buffer | null;
 };
 
 /** Counters of one extraction. */

@@ -3,6 +3,7 @@
 // verdicts allow, is done as soon as its chosen frame is held (a reversed decode stops early),
 // and keeps only the pixels it may still choose (docs/keyframes.md §1.2, §6 step 3).
 import { describe, expect, it } from 'vitest';
+import { rgbToGray } from '../../../../src/pipeline/keyframes/gray';
 import { FixedUnit } from '../../../../src/pipeline/media/keyframes/decode-unit';
 import { SearchUnit } from '../../../../src/pipeline/media/keyframes/search-unit';
 import { BACKWARD, solid } from './units';
@@ -96,8 +97,8 @@ describe('SearchUnit (backward search, reference at frame 30)', () => {
     expect(unit.holds(33)).toBe(false);
   });
 
-  it('with a prefetched reference: compares each probe on arrival instead of holding it', () => {
-    const unit = new SearchUnit(BACKWARD, 100, solid(5));
+  it('with a prefetched gray reference: compares each probe on arrival instead of holding it', () => {
+    const unit = new SearchUnit(BACKWARD, 100, rgbToGray(solid(5)));
     expect(unit.frames).toEqual([20, 24, 27, 30, 33]); // 30 only as probe 1's candidate
     unit.onFrame(20, solid(5));
     unit.onFrame(24, solid(5));
@@ -108,6 +109,58 @@ describe('SearchUnit (backward search, reference at frame 30)', () => {
     unit.onFrame(30, solid(7));
     expect(unit.isDone()).toBe(true);
     expect(unit.outcome()).toEqual({ isRefRead: true, differs: [false, true, false] });
+  });
+
+  it('hands the chosen frame to onChosen once decided and decoded, and holds nothing after', () => {
+    const chosen: number[] = [];
+    const unit = new SearchUnit(BACKWARD, 100, null, 'ascending', (frame) => {
+      chosen.push(frame);
+      return true;
+    });
+    unit.onFrame(20, solid(5));
+    unit.onFrame(24, solid(5));
+    unit.onFrame(27, solid(9)); // probe 1 differs: its candidate is frame 30
+    expect(chosen).toEqual([]);
+    unit.onFrame(30, solid(5));
+    expect(chosen).toEqual([30]);
+    expect(unit.isDone()).toBe(true);
+    expect([20, 24, 27, 30].map((frame) => unit.holds(frame))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(unit.pixels(30)).toBeUndefined();
+    expect(unit.outcome()).toEqual({ isRefRead: true, differs: [false, true] });
+  });
+
+  it('hands over a chosen frame that arrives after the decision (lo, no probe differing)', () => {
+    const chosen: number[] = [];
+    const unit = new SearchUnit(BACKWARD, 100, rgbToGray(solid(5)), 'ascending', (frame) => {
+      chosen.push(frame);
+      return true;
+    });
+    unit.onFrame(20, solid(5));
+    unit.onFrame(24, solid(5));
+    unit.onFrame(27, solid(5));
+    expect(unit.isDone()).toBe(true);
+    expect(chosen).toEqual([20]);
+    expect(unit.holds(20)).toBe(false);
+  });
+
+  it('keeps the chosen frame itself when onChosen does not take it', () => {
+    const unit = new SearchUnit(BACKWARD, 100, null, 'ascending', () => false);
+    const lo = solid(5);
+    for (const [frame, rgb] of [
+      [20, lo],
+      [24, solid(5)],
+      [27, solid(5)],
+      [30, solid(5)],
+    ] as const) {
+      unit.onFrame(frame, rgb);
+    }
+    expect(unit.isDone()).toBe(true);
+    expect(unit.pixels(20)).toBe(lo);
   });
 
   it('with a reference found missing: only lo is wanted, and the outcome says so', () => {
