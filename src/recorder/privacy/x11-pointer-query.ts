@@ -1,7 +1,10 @@
 // The window under the pointer over one X connection (docs/privacy.md §2): the same three steps
 // and the same answers as `xdotool getmouselocation`, `xwininfo -tree -id` and `xprop -id …
 // _NET_WM_PID` read through the parsers of x11-pointer-window.ts, asked as core requests
-// (src/recorder/input/x11/core-requests.ts) instead of three processes per click.
+// (src/recorder/input/x11/core-requests.ts) instead of three processes per click — except where
+// the tools' answer was wrong: over the bare desktop (the root) there is no window under the
+// pointer (the tools named the first client of the whole tree), and a title or class with a
+// quote or a backslash is read as it is (the tools' output line could not be read: no window).
 //
 // 1. The window xdotool names: QueryPointer on the root gives the top-level window under the
 //    pointer (the root when none); xdotool then looks for a window with WM_STATE among its
@@ -118,17 +121,17 @@ export async function queryPointerWindow(
     if (!pointer.isSameScreen) {
       return null; // xdotool fails on a screen it did not ask about
     }
-    let top = pointer.root;
-    if (pointer.child !== 0 && pointer.child !== pointer.root) {
-      let search = await searchUp(pointer.child);
-      if (search.kind === 'error') {
-        search = await searchDown(pointer.child);
-      }
-      if (search.kind === 'unset') {
-        return null; // WINDOW=0: xwininfo would wait for a click to pick a window
-      }
-      top = search.kind === 'found' ? search.window : pointer.child;
+    if (pointer.child === 0 || pointer.child === pointer.root) {
+      return null; // the bare desktop: no window is under the pointer
     }
+    let search = await searchUp(pointer.child);
+    if (search.kind === 'error') {
+      search = await searchDown(pointer.child);
+    }
+    if (search.kind === 'unset') {
+      return null; // WINDOW=0: xwininfo would wait for a click to pick a window
+    }
+    const top = search.kind === 'found' ? search.window : pointer.child;
     // xwininfo fails on a window that is gone
     await ask(connection, windowRequest(X11_OPCODE.getGeometry, top), parseGetGeometryReply);
     const client = await firstTreeClient(connection, atoms, top);
@@ -202,9 +205,6 @@ async function treeLineClient(
     return null;
   }
   const [instance, cls] = classes;
-  if (!isQuotable(instance) || !isQuotable(cls)) {
-    return null;
-  }
   return {
     windowId: `0x${window.toString(16)}`,
     title,
@@ -221,8 +221,8 @@ async function treeLineClient(
 
 /**
  * A window's name as xwininfo prints it and the client pattern reads it: the text between the
- * quotes; null for `(has no name)`; undefined when the pattern cannot read the line (a name in
- * another encoding, invalid UTF-8, a quote or a lone backslash inside it).
+ * quotes; null for `(has no name)`; undefined when xwininfo prints no name (another encoding,
+ * invalid UTF-8). A quote or a backslash is kept as it is.
  */
 export function printedName(
   property: GetPropertyReply,
@@ -243,7 +243,7 @@ export function printedName(
   } else {
     return undefined; // "(name in unsupported encoding …)", e.g. COMPOUND_TEXT
   }
-  return isQuotable(text) ? text : undefined;
+  return text;
 }
 
 /** WM_CLASS as xwininfo prints it: [instance, class] up to their NULs, null unless a STRING of
@@ -301,14 +301,6 @@ export function propertyNumber(property: GetPropertyReply): number | null {
 function cString(bytes: Buffer): Buffer {
   const end = bytes.indexOf(0);
   return end < 0 ? bytes : bytes.subarray(0, end);
-}
-
-// The client pattern reads a quoted field as characters other than a quote or backslash, or a
-// backslash and any character but a line end (x11-pointer-window.ts CLIENT_LINE).
-const QUOTABLE = /^(?:[^"\\]|\\.)*$/;
-
-function isQuotable(text: string): boolean {
-  return QUOTABLE.test(text);
 }
 
 /**

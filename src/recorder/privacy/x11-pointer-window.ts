@@ -39,6 +39,11 @@ export function parseMouseLocationWindow(text: string): string | null {
 const CLIENT_LINE =
   /^\s*(0x[0-9a-f]+) (?:"((?:[^"\\]|\\.)*)"|\(has no name\)): \("((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)"\)\s+(\d+)x(\d+)[+-]-?\d+[+-]-?\d+\s+\+?(-?\d+)\+?(-?\d+)/im;
 
+/** Whether `xwininfo -tree` output describes the root window (`… (the root window) …`). */
+export function isRootTree(text: string): boolean {
+  return /^xwininfo: Window id: 0x[0-9a-f]+ \(the root window\)/im.test(text);
+}
+
 /** The first client window (one with a WM_CLASS) in `xwininfo -tree` output, or null. */
 export function parseTreeClient(text: string): Omit<PointedWindow, 'pid' | 'processName'> | null {
   const m = CLIENT_LINE.exec(text);
@@ -192,9 +197,10 @@ function processPointerWindow(options: X11PointerWindowOptions): PointerWindowLo
       return null;
     }
     const tree = await run(options.xwininfoPath ?? 'xwininfo', ['-tree', '-id', top]);
-    // a window without a frame (an override-redirect popup) lists no client: null, and the caller
-    // judges the click by the focused window
-    const client = tree === null ? null : parseTreeClient(tree);
+    // a window without a frame (an override-redirect popup) lists no client, and over the bare
+    // desktop xdotool names the root, whose tree lists every client: null either way, and the
+    // caller judges the click by the focused window
+    const client = tree === null || isRootTree(tree) ? null : parseTreeClient(tree);
     if (client === null) {
       return null;
     }
