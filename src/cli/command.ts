@@ -29,7 +29,9 @@ export type ArgumentCount =
   /** exactly this many, none of them empty */
   | { exactly: number; usage: string }
   /** this many or more */
-  | { atLeast: number; usage: string };
+  | { atLeast: number; usage: string }
+  /** none: `<name> takes no arguments (got "…")`, then `hint` */
+  | { none: true; hint?: string };
 
 /** A command as {@link defineCommand} takes it. */
 export type CommandDefinition<O extends Options> = {
@@ -44,7 +46,15 @@ export type CommandDefinition<O extends Options> = {
   run: (parsed: ParsedArgs<O>) => Promise<number>;
 };
 
-function checkCount(positionals: readonly string[], count: ArgumentCount): void {
+function checkCount(name: string, positionals: readonly string[], count: ArgumentCount): void {
+  if ('none' in count) {
+    if (positionals.length) {
+      throw new UsageError(
+        `${name} takes no arguments (got "${positionals.join(' ')}")${count.hint ?? ''}`,
+      );
+    }
+    return;
+  }
   const fits =
     'exactly' in count
       ? positionals.length === count.exactly && positionals.every((p) => p !== '')
@@ -70,7 +80,7 @@ export function defineCommand<O extends Options>(definition: CommandDefinition<O
         return 0;
       }
       if (definition.args) {
-        checkCount(parsed.positionals, definition.args);
+        checkCount(name, parsed.positionals, definition.args);
       }
       return await definition.run(parsed);
     },

@@ -1,8 +1,8 @@
 // `cua-annotator cot <id…>`: OpenCUA's reflective chain-of-thought for every step (docs/cot.md),
 // from any OpenAI-compatible vision model, resumable, stored in the library.
 import { cotRecordings, type CotBatchItem } from '../../services/create-services';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { createProgress, errLine, out, outJson } from '../output';
 
@@ -62,29 +62,25 @@ const describe = (r: CotBatchItem): string =>
     : `${r.recordingId.slice(0, 8)}  failed: [${r.code}] ${r.message}${r.fix ? `\n          ${r.fix}` : ''}`;
 
 /** The `cot` command. */
-export const cotCommand: Command = {
+export const cotCommand: Command = defineCommand({
   name: 'cot',
   summary: 'add OpenCUA reasoning (observation, thought, action, reflection) to every step',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      model: { type: 'string' },
-      'base-url': { type: 'string' },
-      concurrency: { type: 'string' },
-      rpm: { type: 'string' },
-      'max-cost': { type: 'string' },
-      'price-in': { type: 'string' },
-      'price-out': { type: 'string' },
-      'double-check': { type: 'boolean' },
-      'upstream-quirks': { type: 'boolean' },
-      redo: { type: 'boolean' },
-      all: { type: 'boolean' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
+  options: {
+    model: { type: 'string' },
+    'base-url': { type: 'string' },
+    concurrency: { type: 'string' },
+    rpm: { type: 'string' },
+    'max-cost': { type: 'string' },
+    'price-in': { type: 'string' },
+    'price-out': { type: 'string' },
+    'double-check': { type: 'boolean' },
+    'upstream-quirks': { type: 'boolean' },
+    redo: { type: 'boolean' },
+    all: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  run: async ({ values, positionals }) => {
     if (!values.model) {
       throw new UsageError('cot needs --model NAME (the model the endpoint serves)');
     }
@@ -171,4 +167,4 @@ export const cotCommand: Command = {
     );
     return failed.length ? 1 : 0;
   },
-};
+});

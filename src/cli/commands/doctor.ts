@@ -1,7 +1,6 @@
 // `cua-annotator doctor`: checks what recording needs and says exactly what to fix.
 import { resolveLibraryDir, runDoctor } from '../../services/create-services';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { defineCommand, type Command } from '../command';
 import { out, outJson } from '../output';
 
 const HELP = `Usage: cua-annotator doctor [--repair] [--json] [--library DIR]
@@ -23,22 +22,16 @@ Options:
 Exit code 0 when recording can work (warnings allowed), 2 when a required check failed.`;
 
 /** The `doctor` command. */
-export const doctorCommand: Command = {
+export const doctorCommand: Command = defineCommand({
   name: 'doctor',
   summary: 'check this machine for recording (X11, RECORD, ffmpeg, AT-SPI, library)',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      json: { type: 'boolean' },
-      repair: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length) {
-      throw new UsageError(`doctor takes no arguments (got "${positionals.join(' ')}")`);
-    }
+  options: {
+    json: { type: 'boolean' },
+    repair: { type: 'boolean' },
+  },
+  args: { none: true },
+  run: async ({ values }) => {
     const { dir } = resolveLibraryDir({ flag: values.library });
     const { report, text } = await runDoctor(process.env, {
       libraryDir: dir,
@@ -51,4 +44,4 @@ export const doctorCommand: Command = {
     }
     return report.ok ? 0 : 2;
   },
-};
+});

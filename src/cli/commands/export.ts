@@ -1,7 +1,7 @@
 // `cua-annotator export`: AgentNet/OpenCUA formats into a folder, all-or-nothing.
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { createProgress, out, outJson } from '../output';
 import { APP_VERSION } from '../version';
@@ -50,26 +50,22 @@ ${TARGET_HELP}
   -h, --help       show this help`;
 
 /** The `export` command. */
-export const exportCommand: Command = {
+export const exportCommand: Command = defineCommand({
   name: 'export',
   summary: 'export recordings as agentnet-raw, agentnet-jsonl or standardized',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      all: { type: 'boolean' },
-      format: { type: 'string' },
-      out: { type: 'string' },
-      'embed-images': { type: 'boolean' },
-      overwrite: { type: 'boolean' },
-      'skip-damaged': { type: 'boolean' },
-      'allow-pii': { type: 'boolean' },
-      json: { type: 'boolean' },
-      ...TARGET_OPTIONS,
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
+  options: {
+    all: { type: 'boolean' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    'embed-images': { type: 'boolean' },
+    overwrite: { type: 'boolean' },
+    'skip-damaged': { type: 'boolean' },
+    'allow-pii': { type: 'boolean' },
+    json: { type: 'boolean' },
+    ...TARGET_OPTIONS,
+  },
+  run: async ({ values, positionals }) => {
     if (!values.format || !EXPORT_FORMATS.includes(values.format as ExportFormat)) {
       throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
     }
@@ -163,7 +159,7 @@ export const exportCommand: Command = {
     );
     return 0;
   },
-};
+});
 
 // " (1 without steps and 2 damaged skipped)": what the run left out, by kind.
 function skippedSummary(skipped: readonly { code: string }[]): string {

@@ -2,8 +2,8 @@
 import type { ImportResult } from '../../services/import/agentnet-import';
 import type { KeyframeJobOutcome, KeyframeJobs } from '../../services/keyframes/keyframe-jobs';
 import { isAppError } from '../../shared/errors';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import type { Services } from '../../services/create-services';
 import { withServices } from '../context';
 import type { ApiEvent, ApiEvents } from '../../shared/contract';
@@ -48,24 +48,18 @@ type Outcome =
   | { folder: string; ok: false; code: string; error: string; fix?: string };
 
 /** The `import` command. */
-export const importCommand: Command = {
+export const importCommand: Command = defineCommand({
   name: 'import',
   summary: 'import AgentNet Tool recording folders',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      json: { type: 'boolean' },
-      'allow-duplicate': { type: 'boolean' },
-      'no-keyframes': { type: 'boolean' },
-      'skip-existing': { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (!positionals.length) {
-      throw new UsageError('import needs at least one folder');
-    }
+  options: {
+    json: { type: 'boolean' },
+    'allow-duplicate': { type: 'boolean' },
+    'no-keyframes': { type: 'boolean' },
+    'skip-existing': { type: 'boolean' },
+  },
+  args: { atLeast: 1, usage: 'import needs at least one folder' },
+  run: async ({ values, positionals }) => {
     if (values['skip-existing'] && values['allow-duplicate']) {
       throw new UsageError('--skip-existing and --allow-duplicate contradict each other: give one');
     }
@@ -158,7 +152,7 @@ export const importCommand: Command = {
     }
     return outcomes.every((o) => o.ok && ('skipped' in o || o.keyframes?.ok !== false)) ? 0 : 2;
   },
-};
+});
 
 // The keyframes of the imported recordings: queued by the import as each recording lands, then
 // awaited with a progress bar; each outcome joins its import's (a failure keeps the import).

@@ -1,8 +1,8 @@
 // `cua-annotator list`: the recordings in the library.
 import { RECORDING_STATUSES, REVIEW_STATUSES } from '../../shared/domain';
 import type { RecordingStatus, ReviewStatus } from '../../shared/domain';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { out, outJson } from '../output';
 
@@ -30,25 +30,19 @@ export function formatDuration(ms: number | null): string {
 }
 
 /** The `list` command. */
-export const listCommand: Command = {
+export const listCommand: Command = defineCommand({
   name: 'list',
   summary: 'list the recordings in the library',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      status: { type: 'string' },
-      review: { type: 'string' },
-      search: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length) {
-      throw new UsageError(`list takes no arguments (got "${positionals.join(' ')}")`);
-    }
+  options: {
+    status: { type: 'string' },
+    review: { type: 'string' },
+    search: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  args: { none: true },
+  run: async ({ values }) => {
     if (values.status && !RECORDING_STATUSES.includes(values.status as RecordingStatus)) {
       throw new UsageError(
         `--status must be one of ${RECORDING_STATUSES.join(', ')} (got "${values.status}")`,
@@ -115,7 +109,7 @@ export const listCommand: Command = {
     }
     return 0;
   },
-};
+});
 
 // A time as `YYYY-MM-DD HH:MM` (ISO times and AgentNet's `YYYY-MM-DD HH:MM:SS` alike), padded.
 function minuteText(time: string): string {

@@ -1,7 +1,7 @@
 // `cua-annotator pull s3://bucket/prefix`: imports complete submissions into this library.
 import type { PullItem } from '../../services/upload/pull';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { createProgress, errLine, out, outJson } from '../output';
 import { formatMiB, openCliStore, resolveCliTarget, TARGET_HELP, TARGET_OPTIONS } from './upload';
@@ -27,20 +27,16 @@ ${TARGET_HELP}
 Exit code 2 when a submission is invalid or damaged.`;
 
 /** The `pull` command. */
-export const pullCommand: Command = {
+export const pullCommand: Command = defineCommand({
   name: 'pull',
   summary: 'import complete submissions from S3-compatible storage',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      since: { type: 'string' },
-      ...TARGET_OPTIONS,
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
+  options: {
+    since: { type: 'string' },
+    ...TARGET_OPTIONS,
+    json: { type: 'boolean' },
+  },
+  run: async ({ values, positionals }) => {
     if (positionals.length !== 1 || !positionals[0]?.startsWith('s3://')) {
       throw new UsageError('pull takes one s3://BUCKET/PREFIX');
     }
@@ -96,4 +92,4 @@ export const pullCommand: Command = {
     }
     return items.some((i) => i.status === 'invalid') ? 2 : 0;
   },
-};
+});

@@ -2,8 +2,8 @@
 import { DEFAULT_HOTKEYS } from '../../recorder/input/hotkeys';
 import { compileExclusions, exclusionRules } from '../../recorder/privacy/exclusion';
 import { taskToRecord } from '../../services/create-services';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 import { formatDuration } from './list';
@@ -65,33 +65,25 @@ Environment:
 Run \`cua-annotator doctor\` first if recording refuses to start.`;
 
 /** The `record` command. */
-export const recordCommand: Command = {
+export const recordCommand: Command = defineCommand({
   name: 'record',
   summary: 'record screen, input, windows and accessibility into the library',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      task: { type: 'string' },
-      'task-id': { type: 'string' },
-      fps: { type: 'string' },
-      duration: { type: 'string' },
-      display: { type: 'string' },
-      'no-a11y': { type: 'boolean' },
-      'stop-hotkey': { type: 'string' },
-      'pause-hotkey': { type: 'string' },
-      'exclude-app': { type: 'string', multiple: true },
-      'exclude-title': { type: 'string', multiple: true },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length) {
-      throw new UsageError(
-        `record takes no arguments (got "${positionals.join(' ')}"); put the task in --task`,
-      );
-    }
+  options: {
+    task: { type: 'string' },
+    'task-id': { type: 'string' },
+    fps: { type: 'string' },
+    duration: { type: 'string' },
+    display: { type: 'string' },
+    'no-a11y': { type: 'boolean' },
+    'stop-hotkey': { type: 'string' },
+    'pause-hotkey': { type: 'string' },
+    'exclude-app': { type: 'string', multiple: true },
+    'exclude-title': { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  },
+  args: { none: true, hint: '; put the task in --task' },
+  run: async ({ values }) => {
     const teamTaskId = values['task-id'];
     if (teamTaskId !== undefined) {
       if (!/^[1-9][0-9]{0,15}$/.test(teamTaskId)) {
@@ -221,7 +213,7 @@ export const recordCommand: Command = {
       process.off('SIGTERM', onSignal);
     }
   },
-};
+});
 
 // A size in MB from the environment, in bytes; undefined when unset.
 function megabytesFromEnv(name: string): number | undefined {

@@ -1,8 +1,7 @@
 // `cua-annotator redact <id>`: box redactions for scripted review (issue 14, item 3): add one
 // (an `edits:apply` of a `redact-box` edit), list them, or undo one.
-import { AppError } from '../../shared/errors';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, unwrapResult, type Command } from '../command';
 import { withServices } from '../context';
 import { errLine, out, outJson } from '../output';
 
@@ -93,28 +92,22 @@ function line(r: RedactionView, videoStartMs: number): string {
 }
 
 /** The `redact` command. */
-export const redactCommand: Command = {
+export const redactCommand: Command = defineCommand({
   name: 'redact',
   summary: 'black out a box of the video over a time range in every export (undoable edit)',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      json: { type: 'boolean' },
-      box: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      list: { type: 'boolean' },
-      undo: { type: 'string' },
-      force: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length !== 1 || !positionals[0]) {
-      throw new UsageError('redact takes exactly one recording id');
-    }
-    const idOrPrefix = positionals[0];
+  options: {
+    json: { type: 'boolean' },
+    box: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    list: { type: 'boolean' },
+    undo: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  args: { exactly: 1, usage: 'redact takes exactly one recording id' },
+  run: async ({ values, positionals }) => {
+    const idOrPrefix = positionals[0] ?? '';
     const modes = [values.list, values.undo !== undefined, values.box !== undefined].filter(
       Boolean,
     );
@@ -181,10 +174,7 @@ export const redactCommand: Command = {
         },
         force: values.force ?? false,
       });
-      if (!result.ok) {
-        const e = result.error;
-        throw new AppError(e.code, e.message, e.details, e.fix);
-      }
+      unwrapResult(result);
       const added = (await services.listBoxRedactions(view.id)).at(-1)!;
       if (values.json) {
         outJson({ redaction: added });
@@ -195,4 +185,4 @@ export const redactCommand: Command = {
       return 0;
     });
   },
-};
+});

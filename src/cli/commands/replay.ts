@@ -2,8 +2,8 @@
 // the nut-js driver and scores them against the recording (docs/replay.md). Exit 0 when every
 // result matches, 1 when one diverges, 3 when the replay stopped early (user input, Ctrl+C).
 import type { ReplayReport, ReplayStepResult } from '../../shared/domain';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { createProgress, errLine, out, outJson } from '../output';
 
@@ -68,25 +68,19 @@ function line(r: ReplayStepResult): string {
 }
 
 /** The `replay` command. */
-export const replayCommand: Command = {
+export const replayCommand: Command = defineCommand({
   name: 'replay',
   summary: 'replay a recording on a (virtual) display and score it step by step',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      json: { type: 'boolean' },
-      display: { type: 'string' },
-      speed: { type: 'string' },
-      live: { type: 'boolean' },
-      'no-elements': { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length !== 1 || !positionals[0]) {
-      throw new UsageError('replay takes exactly one recording id');
-    }
+  options: {
+    json: { type: 'boolean' },
+    display: { type: 'string' },
+    speed: { type: 'string' },
+    live: { type: 'boolean' },
+    'no-elements': { type: 'boolean' },
+  },
+  args: { exactly: 1, usage: 'replay takes exactly one recording id' },
+  run: async ({ values, positionals }) => {
     let speed = 1;
     if (values.speed !== undefined) {
       speed = Number(values.speed);
@@ -147,4 +141,4 @@ export const replayCommand: Command = {
     );
     return code;
   },
-};
+});

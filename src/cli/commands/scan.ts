@@ -1,9 +1,8 @@
 // `cua-annotator scan <id>`: the PII scan of one recording (findings are not an error: exit 0).
 import { BLOCKING_PII_KINDS, PII_KINDS, type PiiFinding } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import type { Result } from '../../shared/result';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, unwrapResult, type Command } from '../command';
 import { withServices } from '../context';
 import { out, outJson } from '../output';
 
@@ -142,15 +141,6 @@ async function runRedact(
   return 0;
 }
 
-// The value of a dispatched call, or its error thrown as the AppError it was.
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) {
-    const e = result.error;
-    throw new AppError(e.code, e.message, e.details, e.fix);
-  }
-  return result.value;
-}
-
 /** `scan --accept`: a `pii-accept` edit for one finding of the current scan. */
 async function runAccept(
   idOrPrefix: string,
@@ -173,7 +163,7 @@ async function runAccept(
   }
   const { id, finding } = await withServices(values.library, async (services) => {
     const view = services.showRecording(idOrPrefix);
-    const scan = unwrap(await services.dispatch('privacy:scan', { id: view.id })) as {
+    const scan = unwrapResult(await services.dispatch('privacy:scan', { id: view.id })) as {
       findings: Finding[];
     };
     const found = scan.findings.find((f) => f.id === findingId);
@@ -185,7 +175,7 @@ async function runAccept(
         `List the finding ids with \`cua-annotator scan ${view.id} --json\`.`,
       );
     }
-    unwrap(
+    unwrapResult(
       await services.dispatch('edits:apply', {
         id: view.id,
         edit: {
@@ -210,27 +200,21 @@ async function runAccept(
 }
 
 /** The `scan` command. */
-export const scanCommand: Command = {
+export const scanCommand: Command = defineCommand({
   name: 'scan',
   summary: 'scan a recording for personal data and secrets (masked excerpts)',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      json: { type: 'boolean' },
-      redact: { type: 'string', multiple: true },
-      'redact-all': { type: 'boolean' },
-      accept: { type: 'string' },
-      note: { type: 'string' },
-      force: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length !== 1 || !positionals[0]) {
-      throw new UsageError('scan takes exactly one recording id');
-    }
-    const idOrPrefix = positionals[0];
+  options: {
+    json: { type: 'boolean' },
+    redact: { type: 'string', multiple: true },
+    'redact-all': { type: 'boolean' },
+    accept: { type: 'string' },
+    note: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  args: { exactly: 1, usage: 'scan takes exactly one recording id' },
+  run: async ({ values, positionals }) => {
+    const idOrPrefix = positionals[0] ?? '';
     if (values.accept !== undefined) {
       return runAccept(idOrPrefix, { ...values, accept: values.accept });
     }
@@ -245,7 +229,7 @@ export const scanCommand: Command = {
       async (services) => {
         const view = services.showRecording(idOrPrefix);
         // with each finding's resolution (pii-accept / redact-text edits)
-        const scan = unwrap(await services.dispatch('privacy:scan', { id: view.id })) as {
+        const scan = unwrapResult(await services.dispatch('privacy:scan', { id: view.id })) as {
           findings: Finding[];
         };
         return { id: view.id, videoStartMs: view.video?.startMs ?? null, findings: scan.findings };
@@ -270,4 +254,4 @@ export const scanCommand: Command = {
     printFindings(id, findings, videoStartMs);
     return 0;
   },
-};
+});

@@ -13,8 +13,8 @@ import {
   PASSWORD_ENV,
 } from '../../server';
 import { resolveLibraryDir } from '../../services/create-services';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { untilSignal } from '../signals';
 import { withServices } from '../context';
 import { errLine, out } from '../output';
@@ -71,26 +71,20 @@ function parsePort(text: string | undefined): number {
 }
 
 /** The `serve` command. */
-export const serveCommand: Command = {
+export const serveCommand: Command = defineCommand({
   name: 'serve',
   summary: 'serve the review UI to a browser (loopback, per-launch token)',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'allow-remote': { type: 'boolean' },
-      renderer: { type: 'string' },
-      'export-root': { type: 'string' },
-      open: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length) {
-      throw new UsageError(`serve takes no arguments (got "${positionals.join(' ')}")`);
-    }
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'allow-remote': { type: 'boolean' },
+    renderer: { type: 'string' },
+    'export-root': { type: 'string' },
+    open: { type: 'boolean' },
+  },
+  args: { none: true },
+  run: async ({ values }) => {
     const host = values.host ?? DEFAULT_HOST;
     const port = parsePort(values.port);
     const allowRemote = values['allow-remote'] ?? false;
@@ -175,4 +169,4 @@ export const serveCommand: Command = {
       },
     );
   },
-};
+});

@@ -13,8 +13,8 @@ import type { UploadProgress } from '../../services/upload/engine';
 import type { ObjectStore } from '../../services/upload/object-store';
 import type { UploadOutcome } from '../../services/upload/queue';
 import type { ResolvedTarget, UploadTarget } from '../../services/upload/target';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { createProgress, errLine, out, outJson, type Progress } from '../output';
 
@@ -145,29 +145,25 @@ function progressReporter(enabled: boolean): {
 }
 
 /** The `upload` command. */
-export const uploadCommand: Command = {
+export const uploadCommand: Command = defineCommand({
   name: 'upload',
   summary: 'upload recordings to S3-compatible storage (verified, resumable)',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      status: { type: 'string' },
-      to: { type: 'string' },
-      annotator: { type: 'string' },
-      ...TARGET_OPTIONS,
-      'part-size': { type: 'string' },
-      concurrency: { type: 'string' },
-      verify: { type: 'string' },
-      'part-md5': { type: 'boolean' },
-      force: { type: 'boolean' },
-      'allow-pii': { type: 'boolean' },
-      save: { type: 'boolean' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
+  options: {
+    status: { type: 'string' },
+    to: { type: 'string' },
+    annotator: { type: 'string' },
+    ...TARGET_OPTIONS,
+    'part-size': { type: 'string' },
+    concurrency: { type: 'string' },
+    verify: { type: 'string' },
+    'part-md5': { type: 'boolean' },
+    force: { type: 'boolean' },
+    'allow-pii': { type: 'boolean' },
+    save: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  run: async ({ values, positionals }) => {
     if (Boolean(values.status) === Boolean(positionals.length)) {
       throw new UsageError('give recording ids or --status S (not both)');
     }
@@ -279,4 +275,4 @@ export const uploadCommand: Command = {
     }
     return outcomes.every((o) => o.ok) ? 0 : 2;
   },
-};
+});

@@ -1,7 +1,7 @@
 // `cua-annotator uploads`: the upload queue and history; cancels an unfinished upload.
 import { UPLOAD_STATUSES, type UploadStatus } from '../../shared/domain';
-import { parseCommandArgs, UsageError } from '../args';
-import type { Command } from '../command';
+import { UsageError } from '../args';
+import { defineCommand, type Command } from '../command';
 import { withServices } from '../context';
 import { out, outJson } from '../output';
 import { formatMiB, openCliStore, TARGET_OPTIONS } from './upload';
@@ -26,25 +26,19 @@ Options:
   -h, --help        show this help`;
 
 /** The `uploads` command. */
-export const uploadsCommand: Command = {
+export const uploadsCommand: Command = defineCommand({
   name: 'uploads',
   summary: 'list the upload queue and history; cancel an upload',
   help: HELP,
-  run: async (argv) => {
-    const { values, positionals } = parseCommandArgs(argv, {
-      status: { type: 'string' },
-      limit: { type: 'string' },
-      cancel: { type: 'string' },
-      profile: TARGET_OPTIONS.profile,
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      out(HELP);
-      return 0;
-    }
-    if (positionals.length) {
-      throw new UsageError(`uploads takes no arguments (got "${positionals.join(' ')}")`);
-    }
+  options: {
+    status: { type: 'string' },
+    limit: { type: 'string' },
+    cancel: { type: 'string' },
+    profile: TARGET_OPTIONS.profile,
+    json: { type: 'boolean' },
+  },
+  args: { none: true },
+  run: async ({ values }) => {
     if (values.status && !UPLOAD_STATUSES.includes(values.status as UploadStatus)) {
       throw new UsageError(
         `--status must be one of ${UPLOAD_STATUSES.join(', ')} (got "${values.status}")`,
@@ -112,4 +106,4 @@ export const uploadsCommand: Command = {
     }
     return 0;
   },
-};
+});
