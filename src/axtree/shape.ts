@@ -69,16 +69,20 @@ export function issuePath(base: string, issue: v.BaseIssue<unknown>): string {
   return out;
 }
 
-/** Checks `value` against `schema`: the output, or an AxShapeError for the first issue. */
+/**
+ * Checks `value` against `schema`: the output, or the error `fail` makes of the first issue
+ * (default: an AxShapeError naming the field under `path`).
+ */
 export function parseShape<S extends v.GenericSchema>(
   schema: S,
   value: unknown,
   path: string,
+  fail: (issue: v.BaseIssue<unknown>) => Error = (issue) =>
+    new AxShapeError(issuePath(path, issue), issue.message),
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, value, { abortEarly: true });
   if (!result.success) {
-    const issue = result.issues[0];
-    throw new AxShapeError(issuePath(path, issue), issue.message);
+    throw fail(result.issues[0]);
   }
   return result.output;
 }

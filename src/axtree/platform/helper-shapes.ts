@@ -137,11 +137,9 @@ function parseLinePart<S extends v.GenericSchema>(
   value: unknown,
   line: string,
 ): v.InferOutput<S> {
-  const result = v.safeParse(schema, value, { abortEarly: true });
-  if (!result.success) {
-    throw protocolError(`${result.issues[0].message}: ${excerpt(line)}`);
-  }
-  return result.output;
+  return parseShape(schema, value, '', (issue) =>
+    protocolError(`${issue.message}: ${excerpt(line)}`),
+  );
 }
 
 // Parses one stdout line; throws HELPER_PROTOCOL_ERROR for anything that is not a valid message.
