@@ -128,6 +128,35 @@ function installWriteDefaults(db: Db, guard: WriteGuard | null, readOnlyFile: st
   db.transaction = patched as Db['transaction'];
 }
 
+// Sleeps this thread (openDatabase is synchronous, as better-sqlite3 is).
+const napCell = new Int32Array(new SharedArrayBuffer(4));
+function napMs(ms: number): void {
+  Atomics.wait(napCell, 0, 0, ms);
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, retried while another process holds the lock: switching a new
+ * database to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once there instead of
+ * calling the busy handler (it would risk a deadlock), so eight processes opening one new library
+ * together failed one of them within milliseconds (tests/faults/database.test.ts, item 9). Waits
+ * 1, 2, 4 … 50 ms up to the busy timeout, like the busy handler would.
+ */
+export function switchToWal(db: Pick<Db, 'pragma'>, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() >= deadline) {
+        throw e;
+      }
+      napMs(wait);
+    }
+  }
+}
+
 /** Runs `fn` with a different busy timeout, restoring the handle's own afterwards. */
 export function withBusyTimeout<T>(db: Db, ms: number, fn: () => T): T {
   const before = db.pragma('busy_timeout', { simple: true }) as number;
@@ -217,9 +246,10 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   try {
     // first: journal_mode and the migrations need locks other openers may hold
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     if (!readonly) {
-      db.pragma('journal_mode = WAL');
+      switchToWal(db, busyTimeoutMs);
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');

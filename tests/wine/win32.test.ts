@@ -128,6 +128,8 @@ beforeAll(async () => {
       bundles: ['ax-helper-win32', 'hook-child', 'replay-driver'],
       packages: [
         'koffi',
+        // the helper, hook and driver protocols' schemas (a dependency the packaged app has)
+        'valibot',
         'uiohook-napi',
         'node-gyp-build',
         ...packageClosure('@nut-tree-fork/nut-js'),
