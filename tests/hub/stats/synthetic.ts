@@ -7,6 +7,7 @@ import {
   STEP_BIN,
   STEP_BIN_LAST,
   type HubRootDb,
+  type HubStats,
   type StatsFilter,
 } from '../../../src/hub/db';
 
@@ -303,5 +304,46 @@ export function expected(data: Synthetic[], f: StatsFilter, tag: string) {
         changes: mine.filter((x) => x === 'changes').length,
       };
     }).filter((r) => r.verdicts > 0),
+  };
+}
+
+// hubStats' answer in the shape of expected() (floats rounded to 9 digits)
+export function actual(s: HubStats) {
+  const r9 = (x: number | null) => (x === null ? null : Math.round(x * 1e9) / 1e9);
+  return {
+    accepted: {
+      ...s.accepted,
+      byTask: s.accepted.byTask.map(({ instruction, count }) => ({ instruction, count })),
+    },
+    steps: { mean: r9(s.steps.mean), histogram: s.steps.histogram },
+    actions: { counts: s.actions.counts, meanEntropyBits: r9(s.actions.meanEntropyBits) },
+    videoHours: r9(s.video.hours),
+    keyframes: s.keyframes.count,
+    annotators: s.team.annotators,
+    perDay: s.team.perDay,
+    perWeek: s.team.perWeek,
+    grades: s.team.grades,
+    turnaround: {
+      count: s.team.turnaround.count,
+      meanSeconds: r9(s.team.turnaround.meanSeconds),
+      medianSeconds: r9(s.team.turnaround.medianSeconds),
+    },
+    reasons: s.team.reasons,
+    reviewers: s.team.reviewers,
+  };
+}
+
+export function rounded(e: ReturnType<typeof expected>) {
+  const r9 = (x: number | null) => (x === null ? null : Math.round(x * 1e9) / 1e9);
+  return {
+    ...e,
+    steps: { ...e.steps, mean: r9(e.steps.mean) },
+    actions: { ...e.actions, meanEntropyBits: r9(e.actions.meanEntropyBits) },
+    videoHours: r9(e.videoHours),
+    turnaround: {
+      count: e.turnaround.count,
+      meanSeconds: r9(e.turnaround.meanSeconds),
+      medianSeconds: r9(e.turnaround.medianSeconds),
+    },
   };
 }

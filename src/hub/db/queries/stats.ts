@@ -223,27 +223,23 @@ export async function hubStats(
         ) AS x JOIN users AS u ON u.id = x.annotator_id
         ORDER BY 1`,
   );
-  const perDayQ = rows<{ user: string; day: string; submitted: number }>(
+  // submissions per annotator per UTC day or ISO week: grouped by the truncated date, labelled
+  // after grouping (one to_char per group, not per row)
+  const perPeriod = (unit: 'day' | 'week', label: string) =>
+    sql`SELECT u.name AS user, to_char(x.period, ${label}) AS period, x.submitted
+        FROM (
+          SELECT annotator_id, date_trunc(${unit}, created_at AT TIME ZONE 'UTC') AS period,
+                 count(*)::int AS submitted
+          FROM f GROUP BY 1, 2
+        ) AS x JOIN users AS u ON u.id = x.annotator_id
+        ORDER BY 2, 1`;
+  const perDayQ = rows<{ user: string; period: string; submitted: number }>(
     'perDay',
-    sql`SELECT u.name AS user, x.day, x.submitted
-        FROM (
-          SELECT annotator_id,
-                 to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
-                 count(*)::int AS submitted
-          FROM f GROUP BY annotator_id, date_trunc('day', created_at AT TIME ZONE 'UTC')
-        ) AS x JOIN users AS u ON u.id = x.annotator_id
-        ORDER BY 2, 1`,
+    perPeriod('day', 'YYYY-MM-DD'),
   );
-  const perWeekQ = rows<{ user: string; week: string; submitted: number }>(
+  const perWeekQ = rows<{ user: string; period: string; submitted: number }>(
     'perWeek',
-    sql`SELECT u.name AS user, x.week, x.submitted
-        FROM (
-          SELECT annotator_id,
-                 to_char(date_trunc('week', created_at AT TIME ZONE 'UTC'), 'IYYY-"W"IW') AS week,
-                 count(*)::int AS submitted
-          FROM f GROUP BY annotator_id, date_trunc('week', created_at AT TIME ZONE 'UTC')
-        ) AS x JOIN users AS u ON u.id = x.annotator_id
-        ORDER BY 2, 1`,
+    perPeriod('week', 'IYYY-"W"IW'),
   );
   const gradesQ = verdictRows<{ grade: string; count: number }>(
     'grades',
@@ -362,8 +358,8 @@ export async function hubStats(
           acceptanceRate: accepted + rejected ? accepted / (accepted + rejected) : null,
         };
       }),
-      perDay: perDay.map((r) => ({ user: r.user, day: r.day, submitted: num(r.submitted) })),
-      perWeek: perWeek.map((r) => ({ user: r.user, week: r.week, submitted: num(r.submitted) })),
+      perDay: perDay.map((r) => ({ user: r.user, day: r.period, submitted: num(r.submitted) })),
+      perWeek: perWeek.map((r) => ({ user: r.user, week: r.period, submitted: num(r.submitted) })),
       grades: Object.fromEntries(grades.map((r) => [r.grade, num(r.count)])),
       turnaround: {
         count: num(turn?.count),
